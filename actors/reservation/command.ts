@@ -1,0 +1,59 @@
+import type { Extra, ReservationStatus, Stay } from "../../schemas/reservation.ts"
+import type { Warning } from "../../schemas/common.ts"
+
+export type AddressFields = Partial<Record<"street" | "city" | "postal_code" | "province" | "state" | "country", string>>
+
+/** A guest after ingress normalisation: phone in E.164 and email lower-cased, or absent when unusable. */
+export interface GuestInput {
+  readonly first_name: string
+  readonly last_name?: string | undefined
+  readonly email?: string | undefined
+  readonly phone?: string | undefined
+  readonly is_holder: boolean
+  readonly pax_type?: string | undefined
+  readonly date_of_birth?: string | undefined
+  readonly gender?: string | undefined
+  readonly nationality?: string | undefined
+  readonly document_type?: string | undefined
+  readonly document_number?: string | undefined
+  readonly address?: AddressFields | undefined
+  readonly language?: string | undefined
+  readonly email_consent?: boolean | undefined
+  readonly whatsapp_marketing_consent?: boolean | undefined
+  readonly pre_checkin_completed_at?: string | null | undefined
+  readonly pre_checkin_source?: string | undefined
+}
+
+/** Reservation columns a request can set. Absent = left as stored; null = cleared. */
+export interface ReservationFields {
+  readonly confirmation_number?: string | null
+  readonly booking_id?: string | null
+  readonly check_in: string
+  readonly check_out: string
+  readonly booking_date?: string | null
+  readonly status?: ReservationStatus
+  readonly channel?: string | null
+  readonly source?: string
+  readonly company?: string | null
+  readonly amount?: number | null
+  readonly amount_net?: number | null
+  readonly currency?: string | null
+  readonly market_segment?: string | null
+  readonly agency?: string | null
+  readonly agency_code?: string | null
+  readonly external_created_at?: string | null
+  readonly external_updated_at?: string | null
+  readonly comments?: string | null
+  readonly metadata?: Record<string, unknown> | null
+}
+
+/** The payload of a `reservation.upsert` envelope, keyed by the partner reservation id. */
+export interface UpsertReservation {
+  readonly external_id: string
+  readonly hotel_id: string
+  readonly fields: ReservationFields
+  readonly guests: ReadonlyArray<GuestInput>
+  readonly stays?: ReadonlyArray<Stay> | undefined
+  readonly extras?: ReadonlyArray<Extra> | undefined
+  readonly warnings: ReadonlyArray<Warning>
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto"
+import type { Tx } from "../../src/db/Database.ts"
+import type { Envelope } from "../../streams/envelope.ts"
+import { outboxSubject } from "../../streams/subjects.ts"
+import { loadContactSummaries, resolveGuestContacts, type Scope } from "../contact/identity.ts"
+import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "../runtime/types.ts"
+import type { UpsertReservation } from "./command.ts"
+import * as Repo from "./repository.ts"
+import { bookingEventFor, mergeReservation } from "./state.ts"
+
+const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorContext): Promise<Applied> => {
+  const cmd = envelope.payload
+  const scope: Scope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
+  const existing = await Repo.findForUpdate(tx, scope, cmd.external_id)
+
+  if (cmd.guests.length === 0 && existing === undefined) {
+    return {
+      reply: {
+        status: 200,
+        body: {
+          success: true,
+          data: {
+            skipped: "no_guests_no_existing_reservation",
+            external_reservation_id: cmd.external_id,
+            message: "No guests were sent and no reservation with this reservation_id exists; nothing was stored",
+            warnings: cmd.warnings
+          }
+        }
+      },
+      outbox: []
+    }
+  }
+
+  const reservation = mergeReservation(existing, randomUUID(), cmd)
+  await Repo.save(tx, scope, cmd.external_id, reservation)
+
+  const resolved = await resolveGuestContacts(tx, scope, cmd.guests)
+  const contactIds = resolved.map((r) => r?.contact_id ?? null)
+  if (cmd.guests.length > 0) await Repo.replaceGuests(tx, scope, reservation.id, cmd.guests, contactIds)
+  const linked = contactIds.filter((id): id is string => id !== null)
+  await Repo.linkContactsToHotel(tx, scope, reservation.hotel_id, linked)
+  await Repo.recordConsents(tx, scope, envelope.id, `reservation:${reservation.source}`, cmd.guests.flatMap((g, i) => {
+    const contact_id = contactIds[i]
+    if (!contact_id) return []
+    return [
+      ...(g.email_consent === undefined ? [] : [{ contact_id, channel: "email" as const, granted: g.email_consent }]),
+      ...(g.whatsapp_marketing_consent === undefined ? [] : [{ contact_id, channel: "whatsapp" as const, granted: g.whatsapp_marketing_consent }])
+    ]
+  }))
+
+  const holderIndex = Math.max(0, cmd.guests.findIndex((g) => g.is_holder))
+  const eventType = bookingEventFor(existing?.status, reservation.status)
+  const eventId = randomUUID()
+  const eventPayload = {
+    reservation_id: reservation.id,
+    external_reservation_id: cmd.external_id,
+    hotel_id: reservation.hotel_id,
+    status: reservation.status,
+    guest_stage: reservation.guest_stage,
+    check_in: reservation.check_in,
+    check_out: reservation.check_out,
+    contact_ids: linked
+  }
+  const primaryContact = contactIds[holderIndex] ?? linked[0] ?? null
+  await Repo.insertEvent(tx, scope, {
+    id: eventId, type: eventType, contact_id: primaryContact, hotel_id: reservation.hotel_id,
+    reservation_id: reservation.id, source: reservation.source, payload: eventPayload
+  })
+
+  const summaries = await loadContactSummaries(tx, linked)
+  const meta = { tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: new Date().toISOString() }
+  const outbox: Array<OutboxMessage> = [{
+    id: eventId,
+    subject: outboxSubject(ctx.namespace, "evt", eventType),
+    payload: { ...meta, event_id: eventId, event_type: eventType, contact_id: primaryContact, data: eventPayload }
+  }]
+  const seen = new Set<string>()
+  resolved.forEach((r) => {
+    if (!r || !r.changed || seen.has(r.contact_id)) return
+    seen.add(r.contact_id)
+    const c = summaries.get(r.contact_id)
+    const type = r.is_new ? "contact.created" : "contact.updated"
+    outbox.push({
+      id: randomUUID(),
+      subject: outboxSubject(ctx.namespace, "cmd", `webhook.${type}`),
+      payload: { ...meta, event_type: type, data: { contact: { ...c, hotel_id: reservation.hotel_id } } }
+    })
+  })
+
+  return {
+    reply: {
+      status: existing ? 200 : 201,
+      body: {
+        success: true,
+        data: {
+          reservation_id: reservation.id,
+          external_reservation_id: cmd.external_id,
+          is_new: existing === undefined,
+          hotel_id: reservation.hotel_id,
+          status: reservation.status,
+          guest_stage: reservation.guest_stage,
+          nights: reservation.nights,
+          event_id: eventId,
+          event_type: eventType,
+          contacts: cmd.guests.map((g, i) => {
+            const r = resolved[i]
+            const c = r ? summaries.get(r.contact_id) : undefined
+            return r && c
+              ? { contact_id: r.contact_id, phone: c.phone, email: c.email, is_new: r.is_new, is_holder: g.is_holder }
+              : { contact_id: null, phone: null, email: null, is_new: false, is_holder: false }
+          }),
+          warnings: cmd.warnings
+        }
+      }
+    },
+    outbox
+  }
+}
+
+export const ReservationActor: ActorHandler = {
+  actor: "reservation",
+  apply: (tx, envelope, ctx) => {
+    switch (envelope.type) {
+      case "reservation.upsert":
+        return upsert(tx, envelope as Envelope<UpsertReservation>, ctx)
+      default:
+        throw new Error(`reservation actor: unknown envelope type ${envelope.type}`)
+    }
+  }
+}

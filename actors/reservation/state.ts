@@ -1,0 +1,70 @@
+import type { ReservationStatus } from "../../schemas/reservation.ts"
+import type { ReservationFields, UpsertReservation } from "./command.ts"
+
+export type GuestStage = "pre-arrival" | "in-house" | "post-stay" | "none"
+
+const STAGES: Record<ReservationStatus, GuestStage> = {
+  confirmed: "pre-arrival",
+  pending: "pre-arrival",
+  modified: "pre-arrival",
+  checked_in: "in-house",
+  checked_out: "post-stay",
+  cancelled: "none",
+  no_show: "none"
+}
+
+export const guestStageOf = (status: ReservationStatus): GuestStage => STAGES[status]
+
+/** Nights are computed from the dates; a `nights` value in the request is accepted and ignored. */
+export const nightsBetween = (checkIn: string, checkOut: string): number =>
+  Math.round((Date.parse(`${checkOut}T00:00:00Z`) - Date.parse(`${checkIn}T00:00:00Z`)) / 86_400_000)
+
+export type BookingEventType = "booking.created" | "booking.updated" | "booking.cancelled"
+
+/** Entering `cancelled` (also a first arrival already cancelled) is a cancellation; otherwise created or updated. */
+export const bookingEventFor = (previous: ReservationStatus | undefined, next: ReservationStatus): BookingEventType =>
+  next === "cancelled" && previous !== "cancelled"
+    ? "booking.cancelled"
+    : previous === undefined ? "booking.created" : "booking.updated"
+
+/** The stored reservation columns the actor owns. */
+export interface ReservationRow extends Required<Omit<ReservationFields, "status" | "source">> {
+  readonly id: string
+  readonly hotel_id: string
+  readonly status: ReservationStatus
+  readonly source: string
+  readonly guest_stage: GuestStage
+  readonly nights: number
+  readonly stays: ReadonlyArray<unknown>
+  readonly extras: ReadonlyArray<unknown>
+  readonly version: number
+}
+
+const OPTIONAL_FIELDS = [
+  "confirmation_number", "booking_id", "booking_date", "channel", "company", "amount", "amount_net", "currency",
+  "market_segment", "agency", "agency_code", "external_created_at", "external_updated_at", "comments", "metadata"
+] as const
+
+/**
+ * The reservation after applying a command: fields sent replace stored ones (null clears), fields not sent stay;
+ * stays and extras are replaced when sent. A new reservation defaults to `confirmed` and source `api`.
+ */
+export const mergeReservation = (existing: ReservationRow | undefined, id: string, cmd: UpsertReservation): ReservationRow => {
+  const f = cmd.fields
+  const status = f.status ?? existing?.status ?? "confirmed"
+  const optional = Object.fromEntries(OPTIONAL_FIELDS.map((k) => [k, f[k] !== undefined ? f[k] : existing?.[k] ?? null]))
+  return {
+    ...(optional as Pick<ReservationRow, typeof OPTIONAL_FIELDS[number]>),
+    id: existing?.id ?? id,
+    hotel_id: cmd.hotel_id,
+    check_in: f.check_in,
+    check_out: f.check_out,
+    status,
+    source: f.source ?? existing?.source ?? "api",
+    guest_stage: guestStageOf(status),
+    nights: nightsBetween(f.check_in, f.check_out),
+    stays: cmd.stays ?? existing?.stays ?? [],
+    extras: cmd.extras ?? existing?.extras ?? [],
+    version: (existing?.version ?? 0) + 1
+  }
+}

@@ -1,0 +1,62 @@
+import type { JetStreamClient } from "@nats-io/jetstream"
+import type { Sql } from "../../src/db/Database.ts"
+import { errorText, log } from "../../src/observability/log.ts"
+import { encode } from "../../streams/envelope.ts"
+import type { OutboxMessage } from "./types.ts"
+
+/**
+ * Publishes outbox rows to JetStream with Nats-Msg-Id = row id, so a second publish of the same row (after a crash
+ * between publish and marking) is deduplicated by the stream. The sweep republishes anything a crash left behind.
+ */
+export class OutboxRelay {
+  private readonly sql: Sql
+  private readonly js: JetStreamClient
+  private timer: NodeJS.Timeout | undefined
+  private sweeping = false
+
+  constructor(sql: Sql, js: JetStreamClient) {
+    this.sql = sql
+    this.js = js
+  }
+
+  async publish(messages: ReadonlyArray<OutboxMessage>): Promise<void> {
+    try {
+      await Promise.all(messages.map((m) => this.js.publish(m.subject, encode(m.payload), { msgID: m.id })))
+      await this.sql`UPDATE outbox SET published_at = now() WHERE id = ANY(${messages.map((m) => m.id)}::uuid[])`
+    } catch (e) {
+      log("warn", "outbox publish deferred to sweep", { error: errorText(e), count: messages.length })
+    }
+  }
+
+  /** Publishes rows older than `graceMs` that are still unpublished (the immediate path failed or crashed). */
+  async sweep(graceMs = 2_000): Promise<number> {
+    if (this.sweeping) return 0
+    this.sweeping = true
+    try {
+      return await this.sql.begin(async (tx) => {
+        const rows = await tx`
+          SELECT id, subject, payload FROM outbox
+          WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${graceMs / 1000})
+          ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`
+        if (rows.length === 0) return 0
+        await Promise.all(rows.map((r) => this.js.publish(r.subject as string, r.payload as Uint8Array, { msgID: r.id as string })))
+        await tx`UPDATE outbox SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
+        return rows.length
+      })
+    } catch (e) {
+      log("warn", "outbox sweep failed", { error: errorText(e) })
+      return 0
+    } finally {
+      this.sweeping = false
+    }
+  }
+
+  start(intervalMs = 2_000): void {
+    this.timer = setInterval(() => void this.sweep(), intervalMs)
+    this.timer.unref()
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+  }
+}

@@ -1,0 +1,54 @@
+import { Schema } from "effect"
+
+const isRealDate = (s: string): boolean => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (!m) return false
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  if (y < 1900 || y > 2199) return false
+  const dt = new Date(Date.UTC(y, mo - 1, d))
+  return dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d
+}
+
+/** A calendar date `YYYY-MM-DD` that exists (no 2026-02-30), years 1900 to 2199. */
+export const DateString = Schema.String.check(
+  Schema.makeFilter((s: string) => isRealDate(s) || "must be a real date formatted YYYY-MM-DD (years 1900-2199)")
+).annotate({ description: "YYYY-MM-DD", format: "date" })
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
+
+/** ISO 8601 timestamp carrying an explicit offset or Z. */
+export const DateTimeWithOffset = Schema.String.check(
+  Schema.makeFilter((s: string) =>
+    (ISO_WITH_OFFSET.test(s) && !Number.isNaN(Date.parse(s)) && isRealDate(s.slice(0, 10))) ||
+    "must be an ISO 8601 date-time with a timezone offset, e.g. 2026-05-01T14:30:00+02:00"
+  )
+).annotate({ format: "date-time" })
+
+export const maxLength = (n: number) =>
+  Schema.String.check(Schema.makeFilter((s: string) => [...s].length <= n || `must be at most ${n} characters`))
+
+export const NonEmptyString = Schema.String.check(
+  Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty")
+)
+
+export const CurrencyCode = Schema.String.check(
+  Schema.makeFilter((s: string) => /^[A-Za-z]{3}$/.test(s) || "must be an ISO 4217 code of three letters, e.g. EUR")
+)
+
+export const Amount = Schema.Finite
+
+export const Uuid = Schema.String.check(
+  Schema.makeFilter((s: string) =>
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s) || "must be a UUID"
+  )
+)
+
+export const oneOf = <const L extends ReadonlyArray<string>>(values: L) =>
+  Schema.Literals(values).annotate({ message: `must be one of: ${values.join(", ")}` })
+
+export const Warning = Schema.Struct({
+  field: Schema.String,
+  code: Schema.String,
+  message: Schema.String
+})
+export type Warning = typeof Warning.Type

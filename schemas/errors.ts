@@ -1,0 +1,75 @@
+import { Schema } from "effect"
+
+/**
+ * The core API failure shape: `{ success: false, error: { message, code, details } }`.
+ * One class per HTTP status so HttpApi can document and encode each; `details` maps a field path
+ * (e.g. `guests[0].phone`) to its messages.
+ */
+const ErrorDetail = Schema.Struct({
+  message: Schema.String,
+  code: Schema.String,
+  details: Schema.Record(Schema.String, Schema.Unknown)
+})
+const fields = { success: Schema.Literal(false), error: ErrorDetail }
+
+export type Details = Record<string, unknown>
+const body = (code: string, message: string, details: Details = {}) =>
+  ({ success: false as const, error: { message, code, details } })
+
+export class ValidationFailed extends Schema.Error<ValidationFailed>("ValidationFailed")(fields, {
+  httpApiStatus: 400,
+  description: "The request is malformed: `details` names each offending field"
+}) {
+  static readonly of = (message: string, details: Details = {}, code = "VALIDATION_ERROR") =>
+    new ValidationFailed(body(code, message, details))
+}
+
+export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(fields, {
+  httpApiStatus: 401,
+  description: "Missing, unknown or revoked API key"
+}) {
+  static readonly of = (message: string) => new Unauthorized(body("UNAUTHORIZED", message))
+}
+
+export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(fields, {
+  httpApiStatus: 403,
+  description: "The key lacks the scope this endpoint requires"
+}) {
+  static readonly of = (message: string, details: Details = {}) => new Forbidden(body("FORBIDDEN", message, details))
+}
+
+export class NotFound extends Schema.Error<NotFound>("NotFound")(fields, { httpApiStatus: 404 }) {
+  static readonly of = (message: string, details: Details = {}) => new NotFound(body("NOT_FOUND", message, details))
+}
+
+export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")(fields, {
+  httpApiStatus: 422,
+  description: "Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel)"
+}) {
+  static readonly of = (code: string, message: string, details: Details = {}) =>
+    new Unprocessable(body(code, message, details))
+}
+
+export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(fields, {
+  httpApiStatus: 429,
+  description: "Per-key rate limit exceeded; retry after the Retry-After header's seconds"
+}) {
+  static readonly of = (retryAfterSeconds: number) =>
+    new RateLimited(body("RATE_LIMITED", `Rate limit exceeded; retry after ${retryAfterSeconds} s`, {
+      retry_after_seconds: retryAfterSeconds
+    }))
+}
+
+export class Unavailable extends Schema.Error<Unavailable>("Unavailable")(fields, {
+  httpApiStatus: 503,
+  description: "Temporarily unable to confirm the write; safe to retry the same request after Retry-After"
+}) {
+  static readonly of = (message: string, retryAfterSeconds = 2) =>
+    new Unavailable(body("SERVICE_UNAVAILABLE", message, { retry_after_seconds: retryAfterSeconds }))
+}
+
+export class InternalError extends Schema.Error<InternalError>("InternalError")(fields, { httpApiStatus: 500 }) {
+  static readonly of = (message: string) => new InternalError(body("INTERNAL_ERROR", message))
+}
+
+export const CommonErrors = [ValidationFailed, Unauthorized, Forbidden, RateLimited, Unavailable] as const

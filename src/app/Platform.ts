@@ -1,0 +1,75 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { createServer } from "node:http"
+import { Worker } from "../../actors/runtime/Worker.ts"
+import { Api } from "../../schemas/api.ts"
+import { IngressPublisher } from "../../streams/IngressPublisher.ts"
+import { Nats } from "../../streams/Nats.ts"
+import { ensureTopology } from "../../streams/topology.ts"
+import { ApiKeys } from "../auth/ApiKeys.ts"
+import { RateLimiter } from "../auth/RateLimiter.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { Database } from "../db/Database.ts"
+import { migrate } from "../db/migrate.ts"
+import { CoreErrorShape } from "../http/errorShape.ts"
+import { HealthRoutes } from "../http/health.ts"
+import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
+import { ReservationsLive } from "../http/reservations.ts"
+import { Hotels } from "../tenancy/Hotels.ts"
+
+export type Role = "all" | "ingress" | "worker"
+
+/** Database created and migrated before anything connects to it. */
+const Migrated = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  yield* Effect.promise(() => migrate(config.databaseUrl))
+}))
+
+/** Streams and consumers exist before ingress publishes or workers consume. */
+const Topology = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const { jsm } = yield* Nats
+  yield* Effect.promise(() =>
+    ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas }))
+}))
+
+/** PostgreSQL and NATS connections, built after migrations; topology ensured before anyone uses them. */
+export const Infrastructure = (name: string) =>
+  Layer.provideMerge(
+    Topology,
+    Layer.mergeAll(Database.layer, Nats.layer(name)).pipe(Layer.provide(Migrated))
+  )
+
+const ApiRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }),
+  HttpApiScalar.layer(Api, { path: "/docs" }),
+  HealthRoutes,
+  CoreErrorShape
+).pipe(
+  Layer.provide(ReservationsLive),
+  Layer.provide([AuthenticationLive, ValidationErrorsLive]),
+  Layer.provide([ApiKeys.layer, Hotels.layer, RateLimiter.layer, IngressPublisher.layer])
+)
+
+export const IngressServer = (port: number) =>
+  HttpRouter.serve(ApiRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
+  )
+
+/** The whole platform for a role, given AppConfig. */
+export const Platform = (role: Role, port: number) => {
+  const app = role === "ingress"
+    ? IngressServer(port)
+    : role === "worker"
+    ? Layer.mergeAll(Worker.layer, HealthOnly(port))
+    : Layer.mergeAll(IngressServer(port), Worker.layer)
+  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)))
+}
+
+/** A worker-only process still answers /healthz and /readyz for its orchestrator. */
+const HealthOnly = (port: number) =>
+  HttpRouter.serve(HealthRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
+  )

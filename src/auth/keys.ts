@@ -1,0 +1,29 @@
+import { createHash, randomBytes } from "node:crypto"
+
+export const Scopes = [
+  "guests:read", "guests:write", "events:write", "bookings:read", "bookings:write", "reservations:write",
+  "conversions:write", "custom_fields:write", "webhooks:manage", "cdp:read", "cdp:write", "b2b:read", "b2b:write",
+  "surveys:write", "*"
+] as const
+export type Scope = typeof Scopes[number]
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+/** 32 random bytes as base62 (about 190 bits): long enough that a fast hash is a safe way to store it. */
+export const generateKey = (sandbox: boolean): string => {
+  const bytes = randomBytes(32)
+  let body = ""
+  for (const b of bytes) body += BASE62[b % 62]
+  return `${sandbox ? "svckr_test_" : "svckr_"}${body}`
+}
+
+export const hashKey = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest()
+
+export const isSandboxKey = (key: string) => key.startsWith("svckr_test_")
+export const looksLikeKey = (key: string) => /^svckr_(test_)?[0-9A-Za-z]{20,100}$/.test(key)
+
+/** What an operator may see of a key: its prefix and first characters. */
+export const displayPrefix = (key: string) => key.slice(0, key.startsWith("svckr_test_") ? 15 : 10)
+
+export const hasScope = (granted: ReadonlyArray<string>, required: string) =>
+  granted.includes("*") || granted.includes(required)

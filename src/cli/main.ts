@@ -1,0 +1,126 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { parseArgs } from "node:util"
+import { Platform, type Role } from "../app/Platform.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { Database } from "../db/Database.ts"
+import { migrate } from "../db/migrate.ts"
+import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
+import { ensureDemoTenant } from "./demo.ts"
+
+const USAGE = `gep <command>
+  start                                        migrate, ensure the demo tenant, serve everything
+  serve [--role all|ingress|worker]            run the platform (PORT picks the HTTP port)
+  migrate                                      create the database if missing and apply migrations
+  tenant create --name NAME                    -> {"tenant_id","live_key","test_key"}
+  key create --tenant ID --scopes a,b [--test] -> {"key_id","key"}
+  key revoke --key-id ID                       -> {"key_id","revoked"}
+  hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}`
+
+const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    role: { type: "string", default: "all" },
+    name: { type: "string" },
+    tenant: { type: "string" },
+    scopes: { type: "string" },
+    test: { type: "boolean", default: false },
+    "key-id": { type: "string" },
+    code: { type: "string" },
+    timezone: { type: "string" },
+    help: { type: "boolean", short: "h", default: false }
+  }
+})
+
+const need = (flag: string, value: string | undefined) =>
+  value ? Effect.succeed(value) : Effect.fail(new TenancyError({ message: `missing --${flag}` }))
+
+const AdminLayer = Tenancy.layer.pipe(
+  Layer.provideMerge(Database.layer),
+  Layer.provide(Layer.effectDiscard(Effect.gen(function*() {
+    const c = yield* AppConfig
+    yield* Effect.promise(() => migrate(c.databaseUrl))
+  }))),
+  Layer.provideMerge(AppConfig.layer)
+)
+
+const admin = <A>(effect: Effect.Effect<A, TenancyError, Tenancy | Database | AppConfig>) =>
+  effect.pipe(
+    Effect.flatMap(out),
+    Effect.catchTag("TenancyError", (e) =>
+      Effect.sync(() => {
+        process.stdout.write(JSON.stringify({ error: e.message }) + "\n")
+        process.exitCode = 2
+      })),
+    Effect.provide(AdminLayer)
+  )
+
+const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError, Tenancy | Database | AppConfig>) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const app = Platform(role, config.port).pipe(
+      Layer.tap((context) =>
+        announce.pipe(Effect.provide(Tenancy.layer), Effect.provideContext(context), Effect.provideService(AppConfig, config), Effect.orDie))
+    )
+    return yield* Layer.launch(app)
+  }).pipe(Effect.provide(AppConfig.layer))
+
+const baseInfo = (role: Role) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    return { role, base_url: `http://127.0.0.1:${config.port}`, docs: `http://127.0.0.1:${config.port}/docs`, namespace: config.namespace }
+  })
+
+const command = (): Effect.Effect<unknown, unknown, never> => {
+  const [cmd, sub] = positionals
+  if (values.help || !cmd) return Effect.sync(() => console.error(USAGE))
+  switch (`${cmd} ${sub ?? ""}`.trim()) {
+    case "start":
+      return serve("all", Effect.gen(function*() {
+        const demo = yield* ensureDemoTenant
+        yield* out({ ...(yield* baseInfo("all")), demo_tenant: demo })
+      }))
+    case "serve": {
+      const role = values.role as Role
+      if (!["all", "ingress", "worker"].includes(role)) return Effect.sync(() => console.error(USAGE))
+      return serve(role, Effect.flatMap(baseInfo(role), out))
+    }
+    case "migrate":
+      return Effect.gen(function*() {
+        const c = yield* AppConfig
+        const applied = yield* Effect.promise(() => migrate(c.databaseUrl))
+        yield* out({ migrated: true, applied })
+      }).pipe(Effect.provide(AppConfig.layer))
+    case "tenant create":
+      return admin(Effect.gen(function*() {
+        return yield* (yield* Tenancy).createTenant(yield* need("name", values.name))
+      }))
+    case "key create":
+      return admin(Effect.gen(function*() {
+        const tenant = yield* need("tenant", values.tenant)
+        const scopes = (yield* need("scopes", values.scopes)).split(",").map((s) => s.trim()).filter(Boolean)
+        return yield* (yield* Tenancy).createKey(tenant, scopes, values.test ?? false)
+      }))
+    case "key revoke":
+      return admin(Effect.gen(function*() {
+        return yield* (yield* Tenancy).revokeKey(yield* need("key-id", values["key-id"]))
+      }))
+    case "hotel create":
+      return admin(Effect.gen(function*() {
+        const tenant = yield* need("tenant", values.tenant)
+        const code = yield* need("code", values.code)
+        const name = yield* need("name", values.name)
+        const timezone = yield* need("timezone", values.timezone)
+        return yield* (yield* Tenancy).createHotel(tenant, { code, name, timezone })
+      }))
+    default:
+      return Effect.sync(() => {
+        console.error(`unknown command: ${positionals.join(" ")}\n${USAGE}`)
+        process.exitCode = 2
+      })
+  }
+}
+
+NodeRuntime.runMain(command() as Effect.Effect<unknown>)

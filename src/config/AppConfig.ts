@@ -1,0 +1,39 @@
+import { Config, Context, Effect, Layer } from "effect"
+
+/** Everything the processes read from the environment, decoded once at start-up. */
+export interface AppConfigShape {
+  readonly natsUrl: string
+  readonly databaseUrl: string
+  /** Prefix of every stream, consumer, subject and bucket, so deployments and test runs never collide. */
+  readonly namespace: string
+  readonly port: number
+  /** Partitions per actor type; fixed for the life of a deployment (changing it re-routes keys). */
+  readonly partitions: number
+  readonly streamReplicas: number
+  /** How long the ingress waits for the actor's reply before answering 503. */
+  readonly replyTimeoutMs: number
+  readonly defaultRateLimitPerMinute: number
+}
+
+export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
+  static readonly config = Config.all({
+    natsUrl: Config.String("NATS_URL").pipe(Config.withDefault("nats://127.0.0.1:4222")),
+    databaseUrl: Config.String("DATABASE_URL").pipe(Config.withDefault("postgres://postgres@127.0.0.1:5432/gep")),
+    namespace: Config.String("GEP_NAMESPACE").pipe(Config.withDefault("gep")),
+    port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+    partitions: Config.Int("GEP_PARTITIONS").pipe(Config.withDefault(16)),
+    streamReplicas: Config.Int("GEP_STREAM_REPLICAS").pipe(Config.withDefault(1)),
+    replyTimeoutMs: Config.Int("GEP_REPLY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+    defaultRateLimitPerMinute: Config.Int("GEP_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(1000))
+  })
+
+  static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {
+    if (!/^[A-Za-z0-9_-]+$/.test(c.namespace)) {
+      throw new Error(`GEP_NAMESPACE must be letters, digits, - or _ (got ${JSON.stringify(c.namespace)})`)
+    }
+    return AppConfig.of(c)
+  }))
+
+  static readonly layerWith = (overrides: Partial<AppConfigShape>) =>
+    Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => AppConfig.of({ ...c, ...overrides })))
+}

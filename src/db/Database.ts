@@ -1,0 +1,60 @@
+import { Context, Effect, Layer } from "effect"
+import postgres from "postgres"
+import { AppConfig } from "../config/AppConfig.ts"
+
+export type Sql = postgres.Sql
+export type Tx = postgres.TransactionSql
+
+export interface DatabaseShape {
+  readonly sql: Sql
+  /** Runs `f` in one transaction; serialization failures and deadlocks are retried, other failures are defects. */
+  readonly transaction: <A>(f: (tx: Tx) => Promise<A>) => Effect.Effect<A>
+  readonly query: <A>(f: (sql: Sql) => Promise<A>) => Effect.Effect<A>
+}
+
+// Serialization failure, deadlock, and a unique violation from a concurrent insert: re-running the transaction
+// sees the winner's row and converges.
+const RETRYABLE = new Set(["40001", "40P01", "23505"])
+
+export const isRetryable = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && RETRYABLE.has((e as { code?: string }).code ?? "")
+
+export const runTransaction = async <A>(sql: Sql, f: (tx: Tx) => Promise<A>): Promise<A> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await sql.begin((tx) => f(tx))) as A
+    } catch (e) {
+      if (!isRetryable(e) || attempt >= 8) throw e
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt))
+    }
+  }
+}
+
+export const connect = (url: string, max = 20): Sql =>
+  postgres(url, { max, onnotice: () => {}, idle_timeout: 30, connect_timeout: 5 })
+
+export class Database extends Context.Service<Database, DatabaseShape>()("app/db/Database") {
+  static readonly make = (url: string, max?: number) =>
+    Effect.acquireRelease(
+      Effect.sync(() => connect(url, max)),
+      (sql) => Effect.promise(() => sql.end({ timeout: 5 }))
+    ).pipe(Effect.map((sql) =>
+      Database.of({
+        sql,
+        transaction: (f) => Effect.promise(() => runTransaction(sql, f)),
+        query: (f) => Effect.promise(() => f(sql))
+      })
+    ))
+
+  static readonly layer = Layer.effect(
+    Database,
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      return yield* Database.make(config.databaseUrl)
+    })
+  )
+}
+
+/** A jsonb parameter (postgres.js would otherwise send a JS string as a JSON string literal). */
+export const jsonb = (sql: Sql | Tx, value: unknown) =>
+  value === null || value === undefined ? null : sql.json(value as postgres.JSONValue)

@@ -1,0 +1,52 @@
+import { readdir, readFile } from "node:fs/promises"
+import { fileURLToPath } from "node:url"
+import postgres from "postgres"
+
+const MIGRATIONS_DIR = fileURLToPath(new URL("../../infra/migrations/", import.meta.url))
+// Any constant works; it only has to be the same in every process that migrates.
+const MIGRATION_LOCK = 724_113_901
+
+/** Creates the database named in the URL when it does not exist yet (connecting to the `postgres` maintenance db). */
+export const ensureDatabase = async (url: string): Promise<void> => {
+  const target = new URL(url)
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ""))
+  if (!name) throw new Error("DATABASE_URL names no database")
+  const admin = new URL(url)
+  admin.pathname = "/postgres"
+  const sql = postgres(admin.toString(), { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  try {
+    const rows = await sql`SELECT 1 FROM pg_database WHERE datname = ${name}`
+    if (rows.length === 0) {
+      await sql.unsafe(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: { code?: string }) => {
+        if (e.code !== "42P04") throw e // created concurrently by another process
+      })
+    }
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
+/** Applies pending SQL migrations in order, once, under an advisory lock. Returns the versions applied. */
+export const migrate = async (url: string): Promise<ReadonlyArray<string>> => {
+  await ensureDatabase(url)
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  try {
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith(".sql")).sort()
+    const applied: Array<string> = []
+    await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+      await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
+      const done = new Set((await tx`SELECT version FROM schema_migrations`).map((r) => r.version as string))
+      for (const file of files) {
+        const version = file.replace(/\.sql$/, "")
+        if (done.has(version)) continue
+        await tx.unsafe(await readFile(MIGRATIONS_DIR + file, "utf8"))
+        await tx`INSERT INTO schema_migrations (version) VALUES (${version})`
+        applied.push(version)
+      }
+    })
+    return applied
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}

@@ -1,0 +1,31 @@
+import { Cause, Effect, type Types } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { errorText, log } from "../observability/log.ts"
+
+const shaped = (status: number, code: string, message: string) =>
+  HttpServerResponse.jsonUnsafe({ success: false, error: { message, code, details: {} } }, { status })
+
+/**
+ * Every answer the router produces on its own (unknown route, unsupported media type, an unexpected defect) in the
+ * core error shape, so clients parse one format.
+ */
+export const CoreErrorShape = HttpRouter.middleware((httpEffect): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled> =>
+  httpEffect.pipe(
+    Effect.map((response) =>
+      response.status === 415
+        ? shaped(415, "UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json")
+        : response
+    ),
+    Effect.catchCause((cause) => {
+      const error = Cause.squash(cause) as { _tag?: string; reason?: { _tag?: string; reason?: string } }
+      const tag = error?.reason?._tag ?? error?._tag
+      if (tag === "RouteNotFound") return Effect.succeed(shaped(404, "NOT_FOUND", "No such endpoint"))
+      if (tag === "RequestParseError") {
+        return Effect.succeed(error.reason?.reason === "BodyTooLarge"
+          ? shaped(413, "PAYLOAD_TOO_LARGE", "The request body is too large")
+          : shaped(400, "INVALID_REQUEST", "The request could not be read"))
+      }
+      log("error", "unhandled request failure", { error: errorText(Cause.squash(cause)) })
+      return Effect.succeed(shaped(500, "INTERNAL_ERROR", "Internal error"))
+    })
+  ), { global: true })

@@ -1,0 +1,50 @@
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiMiddleware } from "effect/http-api"
+import { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
+import { Forbidden, Unauthorized, ValidationFailed } from "../../schemas/errors.ts"
+import { ApiKeys } from "../auth/ApiKeys.ts"
+import { hasScope } from "../auth/keys.ts"
+import { RateLimiter } from "../auth/RateLimiter.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { issueDetails, summarise } from "./issues.ts"
+
+export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ValidationErrors, (error) => {
+  const details = issueDetails(error.cause.issue)
+  return Effect.fail(ValidationFailed.of(summarise(details), details))
+})
+
+export const rateLimitedResponse = (retryAfter: number, limit: number) =>
+  HttpServerResponse.jsonUnsafe(
+    { success: false, error: { message: `Rate limit exceeded; retry after ${retryAfter} s`, code: "RATE_LIMITED", details: { retry_after_seconds: retryAfter } } },
+    { status: 429, headers: { "retry-after": String(retryAfter), "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": "0" } }
+  )
+
+/** Bearer key → principal; then the endpoint's scope; then the key's rate limit (headers on every answer). */
+export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
+  const keys = yield* ApiKeys
+  const limiter = yield* RateLimiter
+  const config = yield* AppConfig
+  return Authentication.of({
+    bearer: (httpEffect, { credential, endpoint }) =>
+      Effect.gen(function*() {
+        const token = Redacted.value(credential)
+        if (!token) return yield* Unauthorized.of("Missing API key: send Authorization: Bearer <API_KEY>")
+        const principal = yield* keys.authenticate(token)
+        if (!principal) return yield* Unauthorized.of("Unknown or revoked API key")
+        const required = Option.getOrUndefined(Context.getOption(endpoint.annotations, RequiredScope))
+        if (required && !hasScope(principal.scopes, required)) {
+          return yield* Forbidden.of(`This key lacks the scope ${required}`, { required_scope: required })
+        }
+        const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
+        const decision = yield* limiter.take(principal.key_id, limit)
+        if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, limit)
+        const response = yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        return HttpServerResponse.setHeaders(response, {
+          "x-ratelimit-limit": String(limit),
+          "x-ratelimit-remaining": String(decision.remaining),
+          "x-ratelimit-reset": String(decision.resetAfter)
+        })
+      })
+  })
+}))

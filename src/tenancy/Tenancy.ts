@@ -1,0 +1,91 @@
+import { Context, Data, Effect, Layer } from "effect"
+import { displayPrefix, generateKey, hashKey, Scopes } from "../auth/keys.ts"
+import { Database } from "../db/Database.ts"
+
+export class TenancyError extends Data.TaggedError("TenancyError")<{ readonly message: string }> {}
+
+export interface Hotel {
+  readonly id: string
+  readonly tenant_id: string
+  readonly code: string
+  readonly name: string
+  readonly timezone: string
+}
+
+const validTimezone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Administration of tenants, keys and hotels (CLI and start-up demo data). */
+export class Tenancy extends Context.Service<Tenancy, {
+  readonly createTenant: (name: string) => Effect.Effect<{ tenant_id: string; live_key: string; test_key: string }, TenancyError>
+  readonly createKey: (tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean) => Effect.Effect<{ key_id: string; key: string }, TenancyError>
+  readonly revokeKey: (keyId: string) => Effect.Effect<{ key_id: string; revoked: boolean }, TenancyError>
+  readonly createHotel: (tenantId: string, h: { code: string; name: string; timezone: string }) => Effect.Effect<{ hotel_id: string }, TenancyError>
+}>()("app/tenancy/Tenancy") {
+  static readonly layer = Layer.effect(Tenancy, Effect.gen(function*() {
+    const db = yield* Database
+    const sql = db.sql
+    const fail = (message: string) => Effect.fail(new TenancyError({ message }))
+
+    const insertKey = async (tx: typeof sql, tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean) => {
+      const key = generateKey(sandbox)
+      const [row] = await tx`
+        INSERT INTO api_keys (tenant_id, sandbox, key_hash, display_prefix, scopes)
+        VALUES (${tenantId}, ${sandbox}, ${hashKey(key)}, ${displayPrefix(key)}, ${scopes as Array<string>})
+        RETURNING id`
+      return { key_id: row!.id as string, key }
+    }
+
+    const tenantExists = (id: string) =>
+      Effect.promise(() => sql`SELECT 1 FROM tenants WHERE id::text = ${id}`).pipe(Effect.map((r) => r.length > 0))
+
+    const createTenant = Effect.fn("Tenancy.createTenant")(function*(name: string) {
+      if (!name.trim()) return yield* fail("--name must not be empty")
+      const taken = yield* Effect.promise(() => sql`SELECT 1 FROM tenants WHERE name = ${name}`)
+      if (taken.length > 0) return yield* fail(`a tenant named ${JSON.stringify(name)} already exists`)
+      return yield* Effect.promise(() => sql.begin(async (tx) => {
+        const [t] = await tx`INSERT INTO tenants (name) VALUES (${name}) RETURNING id`
+        const tenant_id = t!.id as string
+        const live = await insertKey(tx as unknown as typeof sql, tenant_id, ["*"], false)
+        const test = await insertKey(tx as unknown as typeof sql, tenant_id, ["*"], true)
+        return { tenant_id, live_key: live.key, test_key: test.key }
+      }))
+    })
+
+    const createKey = Effect.fn("Tenancy.createKey")(function*(tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean) {
+      const unknown = scopes.filter((s) => !(Scopes as ReadonlyArray<string>).includes(s))
+      if (scopes.length === 0) return yield* fail("--scopes needs at least one scope")
+      if (unknown.length > 0) return yield* fail(`unknown scopes: ${unknown.join(", ")}; known: ${Scopes.join(", ")}`)
+      if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
+      return yield* Effect.promise(() => insertKey(sql, tenantId, scopes, sandbox))
+    })
+
+    const revokeKey = Effect.fn("Tenancy.revokeKey")(function*(keyId: string) {
+      const rows = yield* Effect.promise(() =>
+        sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id::text = ${keyId} RETURNING id`)
+      if (rows.length === 0) return yield* fail(`no key with id ${keyId}`)
+      return { key_id: keyId, revoked: true }
+    })
+
+    const createHotel = Effect.fn("Tenancy.createHotel")(function*(tenantId: string, h: { code: string; name: string; timezone: string }) {
+      if (!h.code.trim() || !h.name.trim()) return yield* fail("--code and --name must not be empty")
+      if (!validTimezone(h.timezone)) return yield* fail(`--timezone ${JSON.stringify(h.timezone)} is not an IANA time zone`)
+      if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
+      const clash = yield* Effect.promise(() => sql`
+        SELECT code, name FROM hotels WHERE tenant_id = ${tenantId} AND (code = ${h.code} OR lower(name) = lower(${h.name}))`)
+      if (clash.length > 0) return yield* fail(`this tenant already has a hotel with code ${h.code} or name ${h.name}`)
+      const [row] = yield* Effect.promise(() => sql`
+        INSERT INTO hotels (tenant_id, code, name, timezone) VALUES (${tenantId}, ${h.code}, ${h.name}, ${h.timezone})
+        RETURNING id`)
+      return { hotel_id: row!.id as string }
+    })
+
+    return Tenancy.of({ createTenant, createKey, revokeKey, createHotel })
+  }))
+}

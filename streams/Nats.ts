@@ -1,0 +1,32 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream"
+import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { Context, Effect, Layer } from "effect"
+import { AppConfig } from "../src/config/AppConfig.ts"
+
+export interface NatsShape {
+  readonly nc: NatsConnection
+  readonly js: JetStreamClient
+  readonly jsm: JetStreamManager
+}
+
+export class Nats extends Context.Service<Nats, NatsShape>()("app/streams/Nats") {
+  static readonly make = (url: string, name: string) =>
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const nc = await connect({
+          servers: url.split(","),
+          name,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 500
+        })
+        return { nc, js: jetstream(nc, { timeout: 5_000 }), jsm: await jetstreamManager(nc) }
+      }),
+      ({ nc }) => Effect.promise(() => nc.drain().catch(() => nc.close()))
+    ).pipe(Effect.map((s) => Nats.of(s)))
+
+  static readonly layer = (name: string) =>
+    Layer.effect(Nats, Effect.gen(function*() {
+      const config = yield* AppConfig
+      return yield* Nats.make(config.natsUrl, name)
+    }))
+}

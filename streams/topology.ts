@@ -1,0 +1,82 @@
+import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream"
+import { nanos } from "@nats-io/transport-node"
+import {
+  ActorTypes, consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
+} from "./subjects.ts"
+
+export interface TopologyOptions {
+  readonly namespace: string
+  readonly partitions: number
+  readonly replicas: number
+}
+
+const isNotFound = (e: unknown) => String((e as Error)?.message ?? e).includes("not found")
+
+const ensureStream = async (
+  jsm: JetStreamManager,
+  name: string,
+  subjects: Array<string>,
+  retention: RetentionPolicy,
+  options: TopologyOptions
+) => {
+  const config = {
+    name,
+    subjects,
+    storage: StorageType.File,
+    num_replicas: options.replicas,
+    retention,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(7 * 24 * 3600 * 1000),
+    // Window within which a republished Nats-Msg-Id is acknowledged as a duplicate and not stored again.
+    duplicate_window: nanos(10 * 60 * 1000)
+  }
+  try {
+    await jsm.streams.info(name)
+    await jsm.streams.update(name, config)
+  } catch (e) {
+    if (!isNotFound(e)) throw e
+    await jsm.streams.add(config)
+  }
+}
+
+/** Creates or updates the streams and the per-partition durable consumers; safe to run from every process. */
+export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOptions): Promise<void> => {
+  const ns = options.namespace
+  // Ingress is a work queue (a message lives until its partition's consumer acks it); the outbox is a log that
+  // later consumers (webhooks, journeys) read at their own pace within its age limit.
+  await ensureStream(jsm, ingressStream(ns), [ingressWildcard(ns)], RetentionPolicy.Workqueue, options)
+  await ensureStream(jsm, outboxStream(ns), outboxWildcards(ns), RetentionPolicy.Limits, options)
+  for (const actor of ActorTypes) {
+    for (let p = 0; p < options.partitions; p++) {
+      const name = consumerName(ns, actor, p)
+      const config = {
+        durable_name: name,
+        filter_subject: ingressSubject(ns, actor, p),
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        // Bounded in-flight per partition: back-pressure instead of unbounded mailboxes.
+        max_ack_pending: 512,
+        ack_wait: nanos(30_000),
+        // Never give up on a message: poison messages go to dead_letters by the worker, not into oblivion.
+        max_deliver: -1
+      }
+      try {
+        await jsm.consumers.info(ingressStream(ns), name)
+      } catch (e) {
+        if (!isNotFound(e)) throw e
+        await jsm.consumers.add(ingressStream(ns), config)
+      }
+    }
+  }
+}
+
+/** True when the streams exist (readiness). */
+export const topologyPresent = async (jsm: JetStreamManager, namespace: string): Promise<boolean> => {
+  try {
+    await jsm.streams.info(ingressStream(namespace))
+    await jsm.streams.info(outboxStream(namespace))
+    return true
+  } catch {
+    return false
+  }
+}
