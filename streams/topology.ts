@@ -8,6 +8,7 @@ export interface TopologyOptions {
   readonly namespace: string
   readonly partitions: number
   readonly replicas: number
+  readonly ackWaitMs: number
 }
 
 const isNotFound = (e: unknown) => String((e as Error)?.message ?? e).includes("not found")
@@ -56,7 +57,7 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
         deliver_policy: DeliverPolicy.All,
         // Bounded in-flight per partition: back-pressure instead of unbounded mailboxes.
         max_ack_pending: 512,
-        ack_wait: nanos(30_000),
+        ack_wait: nanos(options.ackWaitMs),
         // Never give up on a message: poison messages go to dead_letters by the worker, not into oblivion.
         max_deliver: -1
       }

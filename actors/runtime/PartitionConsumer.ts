@@ -19,6 +19,11 @@ export interface PartitionDeps {
 /** Attempts on a message that fails for a reason other than unavailable infrastructure before it is dead-lettered. */
 const MAX_LOGIC_ATTEMPTS = 5
 const MAX_IN_FLIGHT = 256
+/**
+ * Fault injection for tests: a worker started with this variable dies (SIGKILL) right after committing a message
+ * of that actor key and before acking it, the window the inbox exists for. Unset in any real deployment.
+ */
+const CRASH_AFTER_COMMIT = process.env.GEP_FAULT_CRASH_AFTER_COMMIT_KEY
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
@@ -89,6 +94,7 @@ export class PartitionConsumer {
       if (this.stopping) return // not acked: redelivered to the next owner, in order
       try {
         const outcome = await applyEnvelope(sql, this.handler, envelope, { namespace })
+        if (CRASH_AFTER_COMMIT !== undefined && CRASH_AFTER_COMMIT === envelope.key) process.kill(process.pid, "SIGKILL")
         if (envelope.reply_to) this.reply(nc, envelope, outcome.reply)
         m.ack()
         if (outcome.outbox.length > 0) await relay.publish(outcome.outbox)

@@ -32,7 +32,7 @@ const Topology = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const { jsm } = yield* Nats
   yield* Effect.promise(() =>
-    ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas }))
+    ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs }))
 }))
 
 /** PostgreSQL and NATS connections, built after migrations; topology ensured before anyone uses them. */

@@ -13,7 +13,7 @@ const USAGE = `gep <command>
   serve [--role all|ingress|worker]            run the platform (PORT picks the HTTP port)
   migrate                                      create the database if missing and apply migrations
   tenant create --name NAME                    -> {"tenant_id","live_key","test_key"}
-  key create --tenant ID --scopes a,b [--test] -> {"key_id","key"}
+  key create --tenant ID --scopes a,b [--test] [--rate-limit N] -> {"key_id","key"}
   key revoke --key-id ID                       -> {"key_id","revoked"}
   hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}`
 
@@ -28,6 +28,7 @@ const { positionals, values } = parseArgs({
     scopes: { type: "string" },
     test: { type: "boolean", default: false },
     "key-id": { type: "string" },
+    "rate-limit": { type: "string" },
     code: { type: "string" },
     timezone: { type: "string" },
     help: { type: "boolean", short: "h", default: false }
@@ -101,7 +102,8 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
       return admin(Effect.gen(function*() {
         const tenant = yield* need("tenant", values.tenant)
         const scopes = (yield* need("scopes", values.scopes)).split(",").map((s) => s.trim()).filter(Boolean)
-        return yield* (yield* Tenancy).createKey(tenant, scopes, values.test ?? false)
+        const rate = values["rate-limit"] === undefined ? undefined : Number(values["rate-limit"])
+        return yield* (yield* Tenancy).createKey(tenant, scopes, values.test ?? false, rate)
       }))
     case "key revoke":
       return admin(Effect.gen(function*() {

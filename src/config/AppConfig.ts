@@ -13,6 +13,8 @@ export interface AppConfigShape {
   /** How long the ingress waits for the actor's reply before answering 503. */
   readonly replyTimeoutMs: number
   readonly defaultRateLimitPerMinute: number
+  /** How long JetStream waits for an ack before redelivering to the partition's consumer. */
+  readonly ackWaitMs: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
@@ -24,7 +26,8 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     partitions: Config.Int("GEP_PARTITIONS").pipe(Config.withDefault(16)),
     streamReplicas: Config.Int("GEP_STREAM_REPLICAS").pipe(Config.withDefault(1)),
     replyTimeoutMs: Config.Int("GEP_REPLY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
-    defaultRateLimitPerMinute: Config.Int("GEP_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(1000))
+    defaultRateLimitPerMinute: Config.Int("GEP_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(1000)),
+    ackWaitMs: Config.Int("GEP_ACK_WAIT_MS").pipe(Config.withDefault(30_000))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

@@ -24,7 +24,7 @@ const validTimezone = (tz: string) => {
 /** Administration of tenants, keys and hotels (CLI and start-up demo data). */
 export class Tenancy extends Context.Service<Tenancy, {
   readonly createTenant: (name: string) => Effect.Effect<{ tenant_id: string; live_key: string; test_key: string }, TenancyError>
-  readonly createKey: (tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean) => Effect.Effect<{ key_id: string; key: string }, TenancyError>
+  readonly createKey: (tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, ratePerMinute?: number) => Effect.Effect<{ key_id: string; key: string }, TenancyError>
   readonly revokeKey: (keyId: string) => Effect.Effect<{ key_id: string; revoked: boolean }, TenancyError>
   readonly createHotel: (tenantId: string, h: { code: string; name: string; timezone: string }) => Effect.Effect<{ hotel_id: string }, TenancyError>
 }>()("app/tenancy/Tenancy") {
@@ -33,11 +33,11 @@ export class Tenancy extends Context.Service<Tenancy, {
     const sql = db.sql
     const fail = (message: string) => Effect.fail(new TenancyError({ message }))
 
-    const insertKey = async (tx: typeof sql, tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean) => {
+    const insertKey = async (tx: typeof sql, tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, rate?: number) => {
       const key = generateKey(sandbox)
       const [row] = await tx`
-        INSERT INTO api_keys (tenant_id, sandbox, key_hash, display_prefix, scopes)
-        VALUES (${tenantId}, ${sandbox}, ${hashKey(key)}, ${displayPrefix(key)}, ${scopes as Array<string>})
+        INSERT INTO api_keys (tenant_id, sandbox, key_hash, display_prefix, scopes, rate_limit_per_minute)
+        VALUES (${tenantId}, ${sandbox}, ${hashKey(key)}, ${displayPrefix(key)}, ${scopes as Array<string>}, ${rate ?? null})
         RETURNING id`
       return { key_id: row!.id as string, key }
     }
@@ -58,12 +58,13 @@ export class Tenancy extends Context.Service<Tenancy, {
       }))
     })
 
-    const createKey = Effect.fn("Tenancy.createKey")(function*(tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean) {
+    const createKey = Effect.fn("Tenancy.createKey")(function*(tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, rate?: number) {
+      if (rate !== undefined && (!Number.isInteger(rate) || rate < 1)) return yield* fail("--rate-limit must be a positive integer (requests per minute)")
       const unknown = scopes.filter((s) => !(Scopes as ReadonlyArray<string>).includes(s))
       if (scopes.length === 0) return yield* fail("--scopes needs at least one scope")
       if (unknown.length > 0) return yield* fail(`unknown scopes: ${unknown.join(", ")}; known: ${Scopes.join(", ")}`)
       if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
-      return yield* Effect.promise(() => insertKey(sql, tenantId, scopes, sandbox))
+      return yield* Effect.promise(() => insertKey(sql, tenantId, scopes, sandbox, rate))
     })
 
     const revokeKey = Effect.fn("Tenancy.revokeKey")(function*(keyId: string) {
