@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Runtime } from "effect"
 import { parseArgs } from "node:util"
 import { Platform, type Role } from "../app/Platform.ts"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -125,4 +125,9 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   }
 }
 
-NodeRuntime.runMain(command() as Effect.Effect<unknown>)
+// A SIGTERM is an orchestrator's ordinary stop: after the graceful shutdown the process exits 0, not 130.
+let terminated = false
+process.once("SIGTERM", () => (terminated = true))
+NodeRuntime.runMain(command() as Effect.Effect<unknown>, {
+  teardown: (exit, onExit) => Runtime.defaultTeardown(exit, (code) => onExit(terminated && code === 130 ? 0 : code))
+})

@@ -5,7 +5,8 @@ export const uniqueId = (prefix = "R") => `${prefix}-${Date.now().toString(36)}-
 export const phone = (n: number) => `+34 6${String(10_000_000 + (n % 89_999_999)).padStart(8, "0")}`
 export const e164 = (n: number) => phone(n).replace(/\s/g, "")
 
-export const reservation = (hotel: { hotel_code?: string; hotel_id?: string }, overrides: Record<string, unknown> = {}) => ({
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies are deliberately loose: tests also send wrong shapes
+export const reservation = (hotel: { hotel_code?: string; hotel_id?: string }, overrides: Record<string, unknown> = {}): Record<string, any> => ({
   reservation_id: uniqueId(),
   ...hotel,
   check_in: "2026-12-01",

@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { request, startPlatform, type RunningPlatform } from "../support/platform.ts"
+
+let platform: RunningPlatform
+beforeAll(async () => {
+  platform = await startPlatform("health")
+})
+afterAll(async () => {
+  await platform?.stop()
+})
+
+describe("health, readiness and the contract", () => {
+  it("answers /healthz and /readyz with the state of NATS, PostgreSQL and the streams", async () => {
+    expect((await request(platform.baseUrl, "GET", "/healthz")).body).toEqual({ status: "ok" })
+    const ready = await request(platform.baseUrl, "GET", "/readyz")
+    expect(ready.status).toBe(200)
+    expect(ready.body).toEqual({ status: "ready", checks: { postgres: true, nats: true, streams: true } })
+  })
+
+  it("serves an OpenAPI 3.1 document generated from the schemas, and a docs page", async () => {
+    const doc = await request(platform.baseUrl, "GET", "/openapi.json")
+    expect(doc.status).toBe(200)
+    expect(doc.body.openapi).toMatch(/^3\.1/)
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining([
+      "/api/v1/reservations", "/api/v1/reservations/batch", "/api/v1/reservations/{reservation_id}"
+    ]))
+    const upsert = doc.body.paths["/api/v1/reservations"].post
+    expect(Object.keys(upsert.responses)).toEqual(expect.arrayContaining(["200", "201", "400", "401", "403", "422", "429", "503"]))
+    expect(JSON.stringify(upsert.requestBody)).toContain("reservation_id")
+    const docs = await request(platform.baseUrl, "GET", "/docs")
+    expect(docs.status).toBe(200)
+    expect(docs.headers.get("content-type")).toContain("text/html")
+  })
+})

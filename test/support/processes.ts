@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import type { AppConfigShape } from "../../src/config/AppConfig.ts"
+import { freePort } from "./platform.ts"
+
+const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
+
+export interface WorkerProcess {
+  readonly child: ChildProcess
+  readonly stderr: () => string
+  readonly exited: Promise<number | null>
+  readonly stop: () => Promise<void>
+}
+
+/** A `gep serve --role worker` process on the given configuration, as operators run it. */
+export const spawnWorker = async (config: AppConfigShape, env: Record<string, string> = {}): Promise<WorkerProcess> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [CLI, "serve", "--role", "worker"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: config.databaseUrl,
+      NATS_URL: config.natsUrl,
+      GEP_NAMESPACE: config.namespace,
+      GEP_PARTITIONS: String(config.partitions),
+      GEP_ACK_WAIT_MS: String(config.ackWaitMs),
+      PORT: String(port),
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let err = ""
+  child.stderr!.on("data", (d) => (err += d.toString()))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? 128 : code)))
+  const started = Date.now()
+  while (!err.includes("worker started")) {
+    if (child.exitCode !== null) throw new Error(`worker exited early: ${err}`)
+    if (Date.now() - started > 20_000) throw new Error(`worker did not start: ${err}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    child,
+    stderr: () => err,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+      await exited
+    }
+  }
+}
