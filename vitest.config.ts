@@ -8,6 +8,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     fileParallelism: true,
-    maxWorkers: 2
+    maxWorkers: 2,
+    // Platform log lines only when something is wrong; a test that needs more sets it on its own processes.
+    env: { GEP_LOG_LEVEL: "warn" }
   }
 })
