@@ -24,6 +24,7 @@ export const spawnWorker = async (config: AppConfigShape, env: Record<string, st
       GEP_PARTITIONS: String(config.partitions),
       GEP_ACK_WAIT_MS: String(config.ackWaitMs),
       PORT: String(port),
+      GEP_LOG_LEVEL: "info",
       ...env
     },
     stdio: ["ignore", "pipe", "pipe"]
@@ -32,7 +33,8 @@ export const spawnWorker = async (config: AppConfigShape, env: Record<string, st
   child.stderr!.on("data", (d) => (err += d.toString()))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? 128 : code)))
   const started = Date.now()
-  while (!err.includes("worker started")) {
+  const ready = () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok && err.includes("worker started"), () => false)
+  while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`worker exited early: ${err}`)
     if (Date.now() - started > 20_000) throw new Error(`worker did not start: ${err}`)
     await new Promise((r) => setTimeout(r, 50))
