@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import type { Tx } from "../../src/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
-import { loadContactSummaries, resolveGuestContacts, type Scope } from "../contact/identity.ts"
+import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"
 import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "../runtime/types.ts"
 import type { UpsertReservation } from "./command.ts"
 import * as Repo from "./repository.ts"
@@ -34,7 +34,7 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
   const reservation = mergeReservation(existing, randomUUID(), cmd)
   await Repo.save(tx, scope, cmd.external_id, reservation)
 
-  const resolved = await resolveGuestContacts(tx, scope, cmd.guests)
+  const resolved = await resolveContacts(tx, scope, cmd.guests, { source: `reservation:${reservation.source}`, envelopeId: envelope.id })
   const contactIds = resolved.map((r) => r?.contact_id ?? null)
   if (cmd.guests.length > 0) await Repo.replaceGuests(tx, scope, reservation.id, cmd.guests, contactIds)
   const linked = contactIds.filter((id): id is string => id !== null)
