@@ -123,8 +123,8 @@ export const ReservationResult = Schema.Struct({
   status: Schema.String,
   guest_stage: Schema.String,
   nights: Schema.Number,
-  event_id: Schema.String,
-  event_type: Schema.String,
+  event_id: Schema.NullOr(Schema.String),
+  event_type: Schema.NullOr(Schema.String),
   contacts: Schema.Array(ReservationContact),
   warnings: Schema.Array(Warning)
 })

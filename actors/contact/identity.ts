@@ -35,6 +35,8 @@ export interface ResolveOptions {
   readonly updateIfExists?: boolean
   /** Fields whose stored value wins over the sent one (only filled when empty). */
   readonly fillOnly?: ReadonlyArray<"date_of_birth" | "address">
+  /** Values a newly created contact takes where the source sent none. */
+  readonly insertDefaults?: Partial<ProfileInput>
 }
 
 export interface ResolvedContact {
@@ -90,11 +92,16 @@ const resolveOne = async (tx: Tx, scope: Scope, g: ProfileInput, options: Resolv
       const changed = options.updateIfExists === false ? false : await updateProfile(tx, scope, id, g, options.fillOnly ?? [])
       return { contact_id: id, is_new: false, changed, conflict_with }
     }
-    const inserted = await insertContact(tx, scope, randomUUID(), g, options.source)
+    const inserted = await insertContact(tx, scope, randomUUID(), withDefaults(g, options.insertDefaults), options.source)
     if (inserted !== undefined) return { contact_id: inserted, is_new: true, changed: true }
   }
   throw new Error("contact resolution did not converge after 3 attempts")
 }
+
+const withDefaults = (g: ProfileInput, defaults: Partial<ProfileInput> | undefined): ProfileInput =>
+  defaults === undefined
+    ? g
+    : { ...g, ...Object.fromEntries(Object.entries(defaults).filter(([k]) => g[k as keyof ProfileInput] === undefined)) }
 
 const recordConflict = (tx: Tx, scope: Scope, contactId: string, otherId: string, g: ProfileInput, options: ResolveOptions) =>
   tx`

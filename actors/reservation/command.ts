@@ -1,10 +1,11 @@
 import type { Extra, ReservationStatus, Stay } from "../../schemas/reservation.ts"
 import type { Warning } from "../../schemas/common.ts"
+import type { ProfileInput } from "../contact/identity.ts"
 
 export type AddressFields = Partial<Record<"street" | "city" | "postal_code" | "province" | "state" | "country", string>>
 
 /** A guest after ingress normalisation: phone in E.164 and email lower-cased, or absent when unusable. */
-export interface GuestInput {
+export interface GuestInput extends ProfileInput {
   readonly first_name: string
   readonly last_name?: string | undefined
   readonly email?: string | undefined
@@ -22,6 +23,7 @@ export interface GuestInput {
   readonly whatsapp_marketing_consent?: boolean | undefined
   readonly pre_checkin_completed_at?: string | null | undefined
   readonly pre_checkin_source?: string | undefined
+  readonly relationship_to_holder?: string | undefined
 }
 
 /** Reservation columns a request can set. Absent = left as stored; null = cleared. */
@@ -45,6 +47,12 @@ export interface ReservationFields {
   readonly external_updated_at?: string | null
   readonly comments?: string | null
   readonly metadata?: Record<string, unknown> | null
+  /** Guests API bookings: the raw PMS channel code and what the tenant's mapping resolved it to. */
+  readonly booking_channel_code?: string | null
+  readonly channel_type?: string | null
+  readonly room_type?: string | null
+  readonly room_number?: string | null
+  readonly rate_plan?: string | null
 }
 
 /** The payload of a `reservation.upsert` envelope, keyed by the partner reservation id. */
@@ -56,4 +64,6 @@ export interface UpsertReservation {
   readonly stays?: ReadonlyArray<Stay> | undefined
   readonly extras?: ReadonlyArray<Extra> | undefined
   readonly warnings: ReadonlyArray<Warning>
+  /** false: store the reservation without a booking event (guests API `trigger_event: false`). Default true. */
+  readonly emit_event?: boolean | undefined
 }

@@ -3,6 +3,7 @@ import type { Tx } from "../../src/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"
+import { contactChangeCommands } from "../contact/outbox.ts"
 import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "../runtime/types.ts"
 import type { UpsertReservation } from "./command.ts"
 import * as Repo from "./repository.ts"
@@ -49,6 +50,8 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
   }))
 
   const holderIndex = Math.max(0, cmd.guests.findIndex((g) => g.is_holder))
+  const primaryContact = contactIds[holderIndex] ?? linked[0] ?? null
+  const emit = cmd.emit_event !== false
   const eventType = bookingEventFor(existing?.status, reservation.status)
   const eventId = randomUUID()
   const eventPayload = {
@@ -61,31 +64,23 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
     check_out: reservation.check_out,
     contact_ids: linked
   }
-  const primaryContact = contactIds[holderIndex] ?? linked[0] ?? null
-  await Repo.insertEvent(tx, scope, {
-    id: eventId, type: eventType, contact_id: primaryContact, hotel_id: reservation.hotel_id,
-    reservation_id: reservation.id, source: reservation.source, payload: eventPayload
-  })
+  if (emit) {
+    await Repo.insertEvent(tx, scope, {
+      id: eventId, type: eventType, contact_id: primaryContact, hotel_id: reservation.hotel_id,
+      reservation_id: reservation.id, source: reservation.source, payload: eventPayload
+    })
+  }
 
   const summaries = await loadContactSummaries(tx, linked)
   const meta = { tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: new Date().toISOString() }
-  const outbox: Array<OutboxMessage> = [{
-    id: eventId,
-    subject: outboxSubject(ctx.namespace, "evt", eventType),
-    payload: { ...meta, event_id: eventId, event_type: eventType, contact_id: primaryContact, data: eventPayload }
-  }]
-  const seen = new Set<string>()
-  resolved.forEach((r) => {
-    if (!r || !r.changed || seen.has(r.contact_id)) return
-    seen.add(r.contact_id)
-    const c = summaries.get(r.contact_id)
-    const type = r.is_new ? "contact.created" : "contact.updated"
-    outbox.push({
-      id: randomUUID(),
-      subject: outboxSubject(ctx.namespace, "cmd", `webhook.${type}`),
-      payload: { ...meta, event_type: type, data: { contact: { ...c, hotel_id: reservation.hotel_id } } }
-    })
-  })
+  const outbox: Array<OutboxMessage> = emit
+    ? [{
+      id: eventId,
+      subject: outboxSubject(ctx.namespace, "evt", eventType),
+      payload: { ...meta, event_id: eventId, event_type: eventType, contact_id: primaryContact, data: eventPayload }
+    }]
+    : []
+  outbox.push(...contactChangeCommands(ctx.namespace, meta, resolved, summaries, reservation.hotel_id))
 
   return {
     reply: {
@@ -100,8 +95,8 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
           status: reservation.status,
           guest_stage: reservation.guest_stage,
           nights: reservation.nights,
-          event_id: eventId,
-          event_type: eventType,
+          event_id: emit ? eventId : null,
+          event_type: emit ? eventType : null,
           contacts: cmd.guests.map((g, i) => {
             const r = resolved[i]
             const c = r ? summaries.get(r.contact_id) : undefined

@@ -6,7 +6,8 @@ import type { ReservationRow } from "./state.ts"
 const COLUMNS = `id, hotel_id, confirmation_number, booking_id, to_char(check_in, 'YYYY-MM-DD') AS check_in,
   to_char(check_out, 'YYYY-MM-DD') AS check_out, to_char(booking_date, 'YYYY-MM-DD') AS booking_date, status, source,
   guest_stage, nights, channel, company, amount::float8 AS amount, amount_net::float8 AS amount_net, currency,
-  market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras, version`
+  market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras, version,
+  booking_channel_code, channel_type, room_type, room_number, rate_plan`
 
 export const findForUpdate = async (tx: Tx, scope: Scope, externalId: string): Promise<ReservationRow | undefined> => {
   const rows = await tx.unsafe(
@@ -24,13 +25,14 @@ export const save = async (tx: Tx, scope: Scope, externalId: string, r: Reservat
     INSERT INTO reservations (id, tenant_id, sandbox, external_id, hotel_id, confirmation_number, booking_id, check_in,
       check_out, nights, booking_date, status, guest_stage, channel, source, company, amount, amount_net, currency,
       market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras,
-      version)
+      version, booking_channel_code, channel_type, room_type, room_number, rate_plan)
     VALUES (${r.id}, ${scope.tenant_id}, ${scope.sandbox}, ${externalId}, ${r.hotel_id}, ${r.confirmation_number},
       ${r.booking_id}, ${r.check_in}, ${r.check_out}, ${r.nights}, ${r.booking_date}, ${r.status}, ${r.guest_stage},
       ${r.channel}, ${r.source}, ${r.company}, ${r.amount}, ${r.amount_net}, ${r.currency}, ${r.market_segment},
       ${r.agency}, ${r.agency_code}, ${r.external_created_at}, ${r.external_updated_at}, ${r.comments},
       ${jsonb(tx, r.metadata)}, ${jsonb(tx, r.stays)},
-      ${jsonb(tx, r.extras)}, ${r.version})
+      ${jsonb(tx, r.extras)}, ${r.version}, ${r.booking_channel_code}, ${r.channel_type}, ${r.room_type}, ${r.room_number},
+      ${r.rate_plan})
     ON CONFLICT (tenant_id, sandbox, external_id) DO UPDATE SET
       hotel_id = EXCLUDED.hotel_id, confirmation_number = EXCLUDED.confirmation_number,
       booking_id = EXCLUDED.booking_id, check_in = EXCLUDED.check_in, check_out = EXCLUDED.check_out,
@@ -40,7 +42,9 @@ export const save = async (tx: Tx, scope: Scope, externalId: string, r: Reservat
       currency = EXCLUDED.currency, market_segment = EXCLUDED.market_segment, agency = EXCLUDED.agency,
       agency_code = EXCLUDED.agency_code, external_created_at = EXCLUDED.external_created_at,
       external_updated_at = EXCLUDED.external_updated_at, comments = EXCLUDED.comments, metadata = EXCLUDED.metadata,
-      stays = EXCLUDED.stays, extras = EXCLUDED.extras, version = EXCLUDED.version, updated_at = now()`
+      stays = EXCLUDED.stays, extras = EXCLUDED.extras, version = EXCLUDED.version,
+      booking_channel_code = EXCLUDED.booking_channel_code, channel_type = EXCLUDED.channel_type,
+      room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan, updated_at = now()`
 }
 
 /** Replaces the reservation's guest list (sent guests are the whole list; an empty list never reaches here). */
@@ -74,7 +78,8 @@ export const replaceGuests = async (
     email_consent: g.email_consent ?? null,
     whatsapp_marketing_consent: g.whatsapp_marketing_consent ?? null,
     pre_checkin_completed_at: g.pre_checkin_completed_at ?? null,
-    pre_checkin_source: g.pre_checkin_source ?? null
+    pre_checkin_source: g.pre_checkin_source ?? null,
+    relationship_to_holder: g.relationship_to_holder ?? null
   }))
   await tx`INSERT INTO reservation_guests ${tx(rows)}`
 }
@@ -94,10 +99,13 @@ export const recordConsents = async (
   scope: Scope,
   envelopeId: string,
   source: string,
-  claims: ReadonlyArray<{ contact_id: string; channel: "email" | "whatsapp"; granted: boolean }>
+  claims: ReadonlyArray<{ contact_id: string; channel: "email" | "whatsapp"; granted: boolean }>,
+  capturedAt?: string
 ) => {
   if (claims.length === 0) return
-  const rows = claims.map((c) => ({ ...c, tenant_id: scope.tenant_id, sandbox: scope.sandbox, source, envelope_id: envelopeId }))
+  const rows = claims.map((c) => ({
+    ...c, tenant_id: scope.tenant_id, sandbox: scope.sandbox, source, envelope_id: envelopeId, captured_at: capturedAt ?? null
+  }))
   await tx`INSERT INTO consent_records ${tx(rows)}`
 }
 

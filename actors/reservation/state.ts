@@ -42,7 +42,8 @@ export interface ReservationRow extends Required<Omit<ReservationFields, "status
 
 const OPTIONAL_FIELDS = [
   "confirmation_number", "booking_id", "booking_date", "channel", "company", "amount", "amount_net", "currency",
-  "market_segment", "agency", "agency_code", "external_created_at", "external_updated_at", "comments", "metadata"
+  "market_segment", "agency", "agency_code", "external_created_at", "external_updated_at", "comments", "metadata",
+  "booking_channel_code", "channel_type", "room_type", "room_number", "rate_plan"
 ] as const
 
 /**

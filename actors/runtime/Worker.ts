@@ -3,12 +3,14 @@ import { AppConfig } from "../../src/config/AppConfig.ts"
 import { Database } from "../../src/db/Database.ts"
 import { log } from "../../src/observability/log.ts"
 import { Nats } from "../../streams/Nats.ts"
+import { ContactActor } from "../contact/handler.ts"
+import { EventActor } from "../event/handler.ts"
 import { ReservationActor } from "../reservation/handler.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
 import { PartitionConsumer } from "./PartitionConsumer.ts"
 import type { ActorHandler } from "./types.ts"
 
-export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor]
+export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor, ContactActor, EventActor]
 
 export interface WorkerShape {
   readonly partitions: ReadonlyArray<PartitionConsumer>

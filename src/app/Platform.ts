@@ -16,6 +16,9 @@ import { migrate } from "../db/migrate.ts"
 import { CoreErrorShape } from "../http/errorShape.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
+import { EventsLive } from "../http/events.ts"
+import { FieldsLive } from "../http/fields.ts"
+import { GuestsLive } from "../http/guests.ts"
 import { ReservationsLive } from "../http/reservations.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 
@@ -48,7 +51,7 @@ const ApiRoutes = Layer.mergeAll(
   HealthRoutes,
   CoreErrorShape
 ).pipe(
-  Layer.provide(ReservationsLive),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive]),
   Layer.provide([AuthenticationLive, ValidationErrorsLive]),
   Layer.provide([ApiKeys.layer, Hotels.layer, RateLimiter.layer, IngressPublisher.layer])
 )

@@ -15,7 +15,8 @@ const USAGE = `gep <command>
   tenant create --name NAME                    -> {"tenant_id","live_key","test_key"}
   key create --tenant ID --scopes a,b [--test] [--rate-limit N] -> {"key_id","key"}
   key revoke --key-id ID                       -> {"key_id","revoked"}
-  hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}`
+  hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}
+  channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
 
@@ -31,6 +32,7 @@ const { positionals, values } = parseArgs({
     "rate-limit": { type: "string" },
     code: { type: "string" },
     timezone: { type: "string" },
+    type: { type: "string" },
     help: { type: "boolean", short: "h", default: false }
   }
 })
@@ -116,6 +118,14 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         const name = yield* need("name", values.name)
         const timezone = yield* need("timezone", values.timezone)
         return yield* (yield* Tenancy).createHotel(tenant, { code, name, timezone })
+      }))
+    case "channel-map set":
+      return admin(Effect.gen(function*() {
+        const tenant = yield* need("tenant", values.tenant)
+        const code = yield* need("code", values.code)
+        const name = yield* need("name", values.name)
+        const type = yield* need("type", values.type)
+        return yield* (yield* Tenancy).setChannelMapping(tenant, { code, name, type })
       }))
     default:
       return Effect.sync(() => {

@@ -1,5 +1,4 @@
 import { Effect, Result, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
@@ -7,25 +6,11 @@ import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { Database } from "../db/Database.ts"
 import { toUpsertCommand } from "../reservations/normalise.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
+import { askActor, batchResults, failure, respond } from "./answers.ts"
 import { issueDetails, summarise } from "./issues.ts"
 import { readReservation } from "../reservations/read.ts"
 
 const BATCH_MAX = 50
-const RETRY_AFTER_S = 2
-
-interface Answer {
-  readonly status: number
-  readonly body: unknown
-}
-
-const failure = (status: number, code: string, message: string, details: Record<string, unknown> = {}): Answer =>
-  ({ status, body: { success: false, error: { message, code, details } } })
-
-const respond = (a: Answer) =>
-  HttpServerResponse.jsonUnsafe(a.body, {
-    status: a.status,
-    headers: a.status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {}
-  })
 
 const decodeReservation = Schema.decodeUnknownResult(ReservationRequest, { errors: "all" })
 
@@ -44,22 +29,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
         })
       }
       const command = toUpsertCommand(request, hotel.hotel_id)
-      return yield* publisher.request({
-        actor: "reservation",
-        type: "reservation.upsert",
-        tenant_id: principal.tenant_id,
-        sandbox: principal.sandbox,
-        key: request.reservation_id,
-        payload: command
-      }).pipe(
-        Effect.map((reply): Answer => ({ status: reply.status, body: reply.body })),
-        Effect.catchTag("NotConfirmed", (e) =>
-          Effect.succeed(failure(503, "SERVICE_UNAVAILABLE",
-            e.stage === "publish"
-              ? "The request could not be queued; nothing was stored. Retry after Retry-After seconds"
-              : "The write was queued but not confirmed in time; retrying the same request is safe",
-            { retry_after_seconds: RETRY_AFTER_S })))
-      )
+      return yield* askActor(publisher, principal, "reservation", "reservation.upsert", request.reservation_id, command)
     })
 
     return handlers
@@ -85,12 +55,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
             }
             return submit(principal, decoded.success)
           }, { concurrency: "unbounded" })
-          const results = answers.map((a, index) => {
-            const body = a.body as { success: boolean; data?: unknown; error?: unknown }
-            return a.status < 300
-              ? { index, success: true, status: a.status, data: body.data }
-              : { index, success: false, status: a.status, error: body.error }
-          })
+          const results = batchResults(answers)
           const skipped = answers.filter((a) => a.status === 200 && (a.body as { data?: { skipped?: string } }).data?.skipped).length
           return respond({
             status: 200,

@@ -27,6 +27,7 @@ export class Tenancy extends Context.Service<Tenancy, {
   readonly createKey: (tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, ratePerMinute?: number) => Effect.Effect<{ key_id: string; key: string }, TenancyError>
   readonly revokeKey: (keyId: string) => Effect.Effect<{ key_id: string; revoked: boolean }, TenancyError>
   readonly createHotel: (tenantId: string, h: { code: string; name: string; timezone: string }) => Effect.Effect<{ hotel_id: string }, TenancyError>
+  readonly setChannelMapping: (tenantId: string, m: { code: string; name: string; type: string }) => Effect.Effect<{ code: string; name: string; channel_type: string }, TenancyError>
 }>()("app/tenancy/Tenancy") {
   static readonly layer = Layer.effect(Tenancy, Effect.gen(function*() {
     const db = yield* Database
@@ -87,6 +88,16 @@ export class Tenancy extends Context.Service<Tenancy, {
       return { hotel_id: row!.id as string }
     })
 
-    return Tenancy.of({ createTenant, createKey, revokeKey, createHotel })
+    const setChannelMapping = Effect.fn("Tenancy.setChannelMapping")(function*(tenantId: string, m: { code: string; name: string; type: string }) {
+      if (!m.code.trim() || !m.name.trim()) return yield* fail("--code and --name must not be empty")
+      if (!["direct", "ota", "tour_operator"].includes(m.type)) return yield* fail("--type must be direct, ota or tour_operator")
+      if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
+      yield* Effect.promise(() => sql`
+        INSERT INTO channel_mappings (tenant_id, code, name, channel_type) VALUES (${tenantId}, ${m.code}, ${m.name}, ${m.type})
+        ON CONFLICT (tenant_id, code) DO UPDATE SET name = EXCLUDED.name, channel_type = EXCLUDED.channel_type, updated_at = now()`)
+      return { code: m.code, name: m.name, channel_type: m.type }
+    })
+
+    return Tenancy.of({ createTenant, createKey, revokeKey, createHotel, setChannelMapping })
   }))
 }

@@ -22,8 +22,11 @@ describe("health, readiness and the contract", () => {
     expect(doc.status).toBe(200)
     expect(doc.body.openapi).toMatch(/^3\.1/)
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining([
-      "/api/v1/reservations", "/api/v1/reservations/batch", "/api/v1/reservations/{reservation_id}"
+      "/api/v1/reservations", "/api/v1/reservations/batch", "/api/v1/reservations/{reservation_id}",
+      "/api/v1/guests", "/api/v1/guests/batch", "/api/v1/fields", "/api/v1/events"
     ]))
+    expect(Object.keys(doc.body.paths["/api/v1/guests"])).toEqual(expect.arrayContaining(["get", "post"]))
+    expect(Object.keys(doc.body.paths["/api/v1/fields"])).toEqual(expect.arrayContaining(["get", "post"]))
     const upsert = doc.body.paths["/api/v1/reservations"].post
     expect(Object.keys(upsert.responses)).toEqual(expect.arrayContaining(["200", "201", "400", "401", "403", "422", "429", "503"]))
     expect(JSON.stringify(upsert.requestBody)).toContain("reservation_id")

@@ -1,0 +1,49 @@
+import type { Tx } from "../../src/db/Database.ts"
+import type { Envelope } from "../../streams/envelope.ts"
+import { linkContactsToHotel, recordConsents } from "../reservation/repository.ts"
+import type { ActorContext, ActorHandler, Applied } from "../runtime/types.ts"
+import type { UpsertContact, UpsertContactReply } from "./command.ts"
+import { loadContactSummaries, resolveContacts, type Scope } from "./identity.ts"
+import { contactChangeCommands } from "./outbox.ts"
+
+const upsert = async (tx: Tx, envelope: Envelope<UpsertContact>, ctx: ActorContext): Promise<Applied> => {
+  const cmd = envelope.payload
+  const scope: Scope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
+  const [resolved] = await resolveContacts(tx, scope, [cmd.profile], {
+    source: `guests:${cmd.source}`,
+    envelopeId: envelope.id,
+    updateIfExists: cmd.update_if_exists,
+    fillOnly: cmd.fill_only,
+    // The guests API's documented defaults, for a contact it creates.
+    insertDefaults: { email_consent: false, whatsapp_marketing_consent: false }
+  })
+  const r = resolved!
+  const applied = r.is_new || cmd.update_if_exists
+  if (cmd.hotel_id && applied) await linkContactsToHotel(tx, scope, cmd.hotel_id, [r.contact_id])
+  if (applied) {
+    const p = cmd.profile
+    await recordConsents(tx, scope, envelope.id, cmd.consent_source ?? `guests:${cmd.source}`, [
+      ...(p.email_consent === undefined ? [] : [{ contact_id: r.contact_id, channel: "email" as const, granted: p.email_consent }]),
+      ...(p.whatsapp_marketing_consent === undefined ? [] : [{ contact_id: r.contact_id, channel: "whatsapp" as const, granted: p.whatsapp_marketing_consent }])
+    ], cmd.consent_timestamp)
+  }
+  const summaries = await loadContactSummaries(tx, [r.contact_id])
+  const meta = { tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: new Date().toISOString() }
+  const reply: UpsertContactReply = { contact_id: r.contact_id, is_new: r.is_new, changed: r.changed, conflict_with: r.conflict_with ?? null }
+  return {
+    reply: { status: r.is_new ? 201 : 200, body: reply },
+    outbox: contactChangeCommands(ctx.namespace, meta, [r], summaries, cmd.hotel_id ?? null)
+  }
+}
+
+export const ContactActor: ActorHandler = {
+  actor: "contact",
+  apply: (tx, envelope, ctx) => {
+    switch (envelope.type) {
+      case "contact.upsert":
+        return upsert(tx, envelope as Envelope<UpsertContact>, ctx)
+      default:
+        throw new Error(`contact actor: unknown envelope type ${envelope.type}`)
+    }
+  }
+}

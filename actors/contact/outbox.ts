@@ -1,0 +1,33 @@
+import { randomUUID } from "node:crypto"
+import { outboxSubject } from "../../streams/subjects.ts"
+import type { OutboxMessage } from "../runtime/types.ts"
+import type { ContactSummary, ResolvedContact } from "./identity.ts"
+
+export interface OutboxMeta {
+  readonly tenant_id: string
+  readonly sandbox: boolean
+  readonly occurred_at: string
+}
+
+/** One `contact.created` / `contact.updated` webhook command per contact that changed (each contact once). */
+export const contactChangeCommands = (
+  namespace: string,
+  meta: OutboxMeta,
+  resolved: ReadonlyArray<ResolvedContact | null>,
+  summaries: ReadonlyMap<string, ContactSummary>,
+  hotelId: string | null
+): Array<OutboxMessage> => {
+  const seen = new Set<string>()
+  const out: Array<OutboxMessage> = []
+  for (const r of resolved) {
+    if (!r || !r.changed || seen.has(r.contact_id)) continue
+    seen.add(r.contact_id)
+    const type = r.is_new ? "contact.created" : "contact.updated"
+    out.push({
+      id: randomUUID(),
+      subject: outboxSubject(namespace, "cmd", `webhook.${type}`),
+      payload: { ...meta, event_type: type, data: { contact: { ...summaries.get(r.contact_id), hotel_id: hotelId } } }
+    })
+  }
+  return out
+}

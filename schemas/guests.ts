@@ -1,0 +1,118 @@
+import { Schema } from "effect"
+import { Amount, CurrencyCode, DateString, DateTimeWithOffset, maxLength, NonEmptyString, oneOf, Warning } from "./common.ts"
+
+const opt = Schema.optionalKey
+const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullOr(s))
+
+export const BookingStatuses = ["Confirmed", "Modified", "CheckedIn", "CheckedOut", "Cancelled", "NoShow"] as const
+
+export const Companion = Schema.Struct({
+  first_name: NonEmptyString,
+  last_name: nullable(Schema.String),
+  email: nullable(Schema.String),
+  is_holder: opt(Schema.Boolean),
+  pax_type: nullable(oneOf(["Adult", "Child", "Infant"])),
+  relationship_to_holder: nullable(maxLength(100)),
+  pre_checkin_completed_at: nullable(DateTimeWithOffset),
+  pre_checkin_source: nullable(maxLength(50))
+})
+
+export const BookingExtra = Schema.Struct({
+  name: NonEmptyString,
+  amount: Amount,
+  quantity: nullable(Schema.Finite.check(Schema.isGreaterThan(0))),
+  notes: nullable(Schema.String)
+})
+
+export const Booking = Schema.Struct({
+  booking_id: NonEmptyString,
+  reservation_id: opt(NonEmptyString),
+  check_in: DateString,
+  check_out: DateString,
+  room_type: nullable(Schema.String),
+  room_number: nullable(Schema.String),
+  rate_plan: nullable(Schema.String),
+  board_type: nullable(oneOf(["RO", "BB", "HB", "FB", "AI"])),
+  booking_channel: nullable(maxLength(100)),
+  total_amount: nullable(Amount),
+  currency: nullable(CurrencyCode),
+  status: opt(oneOf(BookingStatuses)),
+  guests: opt(Schema.Array(Companion).check(Schema.makeFilter((a) => a.length <= 19 || "at most 19 companions"))),
+  extras: opt(Schema.Array(BookingExtra).check(Schema.makeFilter((a) => a.length <= 100 || "at most 100 extras")))
+}).check(Schema.makeFilter((b) => b.check_out >= b.check_in || { path: ["check_out"], issue: "must not be before check_in" }))
+export type Booking = typeof Booking.Type
+
+export const GuestRequest = Schema.Struct({
+  phone: NonEmptyString,
+  first_name: NonEmptyString,
+  last_name: NonEmptyString,
+  email: nullable(Schema.String),
+  language: nullable(Schema.String),
+  tags: opt(Schema.Array(maxLength(100)).check(Schema.makeFilter((a) => a.length <= 100 || "at most 100 tags"))),
+  custom_fields: opt(Schema.Record(Schema.String, Schema.Unknown)),
+  hotel_name: opt(NonEmptyString),
+  hotel_code: opt(NonEmptyString),
+  source: opt(maxLength(100)),
+  booking: opt(Booking),
+  trigger_event: opt(Schema.Boolean),
+  update_if_exists: opt(Schema.Boolean),
+  opt_in_status: nullable(Schema.String),
+  whatsapp_marketing_consent: nullable(Schema.Boolean),
+  email_consent: nullable(Schema.Boolean),
+  date_of_birth: nullable(DateString),
+  gender: nullable(oneOf(["male", "female", "other", "prefer_not_to_say"])),
+  nationality: nullable(Schema.String),
+  document_type: nullable(oneOf(["passport", "national_id", "drivers_license", "other"])),
+  document_number: nullable(maxLength(50)),
+  address: opt(Schema.Unknown),
+  subscription_status: opt(oneOf(["active", "unsubscribed"])),
+  communication_preferences: opt(Schema.Struct({ marketing: opt(Schema.Boolean), utility: opt(Schema.Boolean) })),
+  consent_source: nullable(maxLength(200)),
+  consent_timestamp: nullable(DateTimeWithOffset),
+  fill_only_fields: opt(Schema.Array(oneOf(["date_of_birth", "address"])))
+})
+export type GuestRequest = typeof GuestRequest.Type
+
+export const GuestResult = Schema.Struct({
+  contact_id: Schema.String,
+  is_new: Schema.Boolean,
+  hotel_id: Schema.NullOr(Schema.String),
+  reservation_id: Schema.NullOr(Schema.String),
+  event_id: Schema.NullOr(Schema.String),
+  message: Schema.String,
+  warnings: Schema.Array(Warning)
+})
+export type GuestResult = typeof GuestResult.Type
+
+export const GuestResponse = Schema.Struct({ success: Schema.Literal(true), data: GuestResult })
+
+export const GuestBatchRequest = Schema.Struct({
+  guests: Schema.Array(Schema.Unknown).annotate({ description: "1 to 500 Guest requests" })
+})
+
+const ErrorBody = Schema.Struct({ message: Schema.String, code: Schema.String, details: Schema.Record(Schema.String, Schema.Unknown) })
+
+export const GuestBatchResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    total: Schema.Number,
+    created: Schema.Number,
+    updated: Schema.Number,
+    failed: Schema.Number,
+    results: Schema.Array(Schema.Struct({
+      index: Schema.Number,
+      success: Schema.Boolean,
+      status: Schema.Number,
+      data: opt(GuestResult),
+      error: opt(ErrorBody)
+    }))
+  })
+})
+
+export const GuestProfile = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Record(Schema.String, Schema.Unknown).annotate({
+    description: "contact_id, phone, email, names, language, profile fields, consent (with its audit trail), " +
+      "subscription_status, tags, custom_fields, hotels[], reservations[] (latest 20), created_at, updated_at"
+  })
+})

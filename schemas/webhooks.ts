@@ -1,0 +1,157 @@
+import { Schema } from "effect"
+import { maxLength, oneOf } from "./common.ts"
+
+/** The spec's outbound webhook events ("Outbound webhook events"); `*` subscribes to all of them. */
+export const WebhookEventTypes = [
+  "message.received", "message.sent", "message.delivered", "message.read",
+  "contact.created", "contact.updated", "contact.deleted",
+  "conversation.created", "conversation.closed",
+  "journey.started", "journey.completed", "journey.failed",
+  "broadcast.sent", "broadcast.completed",
+  "reservation.checked_in", "reservation.checked_out"
+] as const
+export type WebhookEventType = typeof WebhookEventTypes[number]
+
+/**
+ * Retry policy applied for a field not sent: 10 attempts, waits doubling from 30 s and capped at 2 h (30 s, 1 min,
+ * 2 min ... 64 min, 2 h: about 4 h 8 min from the first attempt to the last). The limits (20 attempts, waits of at most
+ * 6 h) keep the longest schedule inside the 7 days the delivery stream keeps a message.
+ */
+export const DefaultRetryPolicy = { max_attempts: 10, initial_backoff_seconds: 30, max_backoff_seconds: 3600 * 2 } as const
+export const MAX_BACKOFF_SECONDS = 6 * 3600
+export const MAX_CUSTOM_HEADERS = 20
+
+// Headers the platform sets or that carry transport, origin or credential meaning: a subscription may not send them.
+const RESERVED_EXACT = new Set([
+  "host", "content-length", "content-type", "content-encoding", "transfer-encoding", "connection", "keep-alive",
+  "upgrade", "te", "trailer", "expect", "authorization", "cookie", "set-cookie", "user-agent", "date", "via",
+  "forwarded", "x-real-ip", "origin", "referer"
+])
+const RESERVED_PREFIXES = ["x-webhook-", "webhook-", "proxy-", "sec-", "x-forwarded-"]
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const VALUE = /^[\t\x20-\x7e]*$/
+
+/** Why a custom header name is refused (case-insensitive), or undefined when it may be sent. */
+export const reservedHeaderReason = (name: string): string | undefined => {
+  if (!TOKEN.test(name) || name.length > 100) return "is not a valid header name"
+  const lower = name.toLowerCase()
+  if (RESERVED_EXACT.has(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p))) {
+    return "is reserved by the platform (signature, transport or credential header) and cannot be set"
+  }
+  return undefined
+}
+
+const CustomHeaders = Schema.Record(Schema.String, Schema.String).check(Schema.makeFilter((headers) => {
+  const issues: Array<Schema.FilterIssue> = []
+  const names = Object.keys(headers)
+  if (names.length > MAX_CUSTOM_HEADERS) issues.push({ path: [], issue: `at most ${MAX_CUSTOM_HEADERS} headers` })
+  const seen = new Set<string>()
+  for (const name of names) {
+    const reason = reservedHeaderReason(name)
+    if (reason) issues.push({ path: [name], issue: reason })
+    else if (seen.has(name.toLowerCase())) issues.push({ path: [name], issue: "is given twice (header names are case-insensitive)" })
+    seen.add(name.toLowerCase())
+    const value = headers[name]!
+    if (!VALUE.test(value) || value.length > 1000) {
+      issues.push({ path: [name], issue: "must be printable ASCII, at most 1000 characters" })
+    }
+  }
+  return issues
+})).annotate({ description: "Extra headers sent with every delivery; platform, transport and credential headers are refused" })
+
+const intBetween = (min: number, max: number) =>
+  Schema.Int.check(Schema.makeFilter((n: number) => (n >= min && n <= max) || `must be an integer from ${min} to ${max}`))
+
+export const RetryPolicyInput = Schema.Struct({
+  max_attempts: Schema.optionalKey(intBetween(1, 20)),
+  initial_backoff_seconds: Schema.optionalKey(intBetween(1, 3600)),
+  max_backoff_seconds: Schema.optionalKey(intBetween(1, MAX_BACKOFF_SECONDS))
+}).annotate({ description: "Attempts in all (first included) and exponential waits: initial x 2^(n-1), capped, plus up to 25% jitter" })
+
+const EventTypeList = Schema.Array(oneOf([...WebhookEventTypes, "*"])).check(Schema.makeFilter((a: ReadonlyArray<string>) =>
+  (a.length >= 1 && a.length <= WebhookEventTypes.length + 1 && new Set(a).size === a.length) ||
+  "must list 1 or more distinct event types (or \"*\" for all)"
+))
+
+const WebhookUrl = Schema.String.check(Schema.makeFilter((s: string) =>
+  (s.length > 0 && s.length <= 2048) || "must be an https URL of at most 2048 characters"
+))
+
+export const CreateWebhookRequest = Schema.Struct({
+  url: WebhookUrl,
+  event_types: EventTypeList,
+  headers: Schema.optionalKey(CustomHeaders),
+  enabled: Schema.optionalKey(Schema.Boolean),
+  description: Schema.optionalKey(Schema.NullOr(maxLength(500))),
+  retry_policy: Schema.optionalKey(RetryPolicyInput)
+})
+export type CreateWebhookRequest = typeof CreateWebhookRequest.Type
+
+/** Every field optional: fields not sent stay; `headers` replaces the set; `retry_policy` merges field by field. */
+export const UpdateWebhookRequest = Schema.Struct({
+  url: Schema.optionalKey(WebhookUrl),
+  event_types: Schema.optionalKey(EventTypeList),
+  headers: Schema.optionalKey(CustomHeaders),
+  enabled: Schema.optionalKey(Schema.Boolean),
+  description: Schema.optionalKey(Schema.NullOr(maxLength(500))),
+  retry_policy: Schema.optionalKey(RetryPolicyInput)
+})
+export type UpdateWebhookRequest = typeof UpdateWebhookRequest.Type
+
+const LocalTime = Schema.String.check(Schema.makeFilter((s: string) =>
+  /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || "must be a local time HH:MM (24 h)"
+))
+
+export const WebhookSettingsRequest = Schema.Struct({
+  check_in_time: Schema.optionalKey(LocalTime),
+  check_out_time: Schema.optionalKey(LocalTime)
+})
+
+export const WebhookSubscription = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  event_types: Schema.Array(Schema.String),
+  headers: Schema.Record(Schema.String, Schema.String),
+  enabled: Schema.Boolean,
+  disabled_reason: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  retry_policy: Schema.Struct({ max_attempts: Schema.Number, initial_backoff_seconds: Schema.Number, max_backoff_seconds: Schema.Number }),
+  previous_secret_expires_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+
+const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
+
+export const WebhookResponse = ok(WebhookSubscription)
+export const WebhookCreatedResponse = ok(Schema.Struct({
+  ...WebhookSubscription.fields,
+  secret: Schema.String.annotate({ description: "The signing secret; shown only here and at rotate-secret" })
+}))
+export const WebhookListResponse = ok(Schema.Array(WebhookSubscription))
+export const WebhookDeletedResponse = ok(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }))
+export const SecretRotatedResponse = ok(Schema.Struct({
+  id: Schema.String,
+  secret: Schema.String,
+  previous_secret_expires_at: Schema.String
+}))
+export const WebhookSettingsResponse = ok(Schema.Struct({ check_in_time: Schema.String, check_out_time: Schema.String }))
+
+export const DeliveryAttempt = Schema.Struct({
+  id: Schema.String.annotate({ description: "X-Webhook-Delivery of the attempt" }),
+  event_id: Schema.String.annotate({ description: "X-Webhook-Event-Id: the same for every attempt of one event" }),
+  event_type: Schema.String,
+  attempt: Schema.Number,
+  outcome: Schema.String.annotate({ description: "succeeded, failed, gone (410: subscription disabled) or skipped" }),
+  response_status: Schema.NullOr(Schema.Number),
+  error: Schema.NullOr(Schema.String),
+  duration_ms: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.String),
+  attempted_at: Schema.String
+})
+export const DeliveryListResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Array(DeliveryAttempt),
+  has_more: Schema.Boolean,
+  next_cursor: Schema.NullOr(Schema.String)
+})
