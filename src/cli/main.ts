@@ -16,7 +16,8 @@ const USAGE = `gep <command>
   key create --tenant ID --scopes a,b [--test] [--rate-limit N] -> {"key_id","key"}
   key revoke --key-id ID                       -> {"key_id","revoked"}
   hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}
-  channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}`
+  channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}
+  conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
 
@@ -126,6 +127,10 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         const name = yield* need("name", values.name)
         const type = yield* need("type", values.type)
         return yield* (yield* Tenancy).setChannelMapping(tenant, { code, name, type })
+      }))
+    case "conflicts list":
+      return admin(Effect.gen(function*() {
+        return yield* (yield* Tenancy).listConflicts(yield* need("tenant", values.tenant), 100)
       }))
     default:
       return Effect.sync(() => {

@@ -28,6 +28,7 @@ export class Tenancy extends Context.Service<Tenancy, {
   readonly revokeKey: (keyId: string) => Effect.Effect<{ key_id: string; revoked: boolean }, TenancyError>
   readonly createHotel: (tenantId: string, h: { code: string; name: string; timezone: string }) => Effect.Effect<{ hotel_id: string }, TenancyError>
   readonly setChannelMapping: (tenantId: string, m: { code: string; name: string; type: string }) => Effect.Effect<{ code: string; name: string; channel_type: string }, TenancyError>
+  readonly listConflicts: (tenantId: string, limit: number) => Effect.Effect<{ conflicts: ReadonlyArray<unknown> }, TenancyError>
 }>()("app/tenancy/Tenancy") {
   static readonly layer = Layer.effect(Tenancy, Effect.gen(function*() {
     const db = yield* Database
@@ -98,6 +99,14 @@ export class Tenancy extends Context.Service<Tenancy, {
       return { code: m.code, name: m.name, channel_type: m.type }
     })
 
-    return Tenancy.of({ createTenant, createKey, revokeKey, createHotel, setChannelMapping })
+    const listConflicts = Effect.fn("Tenancy.listConflicts")(function*(tenantId: string, limit: number) {
+      if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
+      const rows = yield* Effect.promise(() => sql`
+        SELECT id, sandbox, contact_id, other_contact_id, reason, phone, email, source, created_at FROM identity_conflicts
+        WHERE tenant_id = ${tenantId} ORDER BY created_at DESC LIMIT ${limit}`)
+      return { conflicts: [...rows] }
+    })
+
+    return Tenancy.of({ createTenant, createKey, revokeKey, createHotel, setChannelMapping, listConflicts })
   }))
 }

@@ -32,6 +32,9 @@ describe("gep CLI", () => {
     expect(await gep("key", "revoke", "--key-id", key.key_id)).toEqual({ key_id: key.key_id, revoked: true })
     const hotel = await gep("hotel", "create", "--tenant", tenant.tenant_id, "--code", "BCN1", "--name", "Barcelona One", "--timezone", "Europe/Madrid")
     expect(hotel).toEqual({ hotel_id: expect.any(String) })
+    expect(await gep("channel-map", "set", "--tenant", tenant.tenant_id, "--code", "BKG", "--name", "Booking.com", "--type", "ota"))
+      .toEqual({ code: "BKG", name: "Booking.com", channel_type: "ota" })
+    expect(await gep("conflicts", "list", "--tenant", tenant.tenant_id)).toEqual({ conflicts: [] })
   }, 30_000)
 
   it("refuses bad arguments with an error object and a non-zero exit", async () => {
