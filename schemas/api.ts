@@ -4,30 +4,15 @@ import { Forbidden, NotFound, RateLimited, Unauthorized, Unavailable, Unprocessa
 import { EventRequest, EventResponse } from "./events.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestProfile, GuestRequest, GuestResponse } from "./guests.ts"
+import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
+import {
+  CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
+  WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
+} from "./webhooks.ts"
 
-/** Who is calling, derived from the API key: tenant, sandbox or live data, and the key's scopes. */
-export interface Principal {
-  readonly key_id: string
-  readonly tenant_id: string
-  readonly sandbox: boolean
-  readonly scopes: ReadonlyArray<string>
-  readonly rate_limit_per_minute: number | null
-}
-export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("app/http/CurrentPrincipal") {}
-
-/** Endpoint annotation: the scope a key needs for this endpoint (`*` grants all). */
-export class RequiredScope extends Context.Service<RequiredScope, string>()("app/http/RequiredScope") {}
-
-export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
-  "app/http/Authentication",
-  { error: [Unauthorized, Forbidden, RateLimited], security: { bearer: HttpApiSecurity.bearer } }
-) {}
-
-/** Turns schema decoding failures into the core error shape with per-field details. */
-export class ValidationErrors extends HttpApiMiddleware.Service<ValidationErrors>()("app/http/ValidationErrors", {
-  error: ValidationFailed
-}) {}
+export { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
+import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 const Created = ReservationResponse.pipe(HttpApiSchema.status(201)).annotate({ description: "A new reservation" })
 const Updated = ReservationResponse.annotate({ description: "An existing reservation updated, or skipped" })
@@ -113,11 +98,60 @@ export const EventsGroup = HttpApiGroup.make("events")
   .middleware(ValidationErrors)
   .middleware(Authentication)
 
+const webhook = { id: Schema.String }
+export const WebhooksGroup = HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("create", "/api/v1/webhooks", {
+      payload: CreateWebhookRequest,
+      success: WebhookCreatedResponse.pipe(HttpApiSchema.status(201)),
+      error: Unprocessable
+    }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Subscribe a URL to events; the answer shows the signing secret, once")
+  )
+  .add(HttpApiEndpoint.get("list", "/api/v1/webhooks", { success: WebhookListResponse })
+    .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "The subscriptions of this account and mode"))
+  .add(HttpApiEndpoint.get("get", "/api/v1/webhooks/:id", { params: webhook, success: WebhookResponse, error: NotFound })
+    .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "One subscription (never its secret)"))
+  .add(
+    HttpApiEndpoint.patch("update", "/api/v1/webhooks/:id", {
+      params: webhook, payload: UpdateWebhookRequest, success: WebhookResponse, error: [NotFound, Unprocessable]
+    }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Change fields sent; enabled: true re-enables a subscription disabled by a 410")
+  )
+  .add(HttpApiEndpoint.delete("remove", "/api/v1/webhooks/:id", { params: webhook, success: WebhookDeletedResponse, error: NotFound })
+    .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "Delete a subscription and its delivery log"))
+  .add(
+    HttpApiEndpoint.post("rotateSecret", "/api/v1/webhooks/:id/rotate-secret", { params: webhook, success: SecretRotatedResponse, error: NotFound })
+      .annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "New signing secret, shown once; the previous one keeps signing for 24 h")
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/api/v1/webhooks/:id/deliveries", {
+      params: webhook,
+      query: { limit: Schema.optionalKey(Schema.String), cursor: Schema.optionalKey(Schema.String) },
+      success: DeliveryListResponse,
+      error: NotFound
+    }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Delivery attempts of the last 14 days, newest first; limit 1-100 (20), cursor = next_cursor")
+  )
+  .add(HttpApiEndpoint.get("getSettings", "/api/v1/webhook-settings", { success: WebhookSettingsResponse })
+    .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "Local times of the reservation date events"))
+  .add(
+    HttpApiEndpoint.patch("updateSettings", "/api/v1/webhook-settings", { payload: WebhookSettingsRequest, success: WebhookSettingsResponse })
+      .annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Set the local check-in / check-out event times (HH:MM, hotel time zone)")
+  )
+  .middleware(ValidationErrors)
+  .middleware(Authentication)
+
 export const Api = HttpApi.make("gep")
   .add(ReservationsGroup)
   .add(GuestsGroup)
   .add(FieldsGroup)
   .add(EventsGroup)
+  .add(WebhooksGroup)
+  .add(TelephonyGroup)
+  .add(ContactCallsGroup)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   .annotate(OpenApi.Version, "1.0.0")
   // Report every invalid field at once, not just the first.

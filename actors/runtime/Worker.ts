@@ -3,6 +3,7 @@ import { AppConfig } from "../../src/config/AppConfig.ts"
 import { Database } from "../../src/db/Database.ts"
 import { log } from "../../src/observability/log.ts"
 import { Nats } from "../../streams/Nats.ts"
+import { CallActor } from "../call/handler.ts"
 import { ContactActor } from "../contact/handler.ts"
 import { EventActor } from "../event/handler.ts"
 import { ReservationActor } from "../reservation/handler.ts"
@@ -10,7 +11,7 @@ import { OutboxRelay } from "./OutboxRelay.ts"
 import { PartitionConsumer } from "./PartitionConsumer.ts"
 import type { ActorHandler } from "./types.ts"
 
-export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor, ContactActor, EventActor]
+export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor, ContactActor, EventActor, CallActor]
 
 export interface WorkerShape {
   readonly partitions: ReadonlyArray<PartitionConsumer>

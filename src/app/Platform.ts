@@ -4,6 +4,7 @@ import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
 import { Worker } from "../../actors/runtime/Worker.ts"
+import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { Nats } from "../../streams/Nats.ts"
@@ -16,11 +17,17 @@ import { migrate } from "../db/migrate.ts"
 import { CoreErrorShape } from "../http/errorShape.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
+import { ContactCallsLive } from "../http/contactCalls.ts"
+import { CtiAuthenticationLive } from "../http/ctiAuthentication.ts"
 import { EventsLive } from "../http/events.ts"
 import { FieldsLive } from "../http/fields.ts"
 import { GuestsLive } from "../http/guests.ts"
 import { ReservationsLive } from "../http/reservations.ts"
+import { TelephonyLive } from "../http/telephony.ts"
+import { Integrations } from "../telephony/Integrations.ts"
+import { WebhooksLive } from "../http/webhooks.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
+import { WebhookConfig } from "../webhooks/WebhookConfig.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -51,9 +58,9 @@ const ApiRoutes = Layer.mergeAll(
   HealthRoutes,
   CoreErrorShape
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive]),
-  Layer.provide([AuthenticationLive, ValidationErrorsLive]),
-  Layer.provide([ApiKeys.layer, Hotels.layer, RateLimiter.layer, IngressPublisher.layer])
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive]),
+  Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, IngressPublisher.layer, WebhookConfig.layer])
 )
 
 export const IngressServer = (port: number) =>
@@ -61,13 +68,16 @@ export const IngressServer = (port: number) =>
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
   )
 
+/** What a worker process runs: the actors, and outbound webhook delivery. */
+const WorkerRole = Layer.mergeAll(Worker.layer, WebhookDeliverer.layer.pipe(Layer.provide(WebhookConfig.layer)))
+
 /** The whole platform for a role, given AppConfig. */
 export const Platform = (role: Role, port: number) => {
   const app = role === "ingress"
     ? IngressServer(port)
     : role === "worker"
-    ? Layer.mergeAll(Worker.layer, HealthOnly(port))
-    : Layer.mergeAll(IngressServer(port), Worker.layer)
+    ? Layer.mergeAll(WorkerRole, HealthOnly(port))
+    : Layer.mergeAll(IngressServer(port), WorkerRole)
   return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)))
 }
 

@@ -17,7 +17,8 @@ const USAGE = `gep <command>
   key revoke --key-id ID                       -> {"key_id","revoked"}
   hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}
   channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}
-  conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first`
+  conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first
+  cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
 
@@ -34,6 +35,7 @@ const { positionals, values } = parseArgs({
     code: { type: "string" },
     timezone: { type: "string" },
     type: { type: "string" },
+    provider: { type: "string" },
     help: { type: "boolean", short: "h", default: false }
   }
 })
@@ -127,6 +129,11 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         const name = yield* need("name", values.name)
         const type = yield* need("type", values.type)
         return yield* (yield* Tenancy).setChannelMapping(tenant, { code, name, type })
+      }))
+    case "cti create":
+      return admin(Effect.gen(function*() {
+        const tenant = yield* need("tenant", values.tenant)
+        return yield* (yield* Tenancy).createCtiIntegration(tenant, yield* need("provider", values.provider))
       }))
     case "conflicts list":
       return admin(Effect.gen(function*() {

@@ -15,6 +15,8 @@ export interface AppConfigShape {
   readonly defaultRateLimitPerMinute: number
   /** How long JetStream waits for an ack before redelivering to the partition's consumer. */
   readonly ackWaitMs: number
+  /** Requests per minute per tenant on the telephony endpoints. */
+  readonly telephonyRateLimitPerMinute: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
@@ -27,7 +29,8 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     streamReplicas: Config.Int("GEP_STREAM_REPLICAS").pipe(Config.withDefault(1)),
     replyTimeoutMs: Config.Int("GEP_REPLY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
     defaultRateLimitPerMinute: Config.Int("GEP_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(1000)),
-    ackWaitMs: Config.Int("GEP_ACK_WAIT_MS").pipe(Config.withDefault(30_000))
+    ackWaitMs: Config.Int("GEP_ACK_WAIT_MS").pipe(Config.withDefault(30_000)),
+    telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

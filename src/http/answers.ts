@@ -24,7 +24,7 @@ export const respond = (a: Answer) =>
 /** Sends a command to an actor and returns its committed reply, or a 503 when it could not be confirmed in time. */
 export const askActor = (
   publisher: IngressPublisherShape,
-  principal: Principal,
+  principal: Pick<Principal, "tenant_id" | "sandbox">,
   actor: ActorType,
   type: string,
   key: string,

@@ -134,3 +134,16 @@ export const OTA_RELAY_EMAIL_DOMAINS: ReadonlySet<string> = new Set([
   "agoda-messaging.com",
   "guest.airbnb.com"
 ])
+
+/**
+ * Caller-ID names that carriers put where a person's name would be (CNAM labels): never a guest's name.
+ * Matched against the trimmed value, case-insensitive.
+ */
+export const CARRIER_CALLER_LABELS: ReadonlyArray<RegExp> = [
+  /^(wireless|cell(ular)?|mobile|pay ?phone|toll ?free|private|unknown|anonymous|restricted|blocked|unavailable)( caller| number| name| phone)?$/i,
+  /^(out of area|no caller id|caller id blocked|not available|withheld|number withheld|private number)$/i,
+  /^cell phone\b/i,
+  /^[a-z]{2} (cell|wireless|mobile)$/i,
+  /^v\d{6,}$/i,
+  /^[+\d][\d\s().-]*$/
+]

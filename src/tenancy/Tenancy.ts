@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { displayPrefix, generateKey, hashKey, Scopes } from "../auth/keys.ts"
 import { Database } from "../db/Database.ts"
+import { createIntegration } from "../telephony/Integrations.ts"
 
 export class TenancyError extends Data.TaggedError("TenancyError")<{ readonly message: string }> {}
 
@@ -29,6 +30,7 @@ export class Tenancy extends Context.Service<Tenancy, {
   readonly createHotel: (tenantId: string, h: { code: string; name: string; timezone: string }) => Effect.Effect<{ hotel_id: string }, TenancyError>
   readonly setChannelMapping: (tenantId: string, m: { code: string; name: string; type: string }) => Effect.Effect<{ code: string; name: string; channel_type: string }, TenancyError>
   readonly listConflicts: (tenantId: string, limit: number) => Effect.Effect<{ conflicts: ReadonlyArray<unknown> }, TenancyError>
+  readonly createCtiIntegration: (tenantId: string, provider: string) => Effect.Effect<{ integration_id: string; token: string }, TenancyError>
 }>()("app/tenancy/Tenancy") {
   static readonly layer = Layer.effect(Tenancy, Effect.gen(function*() {
     const db = yield* Database
@@ -107,6 +109,12 @@ export class Tenancy extends Context.Service<Tenancy, {
       return { conflicts: [...rows] }
     })
 
-    return Tenancy.of({ createTenant, createKey, revokeKey, createHotel, setChannelMapping, listConflicts })
+    const createCtiIntegration = Effect.fn("Tenancy.createCtiIntegration")(function*(tenantId: string, provider: string) {
+      if (!/^[a-z0-9][a-z0-9_-]{0,49}$/.test(provider)) return yield* fail("--provider must be lowercase letters, digits, - or _ (max 50)")
+      if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
+      return yield* Effect.promise(() => createIntegration(sql, tenantId, provider))
+    })
+
+    return Tenancy.of({ createTenant, createKey, revokeKey, createHotel, setChannelMapping, listConflicts, createCtiIntegration })
   }))
 }

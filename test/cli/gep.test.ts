@@ -35,6 +35,8 @@ describe("gep CLI", () => {
     expect(await gep("channel-map", "set", "--tenant", tenant.tenant_id, "--code", "BKG", "--name", "Booking.com", "--type", "ota"))
       .toEqual({ code: "BKG", name: "Booking.com", channel_type: "ota" })
     expect(await gep("conflicts", "list", "--tenant", tenant.tenant_id)).toEqual({ conflicts: [] })
+    expect(await gep("cti", "create", "--tenant", tenant.tenant_id, "--provider", "aircall"))
+      .toEqual({ integration_id: expect.any(String), token: expect.stringMatching(/^svccti_[0-9A-Za-z]{32}$/) })
   }, 30_000)
 
   it("refuses bad arguments with an error object and a non-zero exit", async () => {

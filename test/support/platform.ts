@@ -28,6 +28,7 @@ export const testConfig = (suffix: string, overrides: Partial<AppConfigShape> = 
   replyTimeoutMs: 10_000,
   defaultRateLimitPerMinute: 100_000,
   ackWaitMs: 2_000,
+  telephonyRateLimitPerMinute: 100_000,
   ...overrides
 })
 
@@ -134,3 +135,12 @@ export const request = async (baseUrl: string, method: string, path: string, opt
 
 export const post = (baseUrl: string, path: string, key: string | undefined, body: unknown) =>
   request(baseUrl, "POST", path, key === undefined ? { body } : { key, body })
+
+export const createCtiIntegration = async (tenantId: string, provider: string) => {
+  const rt = tenancyRuntime()
+  try {
+    return await rt.runPromise(Tenancy.use((t) => t.createCtiIntegration(tenantId, provider)))
+  } finally {
+    await rt.dispose()
+  }
+}

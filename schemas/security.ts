@@ -1,0 +1,40 @@
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { Forbidden, RateLimited, Unauthorized, ValidationFailed } from "./errors.ts"
+
+/** Who is calling, derived from the API key: tenant, sandbox or live data, and the key's scopes. */
+export interface Principal {
+  readonly key_id: string
+  readonly tenant_id: string
+  readonly sandbox: boolean
+  readonly scopes: ReadonlyArray<string>
+  readonly rate_limit_per_minute: number | null
+}
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("app/http/CurrentPrincipal") {}
+
+/** Endpoint annotation: the scope a key needs for this endpoint (`*` grants all). */
+export class RequiredScope extends Context.Service<RequiredScope, string>()("app/http/RequiredScope") {}
+
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
+  "app/http/Authentication",
+  { error: [Unauthorized, Forbidden, RateLimited], security: { bearer: HttpApiSecurity.bearer } }
+) {}
+
+/** Turns schema decoding failures into the core error shape with per-field details. */
+export class ValidationErrors extends HttpApiMiddleware.Service<ValidationErrors>()("app/http/ValidationErrors", {
+  error: ValidationFailed
+}) {}
+
+/** A telephony provider integration, derived from its webhook token: one tenant, one provider. */
+export interface Integration {
+  readonly integration_id: string
+  readonly tenant_id: string
+  readonly provider: string
+}
+export class CurrentIntegration extends Context.Service<CurrentIntegration, Integration>()("app/http/CurrentIntegration") {}
+
+/** `Authorization: Bearer <WEBHOOK_TOKEN>` of a CTI integration, plus the per-tenant telephony rate limit. */
+export class CtiAuthentication extends HttpApiMiddleware.Service<CtiAuthentication, { provides: CurrentIntegration }>()(
+  "app/http/CtiAuthentication",
+  { error: [Unauthorized, Forbidden, RateLimited], security: { bearer: HttpApiSecurity.bearer } }
+) {}

@@ -1,0 +1,48 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { InternalError, NotFound, Unavailable, Unprocessable } from "./errors.ts"
+import { Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
+
+const ctiSuccess = [
+  CtiResponse.pipe(HttpApiSchema.status(201)).annotate({ description: "First message of this call_id" }),
+  CtiResponse.annotate({ description: "The call was updated in place" })
+]
+
+export const TelephonyGroup = HttpApiGroup.make("telephony")
+  .add(
+    HttpApiEndpoint.post("cti", "/api/webhooks/cti", { payload: CtiPayload, success: ctiSuccess, error: [Unprocessable, Unavailable, InternalError] })
+      .annotate(OpenApi.Summary, "Call events and completed-call records from a telephony provider")
+  )
+  .add(
+    HttpApiEndpoint.post("ctiProvider", "/api/webhooks/cti/:provider", {
+      params: { provider: Schema.String },
+      payload: CtiPayload,
+      success: ctiSuccess,
+      error: [Unprocessable, Unavailable, InternalError]
+    }).annotate(OpenApi.Summary, "Same as /api/webhooks/cti; the provider in the path must be the token's")
+  )
+  .middleware(ValidationErrors)
+  .middleware(CtiAuthentication)
+
+export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
+  .add(
+    HttpApiEndpoint.get("calls", "/api/contacts/:id/calls", {
+      params: { id: Schema.String },
+      query: { cursor: Schema.optionalKey(Schema.String), limit: Schema.optionalKey(Schema.String) },
+      success: CallsPage,
+      error: NotFound
+    }).annotate(RequiredScope, "guests:read")
+      .annotate(OpenApi.Summary, "A contact's calls, newest first; `next_cursor` pages on (limit 1-100, default 25)")
+  )
+  .add(
+    HttpApiEndpoint.post("dial", "/api/contacts/:id/call", {
+      params: { id: Schema.String },
+      payload: DialRequest,
+      success: CtiResponse.pipe(HttpApiSchema.status(202)).annotate({ description: "Dial request recorded and handed to the provider adapter" }),
+      error: [NotFound, Unprocessable]
+    }).annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Click-to-call: ask the tenant's telephony provider to dial the contact")
+  )
+  .middleware(ValidationErrors)
+  .middleware(Authentication)

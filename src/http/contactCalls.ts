@@ -1,0 +1,82 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { randomUUID } from "node:crypto"
+import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
+import type { DialRequest } from "../../schemas/telephony.ts"
+import { outboxSubject } from "../../streams/subjects.ts"
+import { encode } from "../../streams/envelope.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { Database, jsonb, type Sql } from "../db/Database.ts"
+import { normalisePhone } from "../normalise/index.ts"
+import { contactCalls } from "../telephony/reads.ts"
+import { type Answer, failure, respond } from "./answers.ts"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const findContact = async (sql: Sql, p: Principal, id: string) => {
+  if (!UUID.test(id)) return undefined
+  const [c] = await sql`SELECT id, phone FROM contacts WHERE id = ${id} AND tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}`
+  return c as { id: string; phone: string | null } | undefined
+}
+
+const notFound = (id: string) => failure(404, "NOT_FOUND", `No contact with id ${JSON.stringify(id)}`, { id: ["not found"] })
+
+/**
+ * Click-to-call: the request is recorded and a `call.dial_requested` command is written to the outbox in the same
+ * transaction; the provider adapter consumes it from the stream.
+ */
+const requestDial = async (sql: Sql, namespace: string, p: Principal, contact: { id: string; phone: string | null }, body: DialRequest): Promise<Answer> => {
+  let to = contact.phone
+  if (body.to !== undefined) {
+    const n = normalisePhone(body.to)
+    if (!n.ok) return failure(400, "VALIDATION_ERROR", "Invalid request: to is not a valid international number", { to: ["must be a phone number in E.164"] })
+    to = n.e164
+  }
+  if (to === null) return failure(422, "NO_PHONE", "The contact has no phone number; send `to`", { to: ["is required: the contact has no phone"] })
+  const integrations = await sql`SELECT provider FROM cti_integrations WHERE tenant_id = ${p.tenant_id} AND revoked_at IS NULL`
+  const providers = [...new Set(integrations.map((r) => r.provider as string))]
+  const provider = body.provider ?? (providers.length === 1 ? providers[0] : undefined)
+  if (provider === undefined || !providers.includes(provider)) {
+    return failure(422, "NO_TELEPHONY_INTEGRATION", providers.length === 0
+      ? "This account has no telephony integration" : "Name the provider: this account has several (or not this one)", { provider: [`one of: ${providers.join(", ") || "(none)"}`] })
+  }
+  const id = randomUUID()
+  await sql.begin(async (tx) => {
+    await tx`INSERT INTO call_dial_requests (id, tenant_id, sandbox, contact_id, to_number, provider, agent, requested_by)
+      VALUES (${id}, ${p.tenant_id}, ${p.sandbox}, ${contact.id}, ${to}, ${provider}, ${jsonb(tx, body.agent)}, ${p.key_id})`
+    const payload = {
+      tenant_id: p.tenant_id, sandbox: p.sandbox, occurred_at: new Date().toISOString(), event_type: "call.dial_requested",
+      data: { dial_request_id: id, contact_id: contact.id, to, provider, agent: body.agent ?? null }
+    }
+    await tx`INSERT INTO outbox (id, tenant_id, subject, payload)
+      VALUES (${id}, ${p.tenant_id}, ${outboxSubject(namespace, "cmd", "call.dial_requested")}, ${Buffer.from(encode(payload))})`
+  })
+  return { status: 202, body: { success: true, data: { dial_request_id: id, status: "requested", contact_id: contact.id, to, provider } } }
+}
+
+export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handlers) =>
+  Effect.gen(function*() {
+    const db = yield* Database
+    const config = yield* AppConfig
+    return handlers
+      .handle("calls", ({ params, query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const limit = query.limit === undefined ? 25 : Number(query.limit)
+          if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+            return respond(failure(400, "VALIDATION_ERROR", "Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] }))
+          }
+          const contact = yield* db.query((sql) => findContact(sql, principal, params.id))
+          if (!contact) return respond(notFound(params.id))
+          const page = yield* db.query((sql) => contactCalls(sql, contact.id, query.cursor, limit))
+          if ("error" in page) return respond(failure(400, "VALIDATION_ERROR", "Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] }))
+          return respond({ status: 200, body: { success: true, data: page } })
+        }))
+      .handle("dial", ({ params, payload }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const contact = yield* db.query((sql) => findContact(sql, principal, params.id))
+          if (!contact) return respond(notFound(params.id))
+          return respond(yield* db.query((sql) => requestDial(sql, config.namespace, principal, contact, payload)))
+        }))
+  }))
