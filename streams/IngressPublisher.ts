@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../src/config/AppConfig.ts"
+import { Metrics } from "../src/observability/metrics.ts"
 import { decode, encode, type Envelope, type Reply } from "./envelope.ts"
 import { Nats } from "./Nats.ts"
 import { partitionOf } from "./partition.ts"
@@ -46,7 +47,8 @@ export class IngressPublisher extends Context.Service<IngressPublisher, IngressP
         yield* Effect.tryPromise({
           try: () => js.publish(subject, encode(envelope), { msgID: id, timeout: config.replyTimeoutMs }),
           catch: () => new NotConfirmed({ stage: "publish" })
-        })
+        }).pipe(Effect.tapError(() => Effect.sync(() => Metrics.published.inc({ actor: envelope.actor, result: "failed" }))))
+        Metrics.published.inc({ actor: envelope.actor, result: "acked" })
         return yield* Effect.promise(() => replied).pipe(
           Effect.timeoutOrElse({
             duration: config.replyTimeoutMs,

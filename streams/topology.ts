@@ -1,8 +1,9 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/transport-node"
 import {
-  ActorTypes, consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
+  type ActorType, ActorTypes, consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
 } from "./subjects.ts"
+import { ensureWebhookTopology } from "./webhookTopology.ts"
 
 export interface TopologyOptions {
   readonly namespace: string
@@ -40,6 +41,30 @@ const ensureStream = async (
   }
 }
 
+export const partitionConsumerConfig = (ns: string, actor: ActorType, partition: number, ackWaitMs: number) => ({
+  durable_name: consumerName(ns, actor, partition),
+  filter_subject: ingressSubject(ns, actor, partition),
+  ack_policy: AckPolicy.Explicit,
+  deliver_policy: DeliverPolicy.All,
+  // Bounded in-flight per partition: back-pressure instead of unbounded mailboxes.
+  max_ack_pending: 512,
+  ack_wait: nanos(ackWaitMs),
+  // Never give up on a message: poison messages go to dead_letters by the worker, not into oblivion.
+  max_deliver: -1
+})
+
+/**
+ * A new owner of a partition starts from a fresh consumer: the stream (a work queue) still holds every unacked
+ * message, and a fresh consumer delivers them at once and in stream order. Reusing the old consumer would hold the
+ * previous owner's unacked messages back until their ack wait ran out while newer ones flowed, breaking per-key order.
+ */
+export const resetPartitionConsumer = async (jsm: JetStreamManager, ns: string, actor: ActorType, partition: number, ackWaitMs: number) => {
+  await jsm.consumers.delete(ingressStream(ns), consumerName(ns, actor, partition)).catch((e) => {
+    if (!isNotFound(e)) throw e
+  })
+  await jsm.consumers.add(ingressStream(ns), partitionConsumerConfig(ns, actor, partition, ackWaitMs))
+}
+
 /** Creates or updates the streams and the per-partition durable consumers; safe to run from every process. */
 export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOptions): Promise<void> => {
   const ns = options.namespace
@@ -50,25 +75,15 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
   for (const actor of ActorTypes) {
     for (let p = 0; p < options.partitions; p++) {
       const name = consumerName(ns, actor, p)
-      const config = {
-        durable_name: name,
-        filter_subject: ingressSubject(ns, actor, p),
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        // Bounded in-flight per partition: back-pressure instead of unbounded mailboxes.
-        max_ack_pending: 512,
-        ack_wait: nanos(options.ackWaitMs),
-        // Never give up on a message: poison messages go to dead_letters by the worker, not into oblivion.
-        max_deliver: -1
-      }
       try {
         await jsm.consumers.info(ingressStream(ns), name)
       } catch (e) {
         if (!isNotFound(e)) throw e
-        await jsm.consumers.add(ingressStream(ns), config)
+        await jsm.consumers.add(ingressStream(ns), partitionConsumerConfig(ns, actor, p, options.ackWaitMs))
       }
     }
   }
+  await ensureWebhookTopology(jsm, { namespace: ns, replicas: options.replicas })
 }
 
 /** True when the streams exist (readiness). */

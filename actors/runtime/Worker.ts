@@ -1,50 +1,75 @@
 import { Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import { hostname } from "node:os"
 import { AppConfig } from "../../src/config/AppConfig.ts"
 import { Database } from "../../src/db/Database.ts"
 import { log } from "../../src/observability/log.ts"
+import { Metrics, sample } from "../../src/observability/metrics.ts"
 import { Nats } from "../../streams/Nats.ts"
+import { consumerName, ingressStream } from "../../streams/subjects.ts"
 import { CallActor } from "../call/handler.ts"
 import { ContactActor } from "../contact/handler.ts"
 import { EventActor } from "../event/handler.ts"
 import { ReservationActor } from "../reservation/handler.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
-import { PartitionConsumer } from "./PartitionConsumer.ts"
+import { PartitionOwnership } from "./PartitionOwnership.ts"
 import type { ActorHandler } from "./types.ts"
 
 export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor, ContactActor, EventActor, CallActor]
 
 export interface WorkerShape {
-  readonly partitions: ReadonlyArray<PartitionConsumer>
-  readonly liveActors: () => number
+  readonly workerId: string
+  readonly ownership: PartitionOwnership
 }
 
 /**
- * Runs every partition of every actor type in this process, plus the outbox relay. Scale-out ownership of
- * partitions across processes (leases with fencing) is not here yet: run one worker process per deployment.
+ * A worker process: the partitions it holds leases on (shared with every other worker of the namespace), the
+ * outbox relay, and the metrics they expose. Any number of workers can run; they rebalance on their own.
  */
 export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/Worker") {
   static readonly layer = Layer.effect(Worker, Effect.gen(function*() {
     const config = yield* AppConfig
     const { sql } = yield* Database
-    const { nc, js } = yield* Nats
+    const { nc, js, jsm } = yield* Nats
     const relay = new OutboxRelay(sql, js)
-    const deps = { sql, nc, js, relay, namespace: config.namespace }
-    const partitions = Actors.flatMap((actor) =>
-      Array.from({ length: config.partitions }, (_, p) => new PartitionConsumer(deps, actor, p))
-    )
+    const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`
+    const deps = { sql, nc, js, jsm, relay, namespace: config.namespace, ackWaitMs: config.ackWaitMs }
+    const ownership = new PartitionOwnership(deps, Actors, {
+      workerId, partitions: config.partitions, leaseTtlMs: config.leaseTtlMs, tickMs: Math.max(200, Math.floor(config.leaseTtlMs / 5))
+    })
+    const perActor = (read: (c: import("./PartitionConsumer.ts").PartitionConsumer) => number) =>
+      (set: (labels: Record<string, string>, value: number) => void) => {
+        for (const a of Actors) set({ actor: a.actor }, [...ownership.owned.values()].filter((c) => c.fence.actor === a.actor).reduce((n, c) => n + read(c), 0))
+      }
+    const unsample = [
+      sample(Metrics.ownedPartitions, perActor(() => 1)),
+      sample(Metrics.liveActors, perActor((c) => c.liveActors)),
+      sample(Metrics.mailboxDepth, perActor((c) => c.depth)),
+      sample(Metrics.consumerPending, async (set) => {
+        await Promise.all([...ownership.owned.values()].map(async (c) => {
+          const info = await jsm.consumers.info(ingressStream(config.namespace), consumerName(config.namespace, c.fence.actor as never, c.partition)).catch(() => undefined)
+          if (info) set({ actor: c.fence.actor, partition: c.partition }, info.num_pending + info.num_ack_pending)
+        }))
+      }),
+      sample(Metrics.outboxBacklog, async (set) => {
+        const [row] = await sql`SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL`
+        set({}, row!.n as number)
+      })
+    ]
     yield* Effect.acquireRelease(
       Effect.promise(async () => {
-        await Promise.all(partitions.map((p) => p.start()))
+        await ownership.start()
         relay.start()
-        log("info", "worker started", { partitions: partitions.length })
+        log("info", "worker started", { worker_id: workerId, partitions: ownership.owned.size })
       }),
       () => Effect.promise(async () => {
         relay.stop()
-        await Promise.all(partitions.map((p) => p.stop()))
+        await ownership.stop()
         await relay.sweep(0)
-        log("info", "worker stopped")
+        for (const u of unsample) u()
+        log("info", "worker stopped", { worker_id: workerId })
       })
     )
-    return Worker.of({ partitions, liveActors: () => partitions.reduce((n, p) => n + p.liveActors, 0) })
+    return Worker.of({ workerId, ownership })
   }))
 }

@@ -1,5 +1,6 @@
 import { runTransaction, type Sql } from "../../src/db/Database.ts"
 import { decode, encode, type Envelope } from "../../streams/envelope.ts"
+import { checkFence, type Fence } from "./leases.ts"
 import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "./types.ts"
 
 export interface Outcome {
@@ -13,17 +14,18 @@ export interface Outcome {
  * Applies one envelope exactly once: inbox row + state change + outbox rows in one transaction.
  * A redelivered envelope finds its inbox row and gets the stored reply without touching state.
  */
-export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelope, ctx: ActorContext): Promise<Outcome> =>
+export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelope, ctx: ActorContext, fence?: Fence): Promise<Outcome> =>
   runTransaction(sql, async (tx) => {
-    await tx`SELECT set_config('app.tenant_id', ${envelope.tenant_id}, true)`
+    if (fence !== undefined) await checkFence(tx, fence)
     const seen = await tx`SELECT reply FROM inbox WHERE envelope_id = ${envelope.id}`
     if (seen.length > 0) {
       return { reply: decode<Applied["reply"]>(seen[0]!.reply as Uint8Array), outbox: [], duplicate: true }
     }
     const applied = await handler.apply(tx, envelope, ctx)
     await tx`
-      INSERT INTO inbox (envelope_id, tenant_id, actor, actor_key, reply)
-      VALUES (${envelope.id}, ${envelope.tenant_id}, ${envelope.actor}, ${envelope.key}, ${Buffer.from(encode(applied.reply))})`
+      INSERT INTO inbox (envelope_id, tenant_id, actor, actor_key, reply, owner, epoch)
+      VALUES (${envelope.id}, ${envelope.tenant_id}, ${envelope.actor}, ${envelope.key}, ${Buffer.from(encode(applied.reply))},
+        ${fence?.owner ?? null}, ${fence?.epoch ?? null})`
     if (applied.outbox.length > 0) {
       const rows = applied.outbox.map((m) => ({
         id: m.id,
@@ -36,10 +38,4 @@ export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelop
     return { reply: applied.reply, outbox: applied.outbox, duplicate: false }
   })
 
-/** Failures worth retrying forever (the database or network is away) rather than counting toward dead-lettering. */
-export const isInfrastructureFailure = (e: unknown): boolean => {
-  const code = String((e as { code?: unknown })?.code ?? "")
-  if (/^(08|53|57|58)/.test(code)) return true // connection, resources, operator intervention, system
-  return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED",
-    "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ENOTFOUND"].includes(code)
-}
+export { isInfrastructureFailure } from "../../src/db/Database.ts"

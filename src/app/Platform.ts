@@ -14,8 +14,8 @@ import { RateLimiter } from "../auth/RateLimiter.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Database } from "../db/Database.ts"
 import { migrate } from "../db/migrate.ts"
-import { CoreErrorShape } from "../http/errorShape.ts"
 import { HealthRoutes } from "../http/health.ts"
+import { Observability } from "../http/metrics.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
 import { ContactCallsLive } from "../http/contactCalls.ts"
 import { CtiAuthenticationLive } from "../http/ctiAuthentication.ts"
@@ -56,7 +56,7 @@ const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }),
   HttpApiScalar.layer(Api, { path: "/docs" }),
   HealthRoutes,
-  CoreErrorShape
+  Observability
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive]),
@@ -83,6 +83,6 @@ export const Platform = (role: Role, port: number) => {
 
 /** A worker-only process still answers /healthz and /readyz for its orchestrator. */
 const HealthOnly = (port: number) =>
-  HttpRouter.serve(HealthRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+  HttpRouter.serve(Layer.mergeAll(HealthRoutes, Observability), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
   )

@@ -6,6 +6,7 @@ import { AppConfig } from "../config/AppConfig.ts"
 import { Database } from "../db/Database.ts"
 import { migrate } from "../db/migrate.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
+import { JsonLogger } from "../observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 
 const USAGE = `gep <command>
@@ -71,7 +72,7 @@ const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError, Tenanc
         announce.pipe(Effect.provide(Tenancy.layer), Effect.provideContext(context), Effect.provideService(AppConfig, config), Effect.orDie))
     )
     return yield* Layer.launch(app)
-  }).pipe(Effect.provide(AppConfig.layer))
+  }).pipe(Effect.provide([AppConfig.layer, JsonLogger]))
 
 const baseInfo = (role: Role) =>
   Effect.gen(function*() {

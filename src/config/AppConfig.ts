@@ -17,6 +17,8 @@ export interface AppConfigShape {
   readonly ackWaitMs: number
   /** Requests per minute per tenant on the telephony endpoints. */
   readonly telephonyRateLimitPerMinute: number
+  /** A worker's partition lease lasts this long unless renewed; a crashed worker's partitions move after it. */
+  readonly leaseTtlMs: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
@@ -29,8 +31,9 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     streamReplicas: Config.Int("GEP_STREAM_REPLICAS").pipe(Config.withDefault(1)),
     replyTimeoutMs: Config.Int("GEP_REPLY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
     defaultRateLimitPerMinute: Config.Int("GEP_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(1000)),
-    ackWaitMs: Config.Int("GEP_ACK_WAIT_MS").pipe(Config.withDefault(30_000)),
-    telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100))
+    ackWaitMs: Config.Int("GEP_ACK_WAIT_MS").pipe(Config.withDefault(10_000)),
+    telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
+    leaseTtlMs: Config.Int("GEP_LEASE_TTL_MS").pipe(Config.withDefault(5_000))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

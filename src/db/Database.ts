@@ -58,3 +58,11 @@ export class Database extends Context.Service<Database, DatabaseShape>()("app/db
 /** A jsonb parameter (postgres.js would otherwise send a JS string as a JSON string literal). */
 export const jsonb = (sql: Sql | Tx, value: unknown) =>
   value === null || value === undefined ? null : sql.json(value as postgres.JSONValue)
+
+/** Failures worth retrying forever (the database or network is away) rather than counting toward dead-lettering. */
+export const isInfrastructureFailure = (e: unknown): boolean => {
+  const code = String((e as { code?: unknown })?.code ?? "")
+  if (/^(08|53|57|58)/.test(code)) return true // connection, resources, operator intervention, system
+  return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED",
+    "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ENOTFOUND"].includes(code)
+}

@@ -1,5 +1,6 @@
-import { Cause, Effect, type Types } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Cause, Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { isInfrastructureFailure } from "../db/Database.ts"
 import { errorText, log } from "../observability/log.ts"
 
 const shaped = (status: number, code: string, message: string) =>
@@ -9,7 +10,7 @@ const shaped = (status: number, code: string, message: string) =>
  * Every answer the router produces on its own (unknown route, unsupported media type, an unexpected defect) in the
  * core error shape, so clients parse one format.
  */
-export const CoreErrorShape = HttpRouter.middleware((httpEffect): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled> =>
+export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
   httpEffect.pipe(
     Effect.map((response) =>
       response.status === 415
@@ -25,7 +26,15 @@ export const CoreErrorShape = HttpRouter.middleware((httpEffect): Effect.Effect<
           ? shaped(413, "PAYLOAD_TOO_LARGE", "The request body is too large")
           : shaped(400, "INVALID_REQUEST", "The request could not be read"))
       }
+      if (isInfrastructureFailure(error) || isInfrastructureFailure((error as { cause?: unknown })?.cause)) {
+        // The database (or NATS) is away: a retry later will work, so this is not an internal error.
+        log("warn", "request failed: infrastructure unavailable", { error: errorText(error) })
+        return Effect.succeed(HttpServerResponse.jsonUnsafe(
+          { success: false, error: { message: "Temporarily unavailable; retry after Retry-After seconds", code: "SERVICE_UNAVAILABLE", details: { retry_after_seconds: 2 } } },
+          { status: 503, headers: { "retry-after": "2" } }
+        ))
+      }
       log("error", "unhandled request failure", { error: errorText(Cause.squash(cause)) })
       return Effect.succeed(shaped(500, "INTERNAL_ERROR", "Internal error"))
     })
-  ), { global: true })
+  )

@@ -29,6 +29,7 @@ export const testConfig = (suffix: string, overrides: Partial<AppConfigShape> = 
   defaultRateLimitPerMinute: 100_000,
   ackWaitMs: 2_000,
   telephonyRateLimitPerMinute: 100_000,
+  leaseTtlMs: 3_000,
   ...overrides
 })
 

@@ -1,0 +1,121 @@
+import type { Sql } from "../../src/db/Database.ts"
+import { errorText, log } from "../../src/observability/log.ts"
+import { ownerOf, slotOf } from "./assignment.ts"
+import { acquire, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
+import { type PartitionDeps, PartitionConsumer } from "./PartitionConsumer.ts"
+import type { ActorHandler } from "./types.ts"
+
+export interface OwnershipOptions {
+  readonly workerId: string
+  readonly partitions: number
+  /** A lease not renewed for this long is free to take; also how long a silent worker counts as alive. */
+  readonly leaseTtlMs: number
+  readonly tickMs: number
+}
+
+/**
+ * Shares the partitions of every actor type among the live workers: each worker heartbeats, computes by rendezvous
+ * hashing which partitions are its own, takes their leases (consuming only while it holds one), renews them, and
+ * drains and releases the ones that now belong to another worker. A crashed worker's leases expire after
+ * `leaseTtlMs` and its partitions are taken by the survivors on their next tick.
+ */
+export class PartitionOwnership {
+  private readonly sql: Sql
+  private readonly deps: PartitionDeps
+  private readonly handlers: ReadonlyArray<ActorHandler>
+  private readonly options: OwnershipOptions
+  readonly owned = new Map<string, PartitionConsumer>()
+  private timer: NodeJS.Timeout | undefined
+  private ticking: Promise<void> = Promise.resolve()
+  private stopping = false
+
+  constructor(deps: PartitionDeps, handlers: ReadonlyArray<ActorHandler>, options: OwnershipOptions) {
+    this.sql = deps.sql
+    this.deps = deps
+    this.handlers = handlers
+    this.options = options
+  }
+
+  async start(): Promise<void> {
+    await this.tick()
+    this.schedule()
+  }
+
+  private schedule(): void {
+    if (this.stopping) return
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick().finally(() => this.schedule())
+    }, this.options.tickMs)
+  }
+
+  private lost = (c: PartitionConsumer): void => {
+    const slot = slotOf(c.fence.actor, c.fence.partition)
+    if (this.owned.get(slot) === c) this.owned.delete(slot)
+    void c.stop("abandon")
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopping) return
+    const { workerId, partitions, leaseTtlMs } = this.options
+    try {
+      await heartbeat(this.sql, this.deps.namespace, workerId)
+      const held = await renew(this.sql, [...this.owned.values()].map((c) => c.fence), leaseTtlMs)
+      for (const [slot, c] of this.owned) {
+        if (!held.has(slot)) {
+          log("warn", "lease not renewed; abandoning partition", { slot, worker_id: workerId })
+          this.lost(c)
+        }
+      }
+      const workers = await liveWorkers(this.sql, this.deps.namespace, leaseTtlMs)
+      if (!workers.includes(workerId)) workers.push(workerId)
+      for (const handler of this.handlers) {
+        for (let p = 0; p < partitions && !this.stopping; p++) {
+          const slot = slotOf(handler.actor, p)
+          const mine = ownerOf(slot, workers) === workerId
+          const current = this.owned.get(slot)
+          if (mine && !current) await this.take(handler, p)
+          else if (!mine && current) await this.handOver(slot, current)
+        }
+      }
+    } catch (e) {
+      log("warn", "ownership tick failed", { worker_id: workerId, error: errorText(e) })
+    }
+  }
+
+  private async take(handler: ActorHandler, partition: number): Promise<void> {
+    const fence = await acquire(this.sql, this.deps.namespace, handler.actor, partition, this.options.workerId, this.options.leaseTtlMs)
+    if (!fence) return // still held by its previous owner (draining, or not yet expired): next tick
+    const consumer = new PartitionConsumer(this.deps, handler, fence, this.lost)
+    this.owned.set(slotOf(handler.actor, partition), consumer)
+    try {
+      await consumer.start()
+      log("info", "partition taken", { actor: handler.actor, partition, epoch: fence.epoch, worker_id: this.options.workerId })
+    } catch (e) {
+      this.owned.delete(slotOf(handler.actor, partition))
+      await consumer.stop("abandon")
+      await release(this.sql, fence).catch(() => undefined)
+      throw e
+    }
+  }
+
+  private async handOver(slot: string, consumer: PartitionConsumer): Promise<void> {
+    this.owned.delete(slot)
+    await consumer.stop("drain")
+    await release(this.sql, consumer.fence)
+    log("info", "partition handed over", { slot, worker_id: this.options.workerId })
+  }
+
+  /** Graceful: stop taking, drain and ack what is in flight, release every lease, leave the membership. */
+  async stop(): Promise<void> {
+    this.stopping = true
+    if (this.timer) clearTimeout(this.timer)
+    await this.ticking.catch(() => undefined)
+    const consumers = [...this.owned.values()]
+    this.owned.clear()
+    await Promise.all(consumers.map(async (c) => {
+      await c.stop("drain")
+      await release(this.sql, c.fence).catch(() => undefined)
+    }))
+    await leave(this.sql, this.deps.namespace, this.options.workerId).catch(() => undefined)
+  }
+}

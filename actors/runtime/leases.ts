@@ -1,0 +1,77 @@
+import type { Sql, Tx } from "../../src/db/Database.ts"
+
+export interface Fence {
+  readonly namespace: string
+  readonly actor: string
+  readonly partition: number
+  readonly owner: string
+  readonly epoch: number
+}
+
+/** The lease no longer belongs to this owner and epoch: whatever this transaction did must not commit. */
+export class LeaseLost extends Error {
+  constructor(fence: Fence) {
+    super(`lease of ${fence.actor}/${fence.partition} lost by ${fence.owner} (epoch ${fence.epoch})`)
+    this.name = "LeaseLost"
+  }
+}
+
+export const heartbeat = async (sql: Sql, namespace: string, workerId: string): Promise<void> => {
+  await sql`
+    INSERT INTO worker_heartbeats (namespace, worker_id) VALUES (${namespace}, ${workerId})
+    ON CONFLICT (namespace, worker_id) DO UPDATE SET heartbeat_at = now()`
+}
+
+export const liveWorkers = async (sql: Sql, namespace: string, ttlMs: number): Promise<Array<string>> =>
+  (await sql`
+    SELECT worker_id FROM worker_heartbeats
+    WHERE namespace = ${namespace} AND heartbeat_at > now() - make_interval(secs => ${ttlMs / 1000})
+    ORDER BY worker_id`).map((r) => r.worker_id as string)
+
+export const leave = async (sql: Sql, namespace: string, workerId: string): Promise<void> => {
+  await sql`DELETE FROM worker_heartbeats WHERE namespace = ${namespace} AND worker_id = ${workerId}`
+}
+
+/** Takes the lease when it is free, expired, or already ours: a new epoch either way. */
+export const acquire = async (sql: Sql, namespace: string, actor: string, partition: number, owner: string, ttlMs: number): Promise<Fence | undefined> => {
+  await sql`INSERT INTO partition_leases (namespace, actor, partition) VALUES (${namespace}, ${actor}, ${partition}) ON CONFLICT DO NOTHING`
+  const [row] = await sql`
+    UPDATE partition_leases SET owner = ${owner}, epoch = epoch + 1, expires_at = now() + make_interval(secs => ${ttlMs / 1000})
+    WHERE namespace = ${namespace} AND actor = ${actor} AND partition = ${partition}
+      AND (owner IS NULL OR owner = ${owner} OR expires_at < now())
+    RETURNING epoch`
+  return row ? { namespace, actor, partition, owner, epoch: Number(row.epoch) } : undefined
+}
+
+/** Extends every lease this owner holds at its epoch; returns the ones still held. */
+export const renew = async (sql: Sql, fences: ReadonlyArray<Fence>, ttlMs: number): Promise<Set<string>> => {
+  if (fences.length === 0) return new Set()
+  const rows = await sql`
+    UPDATE partition_leases l SET expires_at = now() + make_interval(secs => ${ttlMs / 1000})
+    FROM (SELECT * FROM unnest(${fences.map((f) => f.actor)}::text[], ${fences.map((f) => f.partition)}::int[],
+      ${fences.map((f) => f.epoch)}::bigint[]) AS x(actor, partition, epoch)) x
+    WHERE l.namespace = ${fences[0]!.namespace} AND l.actor = x.actor AND l.partition = x.partition
+      AND l.epoch = x.epoch AND l.owner = ${fences[0]!.owner} AND l.expires_at > now()
+    RETURNING l.actor, l.partition`
+  return new Set(rows.map((r) => `${r.actor}/${r.partition}`))
+}
+
+export const release = async (sql: Sql, fence: Fence): Promise<void> => {
+  await sql`
+    UPDATE partition_leases SET owner = NULL, expires_at = '-infinity'
+    WHERE namespace = ${fence.namespace} AND actor = ${fence.actor} AND partition = ${fence.partition}
+      AND owner = ${fence.owner} AND epoch = ${fence.epoch}`
+}
+
+/**
+ * Inside the state transaction: the lease must still be this owner's at this epoch. FOR SHARE makes a concurrent
+ * takeover wait for this transaction, so a commit and a takeover are ordered, never interleaved.
+ */
+export const checkFence = async (tx: Tx, fence: Fence): Promise<void> => {
+  const rows = await tx`
+    SELECT 1 FROM partition_leases
+    WHERE namespace = ${fence.namespace} AND actor = ${fence.actor} AND partition = ${fence.partition}
+      AND owner = ${fence.owner} AND epoch = ${fence.epoch} AND expires_at > now()
+    FOR SHARE`
+  if (rows.length === 0) throw new LeaseLost(fence)
+}

@@ -1,0 +1,53 @@
+import { phone } from "../support/fixtures.ts"
+import { post } from "../support/platform.ts"
+
+export const FULL = process.env.CHAOS_SIZE === "full"
+
+export interface LoadResult {
+  /** The value of the last update answered 2xx, per reservation id. */
+  readonly lastAcked: Map<string, number>
+  readonly answered2xx: number
+  readonly answered503: number
+  readonly other: Array<number>
+}
+
+/**
+ * `total` upserts over `ids` reservation ids: each id's updates are sent one after another, each carrying an
+ * increasing `amount`; ids run concurrently. A 503 is retried as the API says (same body, after a short wait), so
+ * every update is eventually acknowledged and the last one sent is the last one acknowledged.
+ */
+export const runLoad = async (baseUrl: string, key: string, hotelCode: string, opts: { ids: number; total: number; concurrency: number; prefix: string }): Promise<LoadResult> => {
+  const perId = Math.ceil(opts.total / opts.ids)
+  const lastAcked = new Map<string, number>()
+  let answered2xx = 0
+  let answered503 = 0
+  const other: Array<number> = []
+  let next = 0
+  const worker = async () => {
+    for (;;) {
+      const i = next++
+      if (i >= opts.ids) return
+      const id = `${opts.prefix}-${i}`
+      for (let v = 1; v <= perId; v++) {
+        const body = {
+          reservation_id: id, hotel_code: hotelCode, check_in: "2026-12-01", check_out: "2026-12-03", amount: v,
+          guests: [{ first_name: "Chaos", phone: phone(500_000 + i), email: `chaos${i}@gmail.com`, is_holder: true }, { first_name: "Shared", phone: phone(9_999) }]
+        }
+        for (let attempt = 0; ; attempt++) {
+          const res = await post(baseUrl, "/api/v1/reservations", key, body).catch(() => ({ status: 0 }) as { status: number })
+          if (res.status === 200 || res.status === 201) {
+            answered2xx++
+            lastAcked.set(id, v)
+            break
+          }
+          if (res.status === 503 || res.status === 0) answered503++
+          else other.push(res.status)
+          if (attempt > 200) throw new Error(`update ${id}#${v} never acknowledged (last status ${res.status})`)
+          await new Promise((r) => setTimeout(r, 100 + Math.random() * 200))
+        }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: opts.concurrency }, worker))
+  return { lastAcked, answered2xx, answered503, other }
+}
