@@ -8,7 +8,9 @@ WORKDIR /app
 # Dependencies first, so that source changes do not invalidate the npm layer.
 # (The npm package "node" in dependencies pins Node 24 on machines whose system Node is
 # older; here the system node is already 24 and is the one on PATH.)
+# patches/ is applied by the postinstall script (patch-package): a guard for a postgres.js crash on closed sockets.
 COPY package.json package-lock.json .npmrc ./
+COPY patches ./patches
 RUN npm ci --omit=dev && npm cache clean --force
 
 # One COPY per directory: COPY a b ./ would flatten their contents into /app.

@@ -36,9 +36,9 @@ export class PartitionOwnership {
     this.options = options
   }
 
-  async start(): Promise<void> {
-    await this.tick()
-    this.schedule()
+  /** Starts the ownership loop; partitions are taken over the next ticks (readiness does not wait for them). */
+  start(): void {
+    this.ticking = this.tick().finally(() => this.schedule())
   }
 
   private schedule(): void {

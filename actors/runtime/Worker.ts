@@ -58,9 +58,9 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     ]
     yield* Effect.acquireRelease(
       Effect.promise(async () => {
-        await ownership.start()
+        ownership.start()
         relay.start()
-        log("info", "worker started", { worker_id: workerId, partitions: ownership.owned.size })
+        log("info", "worker started", { worker_id: workerId })
       }),
       () => Effect.promise(async () => {
         relay.stop()

@@ -32,27 +32,43 @@ export const leave = async (sql: Sql, namespace: string, workerId: string): Prom
   await sql`DELETE FROM worker_heartbeats WHERE namespace = ${namespace} AND worker_id = ${workerId}`
 }
 
+/**
+ * Lease statements wait at most this long for a row lock: a lease row is share-locked by the owner's in-flight
+ * transactions, and a frozen owner's are ended by the server only after idle_in_transaction_session_timeout. The
+ * ownership loop tries again on its next tick instead of hanging on one partition.
+ */
+const withLockTimeout = <A>(sql: Sql, f: (tx: Tx) => Promise<A>): Promise<A> =>
+  sql.begin(async (tx) => {
+    await tx`SET LOCAL lock_timeout = '1s'`
+    return f(tx)
+  }) as Promise<A>
+
+const isLockTimeout = (e: unknown) => (e as { code?: string })?.code === "55P03"
+
 /** Takes the lease when it is free, expired, or already ours: a new epoch either way. */
 export const acquire = async (sql: Sql, namespace: string, actor: string, partition: number, owner: string, ttlMs: number): Promise<Fence | undefined> => {
   await sql`INSERT INTO partition_leases (namespace, actor, partition) VALUES (${namespace}, ${actor}, ${partition}) ON CONFLICT DO NOTHING`
-  const [row] = await sql`
+  const [row] = await withLockTimeout(sql, (tx) => tx`
     UPDATE partition_leases SET owner = ${owner}, epoch = epoch + 1, expires_at = now() + make_interval(secs => ${ttlMs / 1000})
     WHERE namespace = ${namespace} AND actor = ${actor} AND partition = ${partition}
       AND (owner IS NULL OR owner = ${owner} OR expires_at < now())
-    RETURNING epoch`
+    RETURNING epoch`).catch((e) => {
+    if (isLockTimeout(e)) return []
+    throw e
+  })
   return row ? { namespace, actor, partition, owner, epoch: Number(row.epoch) } : undefined
 }
 
 /** Extends every lease this owner holds at its epoch; returns the ones still held. */
 export const renew = async (sql: Sql, fences: ReadonlyArray<Fence>, ttlMs: number): Promise<Set<string>> => {
   if (fences.length === 0) return new Set()
-  const rows = await sql`
+  const rows = await withLockTimeout(sql, (tx) => tx`
     UPDATE partition_leases l SET expires_at = now() + make_interval(secs => ${ttlMs / 1000})
     FROM (SELECT * FROM unnest(${fences.map((f) => f.actor)}::text[], ${fences.map((f) => f.partition)}::int[],
       ${fences.map((f) => f.epoch)}::bigint[]) AS x(actor, partition, epoch)) x
     WHERE l.namespace = ${fences[0]!.namespace} AND l.actor = x.actor AND l.partition = x.partition
       AND l.epoch = x.epoch AND l.owner = ${fences[0]!.owner} AND l.expires_at > now()
-    RETURNING l.actor, l.partition`
+    RETURNING l.actor, l.partition`)
   return new Set(rows.map((r) => `${r.actor}/${r.partition}`))
 }
 

@@ -19,6 +19,8 @@ export interface AppConfigShape {
   readonly telephonyRateLimitPerMinute: number
   /** A worker's partition lease lasts this long unless renewed; a crashed worker's partitions move after it. */
   readonly leaseTtlMs: number
+  /** PostgreSQL connections per process. */
+  readonly dbPoolSize: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
@@ -33,7 +35,8 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     defaultRateLimitPerMinute: Config.Int("GEP_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(1000)),
     ackWaitMs: Config.Int("GEP_ACK_WAIT_MS").pipe(Config.withDefault(10_000)),
     telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
-    leaseTtlMs: Config.Int("GEP_LEASE_TTL_MS").pipe(Config.withDefault(5_000))
+    leaseTtlMs: Config.Int("GEP_LEASE_TTL_MS").pipe(Config.withDefault(5_000)),
+    dbPoolSize: Config.Int("GEP_DB_POOL_SIZE").pipe(Config.withDefault(20))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

@@ -31,7 +31,12 @@ export const runTransaction = async <A>(sql: Sql, f: (tx: Tx) => Promise<A>): Pr
 }
 
 export const connect = (url: string, max = 20): Sql =>
-  postgres(url, { max, onnotice: () => {}, idle_timeout: 30, connect_timeout: 5 })
+  postgres(url, {
+    max, onnotice: () => {}, idle_timeout: 30, connect_timeout: 5,
+    // A process paused or cut off in the middle of a transaction must not hold its locks (the partition lease row
+    // among them) for long: the server ends such a session and a new owner can take over.
+    connection: { idle_in_transaction_session_timeout: 5_000 }
+  })
 
 export class Database extends Context.Service<Database, DatabaseShape>()("app/db/Database") {
   static readonly make = (url: string, max?: number) =>
@@ -50,7 +55,7 @@ export class Database extends Context.Service<Database, DatabaseShape>()("app/db
     Database,
     Effect.gen(function*() {
       const config = yield* AppConfig
-      return yield* Database.make(config.databaseUrl)
+      return yield* Database.make(config.databaseUrl, config.dbPoolSize)
     })
   )
 }

@@ -30,6 +30,8 @@ export const testConfig = (suffix: string, overrides: Partial<AppConfigShape> = 
   ackWaitMs: 2_000,
   telephonyRateLimitPerMinute: 100_000,
   leaseTtlMs: 3_000,
+  // Several platforms, spawned workers and the test's own clients share one PostgreSQL (max_connections 100).
+  dbPoolSize: 6,
   ...overrides
 })
 
@@ -54,7 +56,7 @@ export const startPlatform = async (
 }
 
 /** Direct access to the run's database, for assertions. */
-export const testSql = () => postgres(inject("databaseUrl"), { max: 4, onnotice: () => {} })
+export const testSql = () => postgres(inject("databaseUrl"), { max: 2, onnotice: () => {} })
 
 const tenancyRuntime = () =>
   ManagedRuntime.make(

@@ -24,6 +24,7 @@ export const spawnWorker = async (config: AppConfigShape, env: Record<string, st
       GEP_PARTITIONS: String(config.partitions),
       GEP_ACK_WAIT_MS: String(config.ackWaitMs),
       GEP_LEASE_TTL_MS: String(config.leaseTtlMs),
+      GEP_DB_POOL_SIZE: String(config.dbPoolSize),
       PORT: String(port),
       GEP_LOG_LEVEL: "info",
       ...env
