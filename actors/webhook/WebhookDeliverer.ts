@@ -1,0 +1,73 @@
+import { Context, Effect, Layer, Redacted } from "effect"
+import { AppConfig } from "../../src/config/AppConfig.ts"
+import { Database } from "../../src/db/Database.ts"
+import { errorText, log } from "../../src/observability/log.ts"
+import { WebhookConfig } from "../../src/webhooks/WebhookConfig.ts"
+import { Nats } from "../../streams/Nats.ts"
+import { OutboxRelay } from "../runtime/OutboxRelay.ts"
+import { deliverOne } from "./attempt.ts"
+import { runDateScan, type DateScanResult } from "./dateScan.ts"
+import { purgeDeliveryLog } from "./deliveryLog.ts"
+import { FanOut } from "./FanOut.ts"
+import { SubscriptionChannels } from "./SubscriptionChannels.ts"
+
+const CHANNEL_SYNC_MS = 5_000
+const PURGE_EVERY_MS = 3_600_000
+
+export interface WebhookDelivererShape {
+  /** The date scan at `now` (the periodic timer calls it with the clock). */
+  readonly scan: (now: Date, options?: { waitForLock?: boolean }) => Promise<DateScanResult>
+  readonly channels: () => number
+}
+
+/**
+ * The worker side of outbound webhooks: fan-out of outbox webhook commands, one delivery channel per subscription,
+ * the reservation date scan (every GEP_WEBHOOK_DATE_SCAN_INTERVAL_MS, a singleton across workers through an advisory
+ * lock) and the hourly purge of delivery-log rows older than 14 days.
+ */
+export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookDelivererShape>()("app/webhooks/WebhookDeliverer") {
+  static readonly layer = Layer.effect(WebhookDeliverer, Effect.gen(function*() {
+    const config = yield* AppConfig
+    const webhook = yield* WebhookConfig
+    const { sql } = yield* Database
+    const { js, jsm } = yield* Nats
+    const relay = new OutboxRelay(sql, js)
+    const deps = {
+      sql,
+      encryptionKey: () => Redacted.value(webhook.encryptionKey),
+      allowLoopback: webhook.allowLoopback,
+      timeoutMs: webhook.attemptTimeoutMs
+    }
+    const channels = new SubscriptionChannels({
+      sql, js, jsm, namespace: config.namespace,
+      ackWaitMs: webhook.attemptTimeoutMs + 30_000,
+      handle: (m) => deliverOne(deps, m)
+    })
+    const fanOut = new FanOut({ sql, js, namespace: config.namespace, attach: (id) => channels.attach(id) })
+    const scan = (now: Date, options?: { waitForLock?: boolean }) =>
+      runDateScan({ sql, namespace: config.namespace, publish: (m) => relay.publish(m) }, now, options)
+    const timers: Array<NodeJS.Timeout> = []
+    const every = (ms: number, task: () => Promise<unknown>, name: string) => {
+      const t = setInterval(() => void task().catch((e) => log("warn", `${name} failed`, { error: errorText(e) })), ms)
+      t.unref()
+      timers.push(t)
+    }
+
+    yield* Effect.acquireRelease(
+      Effect.promise(async () => {
+        await channels.start(CHANNEL_SYNC_MS)
+        await fanOut.start()
+        every(webhook.dateScanIntervalMs, () => scan(new Date()), "webhook date scan")
+        every(PURGE_EVERY_MS, () => purgeDeliveryLog(sql), "webhook delivery log purge")
+        log("info", "webhook deliverer started", { subscriptions: channels.size })
+      }),
+      () => Effect.promise(async () => {
+        timers.forEach(clearInterval)
+        await fanOut.stop()
+        await channels.stop()
+        log("info", "webhook deliverer stopped")
+      })
+    )
+    return WebhookDeliverer.of({ scan, channels: () => channels.size })
+  }))
+}

@@ -1,0 +1,79 @@
+import { DefaultRetryPolicy, type CreateWebhookRequest, type UpdateWebhookRequest } from "../../schemas/webhooks.ts"
+import { checkHost, parseTargetUrl, policyFor, type Resolver } from "./destination.ts"
+import type { SubscriptionFields, SubscriptionRow } from "./repository.ts"
+
+/** An answer the handler returns as is: status and core-shaped body. */
+export interface Refusal {
+  readonly status: number
+  readonly body: { success: false; error: { message: string; code: string; details: Record<string, Array<string>> } }
+}
+
+export const refusal = (status: number, code: string, message: string, details: Record<string, Array<string>> = {}): Refusal =>
+  ({ status, body: { success: false, error: { message, code, details } } })
+
+/**
+ * A subscription URL, checked as the deliverer will reach it: syntax and scheme (400), then every address its host
+ * resolves to now (422 URL_NOT_ALLOWED). Delivery checks again at connect time: DNS may change after creation.
+ */
+export const checkSubscriptionUrl = async (raw: string, allowLoopback: boolean, resolve?: Resolver): Promise<Refusal | undefined> => {
+  const parsed = parseTargetUrl(raw, allowLoopback)
+  if (!parsed.ok) return refusal(400, "VALIDATION_ERROR", `Invalid request: url ${parsed.problem}`, { url: [parsed.problem] })
+  const host = await checkHost(parsed.url.hostname, policyFor(parsed.url, allowLoopback), resolve)
+  if (!host.ok) {
+    const message = `is not allowed: ${host.reason}`
+    return refusal(422, "URL_NOT_ALLOWED", `The webhook url ${message}`, { url: [message] })
+  }
+  return undefined
+}
+
+const backoffProblem = (f: SubscriptionFields): Refusal | undefined =>
+  f.max_backoff_seconds < f.initial_backoff_seconds
+    ? refusal(400, "VALIDATION_ERROR", "Invalid request: retry_policy.max_backoff_seconds must not be less than initial_backoff_seconds", {
+      "retry_policy.max_backoff_seconds": ["must not be less than initial_backoff_seconds"]
+    })
+    : undefined
+
+export const fieldsForCreate = (r: CreateWebhookRequest): SubscriptionFields | Refusal => {
+  const fields: SubscriptionFields = {
+    url: r.url,
+    event_types: r.event_types,
+    headers: r.headers ?? {},
+    enabled: r.enabled ?? true,
+    disabled_reason: null,
+    description: r.description ?? null,
+    max_attempts: r.retry_policy?.max_attempts ?? DefaultRetryPolicy.max_attempts,
+    initial_backoff_seconds: r.retry_policy?.initial_backoff_seconds ?? DefaultRetryPolicy.initial_backoff_seconds,
+    max_backoff_seconds: r.retry_policy?.max_backoff_seconds ?? DefaultRetryPolicy.max_backoff_seconds
+  }
+  return backoffProblem(fields) ?? fields
+}
+
+/** Fields sent replace stored ones; re-enabling clears the reason the platform disabled it for. */
+export const fieldsForUpdate = (row: SubscriptionRow, r: UpdateWebhookRequest): SubscriptionFields | Refusal => {
+  const enabled = r.enabled ?? row.enabled
+  const fields: SubscriptionFields = {
+    url: r.url ?? row.url,
+    event_types: r.event_types ?? row.event_types,
+    headers: r.headers ?? row.headers,
+    enabled,
+    disabled_reason: enabled ? null : r.enabled === false ? null : row.disabled_reason,
+    description: r.description !== undefined ? r.description : row.description,
+    max_attempts: r.retry_policy?.max_attempts ?? row.max_attempts,
+    initial_backoff_seconds: r.retry_policy?.initial_backoff_seconds ?? row.initial_backoff_seconds,
+    max_backoff_seconds: r.retry_policy?.max_backoff_seconds ?? row.max_backoff_seconds
+  }
+  return backoffProblem(fields) ?? fields
+}
+
+export const isRefusal = (x: unknown): x is Refusal =>
+  typeof x === "object" && x !== null && "status" in x && "body" in x
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const isUuid = (s: string) => UUID.test(s)
+
+/** Delivery-log cursors: the last row's sequence number, opaque to clients (base64url). */
+export const encodeCursor = (seq: string) => Buffer.from(`d:${seq}`, "utf8").toString("base64url")
+export const decodeCursor = (cursor: string): string | undefined => {
+  const m = /^d:(\d{1,19})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"))
+  return m?.[1]
+}
