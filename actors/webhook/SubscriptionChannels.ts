@@ -71,10 +71,12 @@ export class SubscriptionChannels {
       const id = subscriptionIdOf(namespace, c.name)
       if (id) consumerIds.push(id)
     }
-    if (consumerIds.length === 0) return
-    const rows = await sql`SELECT id FROM webhook_subscriptions WHERE id = ANY(${consumerIds}::uuid[])`
+    // Channels of this process whose consumer another worker removed are looked at too, so they get stopped.
+    const ids = [...new Set([...consumerIds, ...this.channels.keys()])]
+    if (ids.length === 0) return
+    const rows = await sql`SELECT id FROM webhook_subscriptions WHERE id = ANY(${ids}::uuid[])`
     const live = new Set(rows.map((r) => r.id as string))
-    for (const id of consumerIds) {
+    for (const id of ids) {
       if (this.stopped) return
       if (live.has(id)) {
         await this.attach(id)

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { jetstreamManager } from "@nats-io/jetstream"
+import { connect } from "@nats-io/transport-node"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { deliverySubject, subscriptionConsumer, webhookStream } from "../../streams/webhookTopology.ts"
 import { makeCertificate, startReceiver, type Receiver } from "../support/httpsReceiver.ts"
 import { createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { spawnWorker, type WorkerProcess } from "../support/processes.ts"
@@ -159,6 +162,28 @@ describe("webhook delivery to a real HTTPS receiver", () => {
     }, 15_000)
     for (const d of timedOut) expect(d).toMatchObject({ outcome: "failed", error: "timed out after 2000 ms", next_attempt_at: null })
   }, 30_000)
+
+  it("removes a deleted subscription's consumer and its queued retries", async () => {
+    const { tenant, sub } = await setup("/deleted", { retry_policy: { max_attempts: 5, initial_backoff_seconds: 60 } })
+    receiver.respond("/deleted", () => 503)
+    await newGuestReservation(ingress.baseUrl, tenant)
+    await receiver.waitFor("/deleted", 1)
+    const nc = await connect({ servers: ingress.config.natsUrl })
+    try {
+      const jsm = await jetstreamManager(nc)
+      const stream = webhookStream(ingress.config.namespace)
+      const pending = async () => (await jsm.streams.info(stream, { subjects_filter: deliverySubject(ingress.config.namespace, sub.id) })).state.subjects?.[deliverySubject(ingress.config.namespace, sub.id)] ?? 0
+      expect(await pending()).toBe(1) // waiting a minute for its retry
+      expect((await request(ingress.baseUrl, "DELETE", `/api/v1/webhooks/${sub.id}`, { key: tenant.live_key })).status).toBe(200)
+      await eventually("consumer removed", async () => {
+        const gone = await jsm.consumers.info(stream, subscriptionConsumer(ingress.config.namespace, sub.id)).then(() => false, () => true)
+        return gone ? true : undefined
+      }, 12_000)
+      expect(await pending()).toBe(0)
+    } finally {
+      await nc.close()
+    }
+  }, 20_000)
 
   it("every request received verifies, and no secret ever appears in the worker's log lines", () => {
     expect(receiver.received.length).toBeGreaterThan(10)
