@@ -102,7 +102,8 @@ describe("webhook subscriptions API", () => {
     const sub = (await create(valid())).body.data
     // Positions that cross a power of ten (e.g. 98 .. 102): pages must follow numbers, not their text.
     const [{ n }] = await sql`SELECT nextval('webhook_deliveries_seq_seq')::bigint AS n` as unknown as [{ n: string }]
-    await sql`SELECT setval('webhook_deliveries_seq_seq', ${10 ** n.length - 3})`
+    // Forward by a factor of ten, far past what other files insert meanwhile: never a position used twice.
+    await sql`SELECT setval('webhook_deliveries_seq_seq', ${10 ** (n.length + 1) - 3})`
     for (let i = 1; i <= 5; i++) {
       await sql`INSERT INTO webhook_deliveries (id, subscription_id, tenant_id, sandbox, event_id, event_type, attempt, outcome, duration_ms)
         VALUES (gen_random_uuid(), ${sub.id}, ${tenant.tenant_id}, false, ${`e${i}`}, 'contact.created', 1, 'succeeded', ${i})`
