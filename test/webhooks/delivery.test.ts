@@ -71,6 +71,17 @@ describe("webhook delivery to a real HTTPS receiver", () => {
       return page.data.length > 0 ? page : undefined
     })
     expect(log.data[0]).toMatchObject({ id: r!.headers["x-webhook-delivery"], attempt: 1, outcome: "succeeded", response_status: 200 })
+
+    // Sandbox events go to sandbox subscriptions only, and live events never to them.
+    const sandbox = await subscribe(ingress.baseUrl, tenant.test_key, { url: receiver.url("/basic-sandbox"), event_types: ["contact.created"] })
+    secrets.set("/basic-sandbox", sandbox.secret)
+    const sandboxGuest = await newGuestReservation(ingress.baseUrl, tenant, tenant.test_key)
+    const [s] = await receiver.waitFor("/basic-sandbox", 1)
+    expect(JSON.parse(s!.raw.toString("utf8")).data.contact.id).toBe(sandboxGuest.contactId)
+    await newGuestReservation(ingress.baseUrl, tenant)
+    await receiver.waitFor("/basic", 2)
+    await new Promise((r) => setTimeout(r, 300))
+    expect([receiver.on("/basic").length, receiver.on("/basic-sandbox").length]).toEqual([2, 1])
   })
 
   it("retries a receiver failing three times with growing waits; it gets the event once, with the same body", async () => {
