@@ -23,7 +23,8 @@
 set -euo pipefail
 
 ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)"
-DATA="$ROOT/.data"
+# GEP_SERVICES_DATA moves the local servers' data elsewhere (fault tests run a throwaway PostgreSQL there).
+DATA="${GEP_SERVICES_DATA:-$ROOT/.data}"
 STARTED="$DATA/started"
 NATS_PIDFILE="$DATA/nats.pid"
 NATS_LOG="$DATA/nats.log"
@@ -690,6 +691,12 @@ case ${1:-} in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
+  pg-stop)
+    # Stops the local PostgreSQL this script started (fault tests); `up` starts it again.
+    parse_db_url
+    take_lock
+    if was_started postgres; then stop_postgres; else die "pg-stop: services.sh did not start PostgreSQL here"; fi
+    ;;
   cluster-up) cmd_cluster_up ;;
   cluster-down) cmd_cluster_down ;;
   cluster-status) cmd_cluster_status ;;

@@ -26,7 +26,9 @@ export class PartitionOwnership {
   private readonly options: OwnershipOptions
   readonly owned = new Map<string, PartitionConsumer>()
   private timer: NodeJS.Timeout | undefined
+  private renewTimer: NodeJS.Timeout | undefined
   private ticking: Promise<void> = Promise.resolve()
+  private renewing: Promise<void> = Promise.resolve()
   private stopping = false
 
   constructor(deps: PartitionDeps, handlers: ReadonlyArray<ActorHandler>, options: OwnershipOptions) {
@@ -36,8 +38,13 @@ export class PartitionOwnership {
     this.options = options
   }
 
-  /** Starts the ownership loop; partitions are taken over the next ticks (readiness does not wait for them). */
+  /**
+   * Starts two loops: renewal (heartbeat + lease renewal, every third of the TTL) and balancing (take and hand over
+   * partitions). They are separate so a slow takeover (NATS or PostgreSQL struggling) never delays renewals and
+   * costs the partitions already held. Readiness does not wait for partitions.
+   */
   start(): void {
+    this.renewing = this.renewAll().finally(() => this.scheduleRenew())
     this.ticking = this.tick().finally(() => this.schedule())
   }
 
@@ -46,6 +53,32 @@ export class PartitionOwnership {
     this.timer = setTimeout(() => {
       this.ticking = this.tick().finally(() => this.schedule())
     }, this.options.tickMs)
+  }
+
+  private scheduleRenew(): void {
+    if (this.stopping) return
+    this.renewTimer = setTimeout(() => {
+      this.renewing = this.renewAll().finally(() => this.scheduleRenew())
+    }, Math.max(100, Math.floor(this.options.leaseTtlMs / 3)))
+  }
+
+  private async renewAll(): Promise<void> {
+    if (this.stopping) return
+    const { workerId, leaseTtlMs } = this.options
+    try {
+      await heartbeat(this.sql, this.deps.namespace, workerId)
+      const consumers = [...this.owned.values()]
+      const held = await renew(this.sql, consumers.map((c) => c.fence), leaseTtlMs)
+      for (const c of consumers) {
+        const slot = slotOf(c.fence.actor, c.fence.partition)
+        if (!held.has(slot) && this.owned.get(slot) === c) {
+          log("warn", "lease not renewed; abandoning partition", { slot, worker_id: workerId })
+          this.lost(c)
+        }
+      }
+    } catch (e) {
+      log("warn", "lease renewal failed", { worker_id: workerId, error: errorText(e) })
+    }
   }
 
   private lost = (c: PartitionConsumer): void => {
@@ -58,14 +91,6 @@ export class PartitionOwnership {
     if (this.stopping) return
     const { workerId, partitions, leaseTtlMs } = this.options
     try {
-      await heartbeat(this.sql, this.deps.namespace, workerId)
-      const held = await renew(this.sql, [...this.owned.values()].map((c) => c.fence), leaseTtlMs)
-      for (const [slot, c] of this.owned) {
-        if (!held.has(slot)) {
-          log("warn", "lease not renewed; abandoning partition", { slot, worker_id: workerId })
-          this.lost(c)
-        }
-      }
       const workers = await liveWorkers(this.sql, this.deps.namespace, leaseTtlMs)
       if (!workers.includes(workerId)) workers.push(workerId)
       for (const handler of this.handlers) {
@@ -73,8 +98,12 @@ export class PartitionOwnership {
           const slot = slotOf(handler.actor, p)
           const mine = ownerOf(slot, workers) === workerId
           const current = this.owned.get(slot)
-          if (mine && !current) await this.take(handler, p)
-          else if (!mine && current) await this.handOver(slot, current)
+          try {
+            if (mine && !current) await this.take(handler, p)
+            else if (!mine && current) await this.handOver(slot, current)
+          } catch (e) {
+            log("warn", "partition move failed; retried next tick", { slot, worker_id: workerId, error: errorText(e) })
+          }
         }
       }
     } catch (e) {
@@ -109,7 +138,8 @@ export class PartitionOwnership {
   async stop(): Promise<void> {
     this.stopping = true
     if (this.timer) clearTimeout(this.timer)
-    await this.ticking.catch(() => undefined)
+    if (this.renewTimer) clearTimeout(this.renewTimer)
+    await Promise.all([this.ticking.catch(() => undefined), this.renewing.catch(() => undefined)])
     const consumers = [...this.owned.values()]
     this.owned.clear()
     await Promise.all(consumers.map(async (c) => {

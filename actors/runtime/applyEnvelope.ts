@@ -16,7 +16,6 @@ export interface Outcome {
  */
 export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelope, ctx: ActorContext, fence?: Fence): Promise<Outcome> =>
   runTransaction(sql, async (tx) => {
-    if (fence !== undefined) await checkFence(tx, fence)
     const seen = await tx`SELECT reply FROM inbox WHERE envelope_id = ${envelope.id}`
     if (seen.length > 0) {
       return { reply: decode<Applied["reply"]>(seen[0]!.reply as Uint8Array), outbox: [], duplicate: true }
@@ -35,6 +34,9 @@ export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelop
       }))
       await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
     }
+    // Last, just before commit: the share lock on the lease row is held only for the commit itself, so hot rows
+    // waited on above never delay lease renewals; a takeover still waits for this commit or sees it fail.
+    if (fence !== undefined) await checkFence(tx, fence)
     return { reply: applied.reply, outbox: applied.outbox, duplicate: false }
   })
 

@@ -9,6 +9,8 @@ export interface LoadResult {
   readonly answered2xx: number
   readonly answered503: number
   readonly other: Array<number>
+  /** 503 answers that came without a Retry-After header (must stay 0). */
+  readonly missingRetryAfter: number
 }
 
 /**
@@ -21,6 +23,7 @@ export const runLoad = async (baseUrl: string, key: string, hotelCode: string, o
   const lastAcked = new Map<string, number>()
   let answered2xx = 0
   let answered503 = 0
+  let missingRetryAfter = 0
   const other: Array<number> = []
   let next = 0
   const worker = async () => {
@@ -34,12 +37,13 @@ export const runLoad = async (baseUrl: string, key: string, hotelCode: string, o
           guests: [{ first_name: "Chaos", phone: phone(500_000 + i), email: `chaos${i}@gmail.com`, is_holder: true }, { first_name: "Shared", phone: phone(9_999) }]
         }
         for (let attempt = 0; ; attempt++) {
-          const res = await post(baseUrl, "/api/v1/reservations", key, body).catch(() => ({ status: 0 }) as { status: number })
+          const res = await post(baseUrl, "/api/v1/reservations", key, body).catch(() => ({ status: 0, headers: new Headers() }))
           if (res.status === 200 || res.status === 201) {
             answered2xx++
             lastAcked.set(id, v)
             break
           }
+          if (res.status === 503 && !res.headers.get("retry-after")) missingRetryAfter++
           if (res.status === 503 || res.status === 0) answered503++
           else other.push(res.status)
           if (attempt > 200) throw new Error(`update ${id}#${v} never acknowledged (last status ${res.status})`)
@@ -49,5 +53,5 @@ export const runLoad = async (baseUrl: string, key: string, hotelCode: string, o
     }
   }
   await Promise.all(Array.from({ length: opts.concurrency }, worker))
-  return { lastAcked, answered2xx, answered503, other }
+  return { lastAcked, answered2xx, answered503, other, missingRetryAfter }
 }
