@@ -4,17 +4,23 @@ import { RateLimiter } from "../../src/auth/RateLimiter.ts"
 import { generateKey, hasScope, hashKey, looksLikeKey } from "../../src/auth/keys.ts"
 
 describe("RateLimiter", () => {
-  it.effect("allows the limit as a burst, then refuses with Retry-After until a token refills", () =>
+  it.effect("allows the limit within a minute, then refuses with Retry-After; other buckets are separate", () =>
     Effect.gen(function*() {
-      let now = 0
-      const limiter = RateLimiter.make(() => now)
+      let now = 120_000 // the start of a window
+      const limiter = RateLimiter.local(() => now)
       const takes = []
       for (let i = 0; i < 61; i++) takes.push(yield* limiter.take("k", 60))
       expect(takes.filter((t) => t.allowed).length).toBe(60)
-      expect(takes[60]).toMatchObject({ allowed: false, retryAfter: 1, remaining: 0 })
-      now += 1_000
-      expect((yield* limiter.take("k", 60)).allowed).toBe(true)
+      expect(takes[59]).toMatchObject({ allowed: true, remaining: 0 })
+      expect(takes[60]).toMatchObject({ allowed: false, remaining: 0, retryAfter: 60 })
       expect((yield* limiter.take("other", 60)).allowed).toBe(true)
+      // One minute later the previous window still weighs almost fully; it fades over the next minute.
+      now += 60_000
+      expect((yield* limiter.take("k", 60)).allowed).toBe(false)
+      now += 30_000
+      const half = []
+      for (let i = 0; i < 40; i++) half.push(yield* limiter.take("k", 60))
+      expect(half.filter((t) => t.allowed).length).toBe(30)
     }))
 })
 
