@@ -1,0 +1,443 @@
+/**
+ * `npm run bench` — the platform's benchmark on this machine (issue 6, item 6).
+ *
+ *   npm run bench                      full run: 1,000,000 reservations in the memory part (many minutes)
+ *   npm run bench -- --quick           small sizes for development (BENCH_QUICK=1 does the same)
+ *
+ * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
+ * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
+ * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
+ * BENCH_ONLY=raw,single,batch,rates,profile,long,explain (a subset of phases), NATS_URL, DATABASE_URL.
+ *
+ * Writes test/bench/results/latest.json and latest.md, plus copies named by the run's timestamp. Creates its own
+ * database (gep_bench_<run>) and namespace (bench<run>), and removes both, and every process it started, at the end.
+ */
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream"
+import { connect, nanos } from "@nats-io/transport-node"
+import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { cpus, loadavg, totalmem } from "node:os"
+import { fileURLToPath } from "node:url"
+import postgres from "postgres"
+import { closedLoop, makeAgent, openLoop, round, type Job, type LoadResult, type Target } from "./load.ts"
+import { ReservationStream, reservationBody, type PayloadOptions } from "./payloads.ts"
+import { cleanup, gep, killAllNow, makeEnv, ROOT, serve, stopAll, type ServedProcess } from "./platform.ts"
+import { CpuMeter, memoryOf, observe, waitDrained, type ObserverDeps, type PhaseObservation } from "./probes.ts"
+import { inspectMemory, startProfile, summarise, type ProfileSummary } from "./profiler.ts"
+import { actorTransactions, commandsFor, encodeEnvelopes, rawJetStream, rawPostgres } from "./raw.ts"
+import { explainStatements } from "./explain.ts"
+import { costModel, renderMarkdown, TARGETS } from "./report.ts"
+
+const RESULTS = fileURLToPath(new URL("./results/", import.meta.url))
+const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
+const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback)
+
+const settings = {
+  quick,
+  total: num("BENCH_TOTAL", quick ? 1_000 : 1_000_000),
+  contacts: 0,
+  phase_s: num("BENCH_PHASE_S", quick ? 2 : 30),
+  raw_s: num("BENCH_RAW_S", quick ? 1 : 10),
+  warmup_s: quick ? 2 : 10,
+  /** Open loop: how long to wait for answers after the last scheduled request (the platform answers 503 after 10 s). */
+  drain_s: num("BENCH_DRAIN_S", quick ? 3 : 15),
+  profile_s: quick ? 2 : 15,
+  rates: (process.env.BENCH_RATES ?? "500,1000,2000").split(",").map(Number),
+  single_concurrency: num("BENCH_SINGLE_CONCURRENCY", 128),
+  batch_concurrency: num("BENCH_BATCH_CONCURRENCY", 8),
+  batch_size: 50,
+  update_share: 0.1,
+  partitions: 16,
+  profile: process.env.BENCH_PROFILE !== "0",
+  only: process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",")) : undefined
+}
+// 1,000,000 reservations over 200,000 people by default; smaller runs keep a pool of at least 20,000 (a tiny pool
+// would measure row-lock contention on a handful of contacts, not the platform).
+settings.contacts = num("BENCH_CONTACTS", Math.max(20_000, Math.round(settings.total / 5)))
+const want = (phase: string) => settings.only === undefined || settings.only.has(phase)
+
+const runId = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`
+const env = makeEnv(runId)
+const startedAt = new Date()
+const say = (msg: string, fields: Record<string, unknown> = {}) =>
+  console.log(`[bench ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(5)}s] ${msg}${Object.keys(fields).length ? " " + JSON.stringify(fields) : ""}`)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+let cleaned: Promise<unknown> | undefined
+const cleanupOnce = () => {
+  cleaned ??= (async () => {
+    await stopAll().catch(() => killAllNow())
+    const removed = await cleanup(env).catch((e: unknown) => ({ error: String(e) }))
+    say("cleaned up", removed as Record<string, unknown>)
+  })()
+  return cleaned
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    say(`${signal}: stopping`)
+    void cleanupOnce().finally(() => process.exit(130))
+  })
+}
+process.once("exit", () => killAllNow())
+process.on("unhandledRejection", (e) => {
+  console.error("unhandled rejection", e)
+  void cleanupOnce().finally(() => process.exit(1))
+})
+
+const gitCommit = () => {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT }).toString().trim()
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src", "actors", "streams", "schemas", "infra"], { cwd: ROOT }).toString().trim() !== ""
+    return { commit, dirty_platform_sources: dirty }
+  } catch {
+    return { commit: "unknown", dirty_platform_sources: false }
+  }
+}
+
+const main = async () => {
+  mkdirSync(RESULTS, { recursive: true })
+  mkdirSync(`${RESULTS}profiles`, { recursive: true })
+  say("run", { runId, database: env.databaseName, namespace: env.namespace, settings: { ...settings, only: settings.only ? [...settings.only] : undefined } })
+
+  // ---- setup: database, tenant, hotels (through the CLI), probe stream -------------------------------------------
+  await gep(env, ["migrate"])
+  const tenant = await gep(env, ["tenant", "create", "--name", `Bench ${runId}`]) as { tenant_id: string; live_key: string }
+  const hotelCodes = ["BCH-MAD", "BCH-BCN", "BCH-LON", "BCH-PAR"]
+  const hotels = await Promise.all(hotelCodes.map((code, i) =>
+    gep(env, ["hotel", "create", "--tenant", tenant.tenant_id, "--code", code, "--name", `Bench Hotel ${i + 1}`, "--timezone", "Europe/Madrid"])
+  )) as Array<{ hotel_id: string }>
+  const hotelIds = hotels.map((h) => h.hotel_id)
+  const nc = await connect({ servers: env.natsUrl.split(","), name: "gep-bench" })
+  const js = jetstream(nc, { timeout: 10_000 })
+  const jsm = await jetstreamManager(nc)
+  const probeSubject = `${env.namespace}.probe`
+  await jsm.streams.add({
+    name: `${env.namespace}_PROBE`, subjects: [probeSubject], storage: StorageType.File, retention: RetentionPolicy.Limits,
+    max_msgs: 10_000, max_age: nanos(3600 * 1000), duplicate_window: nanos(60_000)
+  })
+  const sql = postgres(env.databaseUrl, { max: 4, onnotice: () => {} })
+  await sql`CREATE TABLE IF NOT EXISTS bench_probe (id bigserial PRIMARY KEY, at timestamptz NOT NULL)`
+  const [{ version: pgVersion }] = await sql`SELECT current_setting('server_version') AS version` as unknown as [{ version: string }]
+  const pgSettings = Object.fromEntries((await sql`
+    SELECT name, setting FROM pg_settings
+    WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'commit_delay', 'wal_level')`)
+    .map((r) => [r.name as string, r.setting as string]))
+  const machine = {
+    cores: cpus().length,
+    cpu_model: cpus()[0]?.model ?? "unknown",
+    memory_gb: round(totalmem() / 2 ** 30, 1),
+    loadavg_at_start: loadavg().map((x) => round(x)),
+    node: process.version,
+    nats_server: nc.info?.version ?? "unknown",
+    postgres: pgVersion,
+    postgres_settings: pgSettings,
+    ...gitCommit()
+  }
+  say("machine", machine)
+
+  const payloads: PayloadOptions = { contacts: settings.contacts, hotelCodes, idPrefix: `BR${runId}`, updateShare: settings.update_share }
+
+  // ---- (a) raw limits ----------------------------------------------------------------------------------------
+  let raw: Record<string, unknown> = {}
+  let rawJs: Awaited<ReturnType<typeof rawJetStream>> | undefined
+  let rawPg: Awaited<ReturnType<typeof rawPostgres>> | undefined
+  let actorTxn: Awaited<ReturnType<typeof actorTransactions>> | undefined
+  if (want("raw")) {
+    const rawPayloads: PayloadOptions = { ...payloads, idPrefix: `RAW${runId}` }
+    const commands = commandsFor(rawPayloads, 2_000, hotelIds, 7)
+    const envelopes = encodeEnvelopes(tenant.tenant_id, commands, env.namespace)
+    say("raw: JetStream publish")
+    rawJs = await rawJetStream(nc, js, jsm, env.namespace, envelopes, settings.raw_s * 1000, 256)
+    say("raw: JetStream", { publish_per_s: rawJs.publish.ops_per_s, envelope_bytes: rawJs.envelope_bytes_mean, consume_ack_per_s: rawJs.consume_ack_per_s })
+    await sleep(1_000)
+    rawPg = await rawPostgres(env.databaseUrl, tenant.tenant_id, commands, settings.raw_s * 1000, { inFlight: 64, pool: 20 })
+    say("raw: PostgreSQL", { upsert_per_s: rawPg.single_row.ops_per_s, batch_500_rows_per_s: rawPg.batch_500.units_per_s })
+    await sleep(1_000)
+    const txnCommands = commandsFor({ ...payloads, idPrefix: `TXN${runId}` }, 4_000, hotelIds, 11)
+    actorTxn = await actorTransactions(env.databaseUrl, tenant.tenant_id, txnCommands, env.namespace, settings.raw_s * 1000, { inFlight: 64, pool: 20 })
+    say("raw: actor transaction", { txn_per_s: actorTxn.txn.ops_per_s, statements_per_txn: actorTxn.statements_per_txn })
+    raw = { jetstream: rawJs, postgres: rawPg, actor_transaction: actorTxn }
+  }
+
+  // ---- platform: worker + ingress as separate processes ---------------------------------------------------------
+  const platformEnv = { GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions) }
+  const needPlatform = ["single", "batch", "rates", "profile", "long"].some(want)
+  let worker: ServedProcess | undefined
+  let ingress: ServedProcess | undefined
+  const phases: Record<string, { load: LoadResult; observed: PhaseObservation }> = {}
+  const profiles: Record<string, { ingress?: ProfileSummary; worker?: ProfileSummary; load?: LoadResult; observed?: PhaseObservation }> = {}
+  let startRss = { worker: 0, ingress: 0 }
+  let long: Record<string, unknown> | undefined
+  let afterLong: { load: LoadResult; observed: PhaseObservation } | undefined
+  let explain: Awaited<ReturnType<typeof explainStatements>> | undefined
+
+  if (needPlatform) {
+    worker = await serve(env, "worker", platformEnv, { inspect: settings.profile })
+    ingress = await serve(env, "ingress", platformEnv, { inspect: settings.profile })
+    startRss = { worker: memoryOf(worker.pid).rss_mb, ingress: memoryOf(ingress.pid).rss_mb }
+    say("platform up", { worker_pid: worker.pid, ingress_pid: ingress.pid, base_url: ingress.baseUrl, rss_mb: startRss })
+    const target: Target = { host: "127.0.0.1", port: ingress.port, key: tenant.live_key }
+    const stream = new ReservationStream(payloads, { seed: 1 })
+    const singleJob = (): Job => ({ path: "/api/v1/reservations", body: JSON.stringify(stream.next()), items: 1 })
+    const batchJob = (): Job => ({
+      path: "/api/v1/reservations/batch",
+      body: JSON.stringify({ reservations: Array.from({ length: settings.batch_size }, () => stream.next()) }),
+      items: settings.batch_size
+    })
+    const meter = new CpuMeter({ ingress: ingress.pid, worker: worker.pid, database: env.databaseName })
+    const deps: ObserverDeps = {
+      meter, jsm, js, sql, namespace: env.namespace, partitions: settings.partitions, workerPid: worker.pid,
+      ingressPid: ingress.pid, ingressUrl: ingress.baseUrl, probeSubject, databaseName: env.databaseName
+    }
+    // Every measurement starts with nothing queued in front of the worker (an overloaded phase leaves a backlog).
+    const drainCapMs = quick ? 30_000 : 180_000
+    const measured = async (run: () => Promise<LoadResult>) => {
+      const drained = await waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
+      if (drained > 1) say("waited for the backlog to drain", { seconds: drained })
+      const obs = observe(deps)
+      const load = await run()
+      return { load, observed: await obs.stop() }
+    }
+    const tell = (name: string, p: { load: LoadResult; observed: PhaseObservation }) =>
+      say(name, {
+        reservations_per_s: p.load.reservations_per_s, requests_per_s: p.load.requests_per_s, p50: p.load.latency_ms.p50,
+        p99: p.load.latency_ms.p99, failed: p.load.failed, statuses: p.load.statuses, cpu: p.observed.cpu_cores, sched: p.observed.sched
+      })
+    const singleAgent = makeAgent(Math.max(settings.single_concurrency, 256))
+    const batchAgent = makeAgent(Math.max(settings.batch_concurrency, 16))
+    const single = (durationMs: number) => () =>
+      closedLoop({ agent: singleAgent, target, concurrency: settings.single_concurrency, next: singleJob, durationMs })
+    const batch = (durationMs: number) => () =>
+      closedLoop({ agent: batchAgent, target, concurrency: settings.batch_concurrency, next: batchJob, durationMs })
+
+    // Warm-up (JIT, pools, hotel and key caches): not measured.
+    await closedLoop({ agent: singleAgent, target, concurrency: 32, next: singleJob, durationMs: settings.warmup_s * 1000 })
+    await closedLoop({ agent: batchAgent, target, concurrency: 2, next: batchJob, durationMs: (settings.warmup_s * 1000) / 2 })
+    say("warm-up done")
+
+    // ---- (b) sustained throughput, closed loop --------------------------------------------------------------------
+    if (want("single")) {
+      tell("single", phases.single = await measured(single(settings.phase_s * 1000)))
+      await sleep(2_000)
+    }
+    if (want("batch")) {
+      tell("batch", phases.batch = await measured(batch(settings.phase_s * 1000)))
+      await sleep(2_000)
+    }
+
+    // ---- (c) latency at fixed arrival rates, open loop ---------------------------------------------------------
+    if (want("rates")) {
+      for (const rate of settings.rates) {
+        const name = `rate_${rate}`
+        const openAgent = makeAgent(512) // fresh per rate: nothing left over from an overloaded rate delays the next
+        tell(name, phases[name] = await measured(() => openLoop({ agent: openAgent, target, ratePerS: rate, durationMs: settings.phase_s * 1000, drainMs: settings.drain_s * 1000, next: singleJob })))
+        openAgent.destroy()
+        await sleep(2_000)
+      }
+    }
+
+    // ---- (d) memory after BENCH_TOTAL reservations through the batch endpoint ----------------------------------
+    if (want("long")) {
+      const new0 = stream.newCount, upd0 = stream.updateCount
+      let sent = 0
+      const rssSeries: Array<{ t_s: number; ok: number; worker_rss_mb: number; ingress_rss_mb: number }> = []
+      const t0 = Date.now()
+      const longJob = (): Job | undefined => {
+        if (sent >= settings.total) return undefined
+        const n = Math.min(settings.batch_size, settings.total - sent)
+        sent += n
+        return { path: "/api/v1/reservations/batch", body: JSON.stringify({ reservations: Array.from({ length: n }, () => stream.next()) }), items: n }
+      }
+      let lastLog = 0
+      const wBefore = memoryOf(worker.pid)
+      const p = await measured(() => closedLoop({
+        agent: batchAgent, target, concurrency: settings.batch_concurrency, next: longJob,
+        onProgress: (ok, ms) => {
+          const w = memoryOf(worker!.pid).rss_mb
+          if (rssSeries.length === 0 || ms - rssSeries[rssSeries.length - 1]!.t_s * 1000 >= 5_000) {
+            rssSeries.push({ t_s: round(ms / 1000, 0), ok, worker_rss_mb: w, ingress_rss_mb: memoryOf(ingress!.pid).rss_mb })
+          }
+          if (ms - lastLog >= 30_000) {
+            lastLog = ms
+            say("long: progress", { ok, of: settings.total, per_s: round(ok / (ms / 1000)), worker_rss_mb: w })
+          }
+        }
+      }))
+      const atEnd = memoryOf(worker.pid)
+      const ingressAtEnd = memoryOf(ingress.pid)
+      await sleep(10_000)
+      const settled = memoryOf(worker.pid)
+      // What the RSS is made of: V8 heap in use vs kept, before and after a full GC (through the inspector).
+      const heap = worker.inspectorUrl
+        ? {
+          before_gc: await inspectMemory(worker.inspectorUrl, false).catch(() => undefined),
+          after_gc: await inspectMemory(worker.inspectorUrl, true).catch(() => undefined)
+        }
+        : undefined
+      await sleep(2_000)
+      const afterGc = memoryOf(worker.pid)
+      const [counts] = await sql`
+        SELECT (SELECT count(*) FROM reservations WHERE tenant_id = ${tenant.tenant_id} AND NOT sandbox)::int AS reservations,
+               (SELECT count(*) FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND NOT sandbox)::int AS contacts,
+               (SELECT count(*) FROM reservation_guests WHERE tenant_id = ${tenant.tenant_id} AND NOT sandbox)::int AS reservation_guests,
+               (SELECT count(*) FROM outbox WHERE published_at IS NULL)::int AS outbox_unpublished,
+               (SELECT count(*) FROM dead_letters)::int AS dead_letters,
+               (SELECT count(*) FROM identity_conflicts)::int AS identity_conflicts,
+               pg_database_size(current_database())::float8 / 1048576 AS database_mb`
+      long = {
+        reservations_sent: settings.total,
+        new_reservations: stream.newCount - new0,
+        updates: stream.updateCount - upd0,
+        contacts_pool: settings.contacts,
+        wall_s: round((Date.now() - t0) / 1000, 1),
+        load: p.load,
+        observed: p.observed,
+        worker_rss_at_start_mb: startRss.worker,
+        worker_rss_before_mb: wBefore.rss_mb,
+        worker_rss_mb_at_end: atEnd.rss_mb,
+        worker_rss_mb_after_10s_idle: settled.rss_mb,
+        worker_rss_mb_after_full_gc: heap ? afterGc.rss_mb : null,
+        worker_peak_rss_mb: afterGc.peak_rss_mb,
+        worker_heap: heap,
+        ingress_rss_mb_at_end: ingressAtEnd.rss_mb,
+        ingress_peak_rss_mb: ingressAtEnd.peak_rss_mb,
+        rss_series: rssSeries,
+        db_counts: counts as unknown as Record<string, number>
+      }
+      say("long done", {
+        per_s: p.load.reservations_per_s, failed: p.load.failed, worker_rss_mb: atEnd.rss_mb, peak: afterGc.peak_rss_mb, heap, db: counts
+      })
+
+      // The same single-endpoint load once the database holds the whole run.
+      if (!quick && want("single")) {
+        await sleep(2_000)
+        afterLong = await measured(single((settings.phase_s * 1000) / 2))
+        tell("single after long", afterLong)
+      }
+    }
+
+    // ---- CPU profiles of ingress and worker under max load (after the measurements: profiling slows a little) ---
+    if (want("profile") && settings.profile && ingress.inspectorUrl && worker.inspectorUrl) {
+      for (const [name, run] of [["single", single(settings.profile_s * 1000)], ["batch", batch(settings.profile_s * 1000)]] as const) {
+        await sleep(2_000)
+        const pi = await startProfile(ingress.inspectorUrl)
+        const pw = await startProfile(worker.inspectorUrl)
+        const p = await measured(run)
+        const [ip, wp] = await Promise.all([pi.stop(), pw.stop()])
+        const stamp = startedAt.toISOString().replace(/[:.]/g, "-")
+        profiles[name] = {
+          load: p.load,
+          observed: p.observed,
+          ingress: summarise(ip, `${RESULTS}profiles/${stamp}-${name}-ingress.cpuprofile`),
+          worker: summarise(wp, `${RESULTS}profiles/${stamp}-${name}-worker.cpuprofile`)
+        }
+        say(`profile ${name}`, {
+          reservations_per_s: p.load.reservations_per_s,
+          ingress_top: profiles[name]!.ingress!.by_module.slice(0, 5),
+          worker_top: profiles[name]!.worker!.by_module.slice(0, 5)
+        })
+      }
+    }
+    singleAgent.destroy()
+    batchAgent.destroy()
+
+    if (want("explain")) {
+      explain = await explainStatements(sql, tenant.tenant_id, hotelIds[0]!, reservationBody(payloads, 5, 1)).catch((e: unknown) => ({ error: String(e) }) as never)
+      say("explain done")
+    }
+  }
+
+  // ---- report ------------------------------------------------------------------------------------------------
+  const rawPublish = rawJs?.publish.ops_per_s ?? null
+  const rawUpsert = rawPg?.single_row.ops_per_s ?? null
+  const single = phases.single?.load.reservations_per_s ?? null
+  const batch = phases.batch?.load.reservations_per_s ?? null
+  const longRate = (long?.load as LoadResult | undefined)?.reservations_per_s ?? null
+  const rate = (r: number) => phases[`rate_${r}`]?.load
+  const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : round(a / b, 3))
+  const workerRss = (long?.worker_rss_mb_at_end as number | undefined) ?? null
+  const result = {
+    bench: "gep platform benchmark (issue 6, item 6)",
+    run_id: runId,
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    duration_s: round((Date.now() - startedAt.getTime()) / 1000, 0),
+    quick,
+    // Headline figures (the issue's keys).
+    raw_js_publish_per_s: rawPublish,
+    raw_pg_upsert_per_s: rawUpsert,
+    single_per_s: single,
+    batch_per_s: batch,
+    p99_ms_at_1000: rate(1000)?.latency_ms.p99 ?? null,
+    worker_rss_mb: workerRss,
+    ...Object.fromEntries(settings.rates.flatMap((r) => [
+      [`p50_ms_at_${r}`, rate(r)?.latency_ms.p50 ?? null],
+      [`p95_ms_at_${r}`, rate(r)?.latency_ms.p95 ?? null],
+      [`p99_ms_at_${r}`, rate(r)?.latency_ms.p99 ?? null],
+      [`achieved_per_s_at_${r}`, rate(r)?.reservations_per_s ?? null],
+      [`errors_at_${r}`, rate(r) ? rate(r)!.failed + rate(r)!.missing_contact_ids : null]
+    ])),
+    long_batch_per_s: longRate,
+    worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
+    raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,
+    raw_js_consume_ack_per_s: rawJs?.consume_ack_per_s ?? null,
+    actor_txn_per_s: actorTxn?.txn.ops_per_s ?? null,
+    errors: {
+      single: phases.single ? phases.single.load.failed + phases.single.load.missing_contact_ids : null,
+      batch: phases.batch ? phases.batch.load.failed + phases.batch.load.missing_contact_ids : null,
+      long: long ? (long.load as LoadResult).failed + (long.load as LoadResult).missing_contact_ids : null
+    },
+    ratios: {
+      single_to_raw_js_publish: ratio(single, rawPublish),
+      single_to_raw_pg_upsert: ratio(single, rawUpsert),
+      batch_to_raw_js_publish: ratio(batch, rawPublish),
+      batch_to_raw_pg_upsert: ratio(batch, rawUpsert),
+      long_batch_to_raw_pg_upsert: ratio(longRate, rawUpsert),
+      single_to_actor_txn: ratio(single, actorTxn?.txn.ops_per_s ?? null),
+      batch_to_actor_txn: ratio(batch, actorTxn?.txn.ops_per_s ?? null),
+      p99_at_1000_to_raw_js_ack_p99: ratio(rate(1000)?.latency_ms.p99 ?? null, rawJs?.ack_latency_1_in_flight_ms.p99 ?? null),
+      p99_at_1000_to_raw_pg_commit_p99: ratio(rate(1000)?.latency_ms.p99 ?? null, rawPg?.commit_latency_1_in_flight_ms.p99 ?? null),
+      p99_at_1000_to_actor_txn_p99: ratio(rate(1000)?.latency_ms.p99 ?? null, actorTxn?.txn_latency_1_in_flight_ms.p99 ?? null)
+    },
+    cost_model: {
+      single: costModel(phases.single),
+      batch: costModel(phases.batch),
+      long: long ? costModel(long) : null
+    },
+    targets: TARGETS.map((t) => {
+      const value = { single_per_s: single, batch_per_s: batch, p99_ms_at_1000: rate(1000)?.latency_ms.p99 ?? null, worker_rss_mb: workerRss }[t.key]
+      return { ...t, value, pass: value === null ? null : t.op === ">=" ? value >= t.limit : value <= t.limit }
+    }),
+    platform_rss_at_start_mb: startRss,
+    machine,
+    settings: { ...settings, only: settings.only ? [...settings.only] : undefined, database: env.databaseName, namespace: env.namespace },
+    raw,
+    phases,
+    profiles,
+    long,
+    single_after_long: afterLong,
+    explain
+  }
+  const stamp = startedAt.toISOString().replace(/[:.]/g, "-")
+  const suffix = quick ? "-quick" : ""
+  const json = JSON.stringify(result, null, 2)
+  const md = renderMarkdown(result)
+  if (!quick) {
+    writeFileSync(`${RESULTS}${stamp}.json`, json)
+    writeFileSync(`${RESULTS}${stamp}.md`, md)
+  }
+  writeFileSync(`${RESULTS}latest${suffix}.json`, json)
+  writeFileSync(`${RESULTS}latest${suffix}.md`, md)
+  say("report written", { json: `test/bench/results/latest${suffix}.json`, md: `test/bench/results/latest${suffix}.md` })
+  await sql.end({ timeout: 5 })
+  await nc.close()
+}
+
+main()
+  .then(() => cleanupOnce())
+  .catch(async (e: unknown) => {
+    console.error(e)
+    await cleanupOnce()
+    process.exitCode = 1
+  })

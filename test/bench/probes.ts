@@ -1,0 +1,326 @@
+/**
+ * What the bench observes from outside the platform: CPU time per process group (/proc), resident memory, the
+ * reservation consumers' backlog, and the latency of a JetStream publish ack and of a PostgreSQL commit measured
+ * while the platform is under load.
+ */
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream"
+import { readdirSync, readFileSync } from "node:fs"
+import { cpus } from "node:os"
+import type postgres from "postgres"
+import { consumerName, ingressStream } from "../../streams/subjects.ts"
+import { Latencies, round } from "./load.ts"
+
+const CLK_TCK = 100 // Linux USER_HZ
+
+/** utime + stime of a process in seconds, or 0 when it is gone. */
+export const processCpuSeconds = (pid: number): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
+  } catch {
+    return 0
+  }
+}
+
+export const pidsByName = (name: string): Array<number> => {
+  const out: Array<number> = []
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === name) out.push(Number(entry))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out
+}
+
+/** Busy and total CPU seconds of the whole machine (all cores). */
+const machineCpu = (): { busy: number; total: number } => {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!
+  const v = line.trim().split(/\s+/).slice(1).map(Number)
+  const idle = (v[3] ?? 0) + (v[4] ?? 0)
+  const total = v.slice(0, 8).reduce((a, b) => a + b, 0)
+  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK }
+}
+
+/** VmRSS and VmHWM (peak) in MB. */
+export const memoryOf = (pid: number): { rss_mb: number; peak_rss_mb: number } => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0)
+    return { rss_mb: round(kb("VmRSS") / 1024, 1), peak_rss_mb: round(kb("VmHWM") / 1024, 1) }
+  } catch {
+    return { rss_mb: 0, peak_rss_mb: 0 }
+  }
+}
+
+/** Main thread's time on a CPU and time runnable but waiting for one (run queue), in seconds (/proc/<pid>/schedstat). */
+const schedOf = (pid: number): { run: number; wait: number } => {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, "utf8").trim().split(/\s+/).map(Number)
+    return { run: (run ?? 0) / 1e9, wait: (wait ?? 0) / 1e9 }
+  } catch {
+    return { run: 0, wait: 0 }
+  }
+}
+
+export interface CpuSnapshot {
+  readonly at: number
+  readonly groups: Record<string, number>
+  readonly sched: Record<string, { run: number; wait: number }>
+  readonly machineBusy: number
+}
+
+/** CPU seconds per group of processes: the bench itself, ingress, worker, nats-server, all postgres processes. */
+export class CpuMeter {
+  private readonly fixed: Record<string, () => ReadonlyArray<number>>
+
+  /** `database`: count only the PostgreSQL backends of this database (plus the server's own processes). */
+  constructor(pids: { ingress?: number; worker?: number; database?: string }) {
+    this.fixed = {
+      bench: () => [process.pid],
+      ingress: () => (pids.ingress ? [pids.ingress] : []),
+      worker: () => (pids.worker ? [pids.worker] : []),
+      nats: () => pidsByName("nats-server"),
+      postgres: () => pidsByName("postgres").filter((pid) => pids.database === undefined || ownPostgresProcess(pid, pids.database))
+    }
+  }
+
+  snapshot(): CpuSnapshot {
+    const groups: Record<string, number> = {}
+    const sched: Record<string, { run: number; wait: number }> = {}
+    for (const [name, pids] of Object.entries(this.fixed)) {
+      const list = pids()
+      groups[name] = list.reduce((s, pid) => s + (name === "bench" ? benchCpu() : processCpuSeconds(pid)), 0)
+      sched[name] = list.map(schedOf).reduce((a, b) => ({ run: a.run + b.run, wait: a.wait + b.wait }), { run: 0, wait: 0 })
+    }
+    return { at: performance.now(), groups, sched, machineBusy: machineCpu().busy }
+  }
+
+  /**
+   * Per group, the share of wall time its main threads (for postgres: all its processes, summed) ran on a CPU and
+   * waited in the run queue for one. A process whose wait share is high is slowed by CPU contention, not by work.
+   */
+  static sched(a: CpuSnapshot, b: CpuSnapshot): Record<string, { on_cpu: number; run_queue_wait: number }> {
+    const seconds = (b.at - a.at) / 1000
+    const out: Record<string, { on_cpu: number; run_queue_wait: number }> = {}
+    for (const k of ["ingress", "worker", "postgres", "bench"]) {
+      const x = a.sched[k], y = b.sched[k]
+      if (!x || !y) continue
+      out[k] = { on_cpu: round(Math.max(0, y.run - x.run) / seconds), run_queue_wait: round(Math.max(0, y.wait - x.wait) / seconds) }
+    }
+    return out
+  }
+
+  /** Cores used per group between two snapshots (1.0 = one core fully busy); `other` = rest of the machine. */
+  static cores(a: CpuSnapshot, b: CpuSnapshot): Record<string, number> {
+    const seconds = (b.at - a.at) / 1000
+    const out: Record<string, number> = {}
+    let ours = 0
+    for (const k of Object.keys(b.groups)) {
+      const used = Math.max(0, (b.groups[k] ?? 0) - (a.groups[k] ?? 0))
+      ours += used
+      out[k] = round(used / seconds)
+    }
+    const machine = Math.max(0, b.machineBusy - a.machineBusy)
+    out.other = round(Math.max(0, machine - ours) / seconds)
+    out.machine_busy = round(machine / seconds)
+    out.machine_cores = cpus().length
+    return out
+  }
+}
+
+/**
+ * Client backends show `postgres: 15/main: <user> <database> <host>(<port>) <state>`; server processes (postmaster,
+ * walwriter, checkpointer, ...) do not. Backends of other databases belong to whoever else uses the server.
+ */
+const ownPostgresProcess = (pid: number, database: string): boolean => {
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim()
+    const backend = /: \S+ (\S+) [\d.:[\]a-f]+\(\d+\)/.exec(title)
+    return backend === null || backend[1] === database
+  } catch {
+    return false
+  }
+}
+
+const benchCpu = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
+}
+
+/** Sum of the reservation partitions' backlog: not yet delivered (pending) and delivered but unacked. */
+export const consumerBacklog = async (jsm: JetStreamManager, namespace: string, partitions: number) => {
+  let pending = 0
+  let ackPending = 0
+  await Promise.all(Array.from({ length: partitions }, async (_, p) => {
+    const info = await jsm.consumers.info(ingressStream(namespace), consumerName(namespace, "reservation", p))
+    pending += info.num_pending
+    ackPending += info.num_ack_pending
+  }))
+  return { pending, ack_pending: ackPending }
+}
+
+export interface PhaseObservation {
+  readonly cpu_cores: Record<string, number>
+  /** Main-thread time on CPU and waiting for a CPU, as a share of wall time (postgres: summed over its processes). */
+  readonly sched: Record<string, { on_cpu: number; run_queue_wait: number }>
+  readonly worker_rss_mb: { start: number; end: number; max: number }
+  readonly ingress_rss_mb: { start: number; end: number; max: number }
+  readonly backlog: { max_pending: number; max_ack_pending: number; mean_ack_pending: number }
+  /** Ack latency of a 1-in-flight JetStream publish (probe stream), sampled every 50 ms during the phase. */
+  readonly probe_js_ack_ms: ReturnType<Latencies["summary"]>
+  /** Latency of a one-row autocommit INSERT (one commit + WAL flush), sampled every 50 ms during the phase. */
+  readonly probe_pg_commit_ms: ReturnType<Latencies["summary"]>
+  readonly pg: Record<string, number>
+  /** Mean time inside the ingress per 2xx request, from its own /metrics histogram, by route. */
+  readonly ingress_server_ms: Record<string, { requests: number; mean_ms: number }>
+}
+
+export interface ObserverDeps {
+  readonly meter: CpuMeter
+  readonly jsm: JetStreamManager
+  readonly js: JetStreamClient
+  readonly sql: postgres.Sql
+  readonly namespace: string
+  readonly partitions: number
+  readonly workerPid: number
+  readonly ingressPid: number
+  readonly ingressUrl: string
+  readonly probeSubject: string
+  readonly databaseName: string
+}
+
+/** PostgreSQL counters of the bench database and of the WAL (cluster-wide) whose deltas describe a phase. */
+const pgCounters = async (sql: postgres.Sql, db: string): Promise<Record<string, number>> => {
+  const [d] = await sql`
+    SELECT xact_commit::float8 AS commits, xact_rollback::float8 AS rollbacks, deadlocks::float8 AS deadlocks,
+      tup_inserted::float8 AS inserted, tup_updated::float8 AS updated, tup_deleted::float8 AS deleted,
+      tup_fetched::float8 AS fetched, blks_read::float8 AS blks_read
+    FROM pg_stat_database WHERE datname = ${db}`
+  const [w] = await sql`SELECT wal_records::float8 AS wal_records, wal_bytes::float8 AS wal_bytes, wal_write::float8 AS wal_writes, wal_sync::float8 AS wal_syncs FROM pg_stat_wal`
+  return { ...(d as unknown as Record<string, number>), ...(w as unknown as Record<string, number>) }
+}
+
+/**
+ * Sum and count of the ingress's own request-duration histogram (GET /metrics, Prometheus text), per route, for
+ * 2xx answers: the time spent inside the server, to compare with what the client measured.
+ */
+export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<string, { sum: number; count: number }>> => {
+  const out: Record<string, { sum: number; count: number }> = {}
+  try {
+    const text = await (await fetch(`${baseUrl}/metrics`)).text()
+    for (const line of text.split("\n")) {
+      const m = /^gep_http_request_duration_seconds_(sum|count)\{([^}]*)\}\s+([\d.eE+-]+)$/.exec(line)
+      if (!m) continue
+      const route = /route="([^"]*)"/.exec(m[2]!)?.[1] ?? "?"
+      const status = /status="([^"]*)"/.exec(m[2]!)?.[1] ?? ""
+      if (!status.startsWith("2")) continue
+      const e = (out[route] ??= { sum: 0, count: 0 })
+      e[m[1] as "sum" | "count"] += Number(m[3])
+    }
+  } catch {
+    // metrics are optional evidence
+  }
+  return out
+}
+
+/** Observes one phase: call `stop()` at its end. */
+export const observe = (deps: ObserverDeps) => {
+  const cpuStart = deps.meter.snapshot()
+  const w0 = memoryOf(deps.workerPid).rss_mb
+  const i0 = memoryOf(deps.ingressPid).rss_mb
+  let wMax = w0, iMax = i0
+  let maxPending = 0, maxAckPending = 0, ackSum = 0, ackN = 0
+  const jsAck = new Latencies()
+  const pgCommit = new Latencies()
+  let running = true
+  const pgStart = pgCounters(deps.sql, deps.databaseName)
+  const httpStart = scrapeHttpDurations(deps.ingressUrl)
+
+  const memTimer = setInterval(() => {
+    wMax = Math.max(wMax, memoryOf(deps.workerPid).rss_mb)
+    iMax = Math.max(iMax, memoryOf(deps.ingressPid).rss_mb)
+  }, 1_000)
+  const backlogLoop = (async () => {
+    while (running) {
+      try {
+        const b = await consumerBacklog(deps.jsm, deps.namespace, deps.partitions)
+        maxPending = Math.max(maxPending, b.pending)
+        maxAckPending = Math.max(maxAckPending, b.ack_pending)
+        ackSum += b.ack_pending
+        ackN++
+      } catch {
+        // a slow answer under load is not a reason to stop observing
+      }
+      await new Promise((r) => setTimeout(r, 2_000))
+    }
+  })()
+  const probeLoop = (async () => {
+    let n = 0
+    while (running) {
+      const t0 = performance.now()
+      try {
+        await deps.js.publish(deps.probeSubject, new Uint8Array(300), { msgID: `probe-${process.pid}-${Date.now()}-${n++}` })
+        jsAck.add(performance.now() - t0)
+      } catch {
+        // counted by absence
+      }
+      const t1 = performance.now()
+      try {
+        await deps.sql`INSERT INTO bench_probe (at) VALUES (now())`
+        pgCommit.add(performance.now() - t1)
+      } catch {
+        // idem
+      }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  })()
+
+  return {
+    stop: async (): Promise<PhaseObservation> => {
+      running = false
+      clearInterval(memTimer)
+      const cpuEnd = deps.meter.snapshot()
+      await Promise.all([backlogLoop, probeLoop])
+      const before = await pgStart
+      const after = await pgCounters(deps.sql, deps.databaseName)
+      const seconds = (cpuEnd.at - cpuStart.at) / 1000
+      const pg: Record<string, number> = {}
+      for (const k of Object.keys(after)) pg[`${k}_per_s`] = round(((after[k] ?? 0) - (before[k] ?? 0)) / seconds, 1)
+      pg.wal_syncs_per_commit = round(((after.wal_syncs ?? 0) - (before.wal_syncs ?? 0)) / Math.max(1, (after.commits ?? 0) - (before.commits ?? 0)), 3)
+      const h0 = await httpStart
+      const h1 = await scrapeHttpDurations(deps.ingressUrl)
+      const server_ms: Record<string, { requests: number; mean_ms: number }> = {}
+      for (const [route, e] of Object.entries(h1)) {
+        const count = e.count - (h0[route]?.count ?? 0)
+        if (count > 0) server_ms[route] = { requests: count, mean_ms: round((1000 * (e.sum - (h0[route]?.sum ?? 0))) / count) }
+      }
+      const w1 = memoryOf(deps.workerPid).rss_mb
+      const i1 = memoryOf(deps.ingressPid).rss_mb
+      return {
+        cpu_cores: CpuMeter.cores(cpuStart, cpuEnd),
+        sched: CpuMeter.sched(cpuStart, cpuEnd),
+        worker_rss_mb: { start: w0, end: w1, max: Math.max(wMax, w1) },
+        ingress_rss_mb: { start: i0, end: i1, max: Math.max(iMax, i1) },
+        backlog: { max_pending: maxPending, max_ack_pending: maxAckPending, mean_ack_pending: ackN === 0 ? 0 : round(ackSum / ackN) },
+        probe_js_ack_ms: jsAck.summary(),
+        probe_pg_commit_ms: pgCommit.summary(),
+        pg,
+        ingress_server_ms: server_ms
+      }
+    }
+  }
+}
+
+/** Waits until the reservation consumers hold nothing (a previous overloaded phase's backlog is worked off). */
+export const waitDrained = async (jsm: JetStreamManager, namespace: string, partitions: number, maxMs: number): Promise<number> => {
+  const start = performance.now()
+  for (;;) {
+    const b = await consumerBacklog(jsm, namespace, partitions).catch(() => ({ pending: 1, ack_pending: 1 }))
+    if (b.pending + b.ack_pending === 0 || performance.now() - start > maxMs) return round((performance.now() - start) / 1000, 1)
+    await new Promise((r) => setTimeout(r, 500))
+  }
+}

@@ -1,0 +1,358 @@
+/** Markdown rendering of a bench result, and the data-driven reading of where the limit is. */
+
+export const TARGETS = [
+  { key: "single_per_s", label: "single endpoint, reservations/s", op: ">=", limit: 5_000 },
+  { key: "batch_per_s", label: "batch endpoint, reservations/s", op: ">=", limit: 15_000 },
+  { key: "p99_ms_at_1000", label: "p99 latency at 1,000 requests/s, ms", op: "<=", limit: 50 },
+  { key: "worker_rss_mb", label: "worker RSS after the memory run, MB", op: "<=", limit: 300 }
+] as const
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the result is a plain JSON document built in bench.ts
+type Json = any
+
+const n = (x: unknown, digits = 0): string => {
+  if (x === null || x === undefined || Number.isNaN(x)) return "–"
+  const v = Number(x)
+  return v.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 })
+}
+const x = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" && b > 0 ? `${(a / b).toFixed(3)}×` : "–")
+const cpu = (c: Json) =>
+  c ? `ingress ${c.ingress} · worker ${c.worker} · postgres ${c.postgres} · nats ${c.nats} · bench ${c.bench} · other ${c.other} · **total ${c.machine_busy}/${c.machine_cores}**` : "–"
+const sched = (s: Json) =>
+  s ? ["ingress", "worker", "postgres", "bench"].filter((k) => s[k]).map((k) => `${k} ${s[k].on_cpu}/${s[k].run_queue_wait}`).join(" · ") : "–"
+const statuses = (s: Record<string, number> | undefined) => (s ? Object.entries(s).map(([k, v]) => `${k}: ${n(v)}`).join(", ") : "–")
+
+const loadRow = (name: string, p: Json) => {
+  if (!p) return ""
+  const l = p.load, o = p.observed
+  return `| ${name} | ${l.concurrency ?? l.target_rate_per_s} | ${n(l.requests_per_s)} | **${n(l.reservations_per_s)}** | ${n(l.latency_ms.p50, 1)} | ${n(l.latency_ms.p95, 1)} | ${n(l.latency_ms.p99, 1)} | ${n(l.failed + l.missing_contact_ids)} | ${statuses(l.statuses)}${l.item_statuses ? `; items ${statuses(l.item_statuses)}` : ""} | ${o.backlog.mean_ack_pending} / ${o.backlog.max_pending} | ${n(o.probe_js_ack_ms.p50, 2)} / ${n(o.probe_pg_commit_ms.p50, 2)} |`
+}
+
+export const renderMarkdown = (r: Json): string => {
+  const lines: Array<string> = []
+  const push = (...s: Array<string>) => lines.push(...s)
+  const raw = r.raw ?? {}
+  const js = raw.jetstream, pg = raw.postgres, txn = raw.actor_transaction
+  const m = r.machine
+  push(
+    `# Platform benchmark — ${r.started_at}${r.quick ? " (quick mode: small sizes, not for conclusions)" : ""}`,
+    "",
+    `Machine: ${m.cores} cores (${m.cpu_model}), ${m.memory_gb} GB; load average at start ${m.loadavg_at_start.join(" / ")}; Node ${m.node}; ` +
+      `nats-server ${m.nats_server}; PostgreSQL ${m.postgres} (${Object.entries(m.postgres_settings).map(([k, v]) => `${k}=${v}`).join(", ")}); ` +
+      `commit \`${m.commit}\`${m.dirty_platform_sources ? " (platform sources modified in the working tree)" : ""}.`,
+    "",
+    `Everything shares the ${m.cores} cores: NATS, PostgreSQL, one ingress process, one worker process (16 partitions), the load generator ` +
+      `(this process, node:http keep-alive) and whatever else runs on the machine (column "other"). Run \`${r.run_id}\`, ` +
+      `database \`${r.settings.database}\` and namespace \`${r.settings.namespace}\` (both removed at the end).`,
+    "",
+    "## Targets",
+    "",
+    "| target | measured | limit | result |",
+    "|---|---:|---:|---|"
+  )
+  for (const t of r.targets) {
+    push(`| ${t.label} | ${n(t.value, 1)} | ${t.op} ${n(t.limit)} | ${t.pass === null ? "not measured" : t.pass ? "**pass**" : "**miss**"} |`)
+  }
+  push(
+    "",
+    "## Figures and their ratio to the raw limits (a)",
+    "",
+    "| figure | value | ÷ raw JetStream publish | ÷ raw PostgreSQL upsert | ÷ actor transaction alone |",
+    "|---|---:|---:|---:|---:|"
+  )
+  const rawJs = r.raw_js_publish_per_s, rawPg = r.raw_pg_upsert_per_s, rawTxn = r.actor_txn_per_s
+  const fig = (label: string, v: unknown) => push(`| ${label} | ${n(v)} | ${x(v, rawJs)} | ${x(v, rawPg)} | ${x(v, rawTxn)} |`)
+  fig("(a) raw JetStream acked publish, msg/s (`raw_js_publish_per_s`)", rawJs)
+  fig("(a) raw PostgreSQL single-row upsert, rows/s (`raw_pg_upsert_per_s`)", rawPg)
+  fig("(a) raw PostgreSQL 500-row upsert, rows/s", r.raw_pg_batch500_rows_per_s)
+  fig("(a) raw JetStream pull consume + ack, msg/s", r.raw_js_consume_ack_per_s)
+  fig("(a) reservation actor transaction alone (in-process, no HTTP/NATS), txn/s", rawTxn)
+  fig("(b) single endpoint, reservations/s (`single_per_s`)", r.single_per_s)
+  fig("(b) batch endpoint, reservations/s (`batch_per_s`)", r.batch_per_s)
+  fig("(d) batch endpoint over the whole memory run, reservations/s", r.long_batch_per_s)
+  for (const rate of r.settings.rates) fig(`(c) achieved at ${n(rate)}/s offered, reservations/s`, r[`achieved_per_s_at_${rate}`])
+  push(
+    "",
+    "Latency ratios: p99 at 1,000/s ÷ raw JetStream ack p99 (1 in flight) = " +
+      `${r.ratios.p99_at_1000_to_raw_js_ack_p99 ?? "–"}; ÷ raw PostgreSQL commit p99 (1 in flight) = ${r.ratios.p99_at_1000_to_raw_pg_commit_p99 ?? "–"}; ` +
+      `÷ actor transaction p99 (1 in flight) = ${r.ratios.p99_at_1000_to_actor_txn_p99 ?? "–"}.`,
+    ""
+  )
+
+  if (js || pg || txn) {
+    push("## (a) Raw limits", "")
+    if (js) {
+      push(
+        `- **JetStream** (file storage, work-queue stream, Nats-Msg-Id on every message, ${js.in_flight} in flight, ${n(js.envelope_bytes_mean)}-byte msgpack ` +
+          `reservation envelopes as the ingress builds them): **${n(js.publish.ops_per_s)} msg/s**; ack latency under that load p50 ${n(js.publish.latency_ms.p50, 2)} ms, ` +
+          `p99 ${n(js.publish.latency_ms.p99, 2)} ms; at 1 in flight p50 ${n(js.ack_latency_1_in_flight_ms.p50, 3)} ms, p99 ${n(js.ack_latency_1_in_flight_ms.p99, 3)} ms. ` +
+          `Pull consume + ack (128 per pull): ${n(js.consume_ack_per_s)} msg/s. Core NATS request/reply: p50 ${n(js.core_request_reply_ms.p50, 3)} ms.`
+      )
+    }
+    if (pg) {
+      push(
+        `- **PostgreSQL** (copy of \`reservations\` with its unique key, the actor's 34 columns incl. 3 jsonb, 90 % inserts / 10 % conflict updates, ` +
+          `one autocommit statement per row, ${pg.in_flight} in flight on ${pg.pool} connections): **${n(pg.single_row.ops_per_s)} rows/s**; ` +
+          `commit latency at 1 in flight p50 ${n(pg.commit_latency_1_in_flight_ms.p50, 3)} ms, p99 ${n(pg.commit_latency_1_in_flight_ms.p99, 3)} ms. ` +
+          `500 rows per statement: ${n(pg.batch_500.units_per_s)} rows/s.`
+      )
+    }
+    if (txn) {
+      push(
+        `- **The reservation actor's transaction alone** (\`applyEnvelope\` + reservation actor in this process, ${txn.in_flight} in flight on ${txn.pool} ` +
+          `connections like the worker, no HTTP, no NATS): **${n(txn.txn.ops_per_s)} txn/s**, ${txn.statements_per_txn} statements per transaction ` +
+          `(round trips incl. BEGIN/COMMIT); latency at 1 in flight p50 ${n(txn.txn_latency_1_in_flight_ms.p50, 2)} ms, p99 ${n(txn.txn_latency_1_in_flight_ms.p99, 2)} ms.`
+      )
+    }
+    push("")
+  }
+
+  const phases = r.phases ?? {}
+  const header = [
+    "| phase | concurrency / offered rate | requests/s | reservations/s | p50 ms | p95 ms | p99 ms | errors | statuses | worker unacked mean / max undelivered | probe: JS ack / PG commit p50 ms |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+  ]
+  if (phases.single || phases.batch) {
+    push("## (b) Sustained throughput (closed loop)", "", ...header)
+    if (phases.single) push(loadRow("single `POST /api/v1/reservations`", phases.single))
+    if (phases.batch) push(loadRow(`batch \`/reservations/batch\` (${r.settings.batch_size} per request)`, phases.batch))
+    if (r.single_after_long) push(loadRow("single, after the memory run (full database)", r.single_after_long))
+    push(
+      "",
+      "CPU, in cores used (from /proc/<pid>/stat; postgres = the server's processes and this run's backends; other = the rest of the machine), " +
+        "and main-thread time on a CPU / waiting in the run queue for one, as shares of wall time (/proc/<pid>/schedstat; postgres summed over its processes):",
+      ""
+    )
+    for (const [label, p] of [["single", phases.single], ["batch", phases.batch], ["single after the memory run", r.single_after_long]] as const) {
+      if (p) push(`- ${label}: ${cpu(p.observed.cpu_cores)}; on CPU / waiting: ${sched(p.observed.sched)}`)
+    }
+    push(
+      "",
+      "CPU cost per reservation (cores used ÷ reservations/s) and the throughput the machine's cores would allow at that cost:",
+      "",
+      "| phase | ingress ms | worker ms | PostgreSQL ms | NATS ms | platform total ms | load generator ms | ceiling with all cores, /s |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|"
+    )
+    for (const [label, p] of [["single", phases.single], ["batch", phases.batch], ["memory run (batch)", r.long], ["single after the memory run", r.single_after_long]] as const) {
+      const c = costModel(p)
+      if (!c) continue
+      const m = c.cpu_ms_per_reservation
+      push(`| ${label} | ${m.ingress} | ${m.worker} | ${m.postgres} | ${m.nats} | **${m.platform_total}** | ${m.load_generator} | ${n(c.ceiling_per_s_all_cores)} |`)
+    }
+    push("")
+  }
+  const rates = r.settings.rates.filter((rate: number) => phases[`rate_${rate}`])
+  if (rates.length > 0) {
+    push(
+      "## (c) Latency at fixed arrival rates (open loop, single endpoint)",
+      "",
+      "Latency is measured from each request's scheduled send time, so queueing anywhere (including in the client's socket pool) counts.",
+      "",
+      "| offered/s | achieved/s | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms | errors | service p99 ms | generator lag max ms | CPU total | JS ack / PG commit probe p50 ms |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+    )
+    for (const rate of rates) {
+      const p = phases[`rate_${rate}`], l = p.load, o = p.observed
+      push(
+        `| ${n(rate)} | ${n(l.reservations_per_s)} | ${n(l.latency_ms.p50, 1)} | ${n(l.latency_ms.p95, 1)} | **${n(l.latency_ms.p99, 1)}** | ${n(l.latency_ms.p999, 1)} | ` +
+          `${n(l.latency_ms.max, 1)} | ${n(l.failed + l.missing_contact_ids)} | ${n(l.service_latency_ms?.p99, 1)} | ${n(l.max_schedule_lag_ms, 1)} | ` +
+          `${o.cpu_cores.machine_busy}/${o.cpu_cores.machine_cores} (ingress ${o.cpu_cores.ingress}, worker ${o.cpu_cores.worker}, pg ${o.cpu_cores.postgres}) | ` +
+          `${n(o.probe_js_ack_ms.p50, 2)} / ${n(o.probe_pg_commit_ms.p50, 2)} |`
+      )
+    }
+    push("")
+  }
+
+  const long = r.long
+  if (long) {
+    const l = long.load
+    push(
+      "## (d) Worker memory after the memory run",
+      "",
+      `${n(long.reservations_sent)} reservations (${n(long.new_reservations)} new, ${n(long.updates)} updates) over a pool of ${n(long.contacts_pool)} people, ` +
+        `through the batch endpoint (${r.settings.batch_concurrency} concurrent requests of ${r.settings.batch_size}) as fast as it goes: ` +
+        `${n(l.reservations_per_s)} reservations/s over ${n(long.wall_s)} s; ${n(l.failed)} failed, ${n(l.missing_contact_ids)} without contact ids; statuses ${statuses(l.statuses)}` +
+        `${l.item_statuses ? `, items ${statuses(l.item_statuses)}` : ""}.`,
+      "",
+      `- worker RSS (VmRSS of the worker process): just started ${n(long.worker_rss_at_start_mb, 1)} MB, before this run ${n(long.worker_rss_before_mb, 1)} MB, ` +
+        `**at the end ${n(long.worker_rss_mb_at_end, 1)} MB**, after 10 s idle ${n(long.worker_rss_mb_after_10s_idle, 1)} MB, after a forced full GC ` +
+        `${n(long.worker_rss_mb_after_full_gc, 1)} MB, peak (VmHWM) ${n(long.worker_peak_rss_mb, 1)} MB`,
+      ...(long.worker_heap?.before_gc
+        ? [`- worker V8 heap (process.memoryUsage through the inspector): before GC ${long.worker_heap.before_gc.heap_used_mb} MB used of ` +
+          `${long.worker_heap.before_gc.heap_total_mb} MB, external ${long.worker_heap.before_gc.external_mb} MB; after a full GC ` +
+          `${long.worker_heap.after_gc?.heap_used_mb} MB used of ${long.worker_heap.after_gc?.heap_total_mb} MB`]
+        : []),
+      `- ingress RSS at the end ${n(long.ingress_rss_mb_at_end, 1)} MB, peak ${n(long.ingress_peak_rss_mb, 1)} MB`,
+      `- database afterwards (whole run, live mode): ${Object.entries(long.db_counts ?? {}).map(([k, v]) => `${k} ${n(v)}`).join(", ")}`,
+      `- CPU during the run: ${cpu(long.observed.cpu_cores)}; on CPU / waiting: ${sched(long.observed.sched)}`,
+      `- PostgreSQL during the run: ${n(long.observed.pg.commits_per_s)} commits/s, ${n(long.observed.pg.rollbacks_per_s, 1)} rollbacks/s, ` +
+        `${n(long.observed.pg.wal_syncs_per_s)} WAL fsyncs/s (${long.observed.pg.wal_syncs_per_commit} per commit, cluster-wide), ${n(long.observed.pg.wal_bytes_per_s / 1e6, 1)} MB WAL/s`,
+      ""
+    )
+    const series = long.rss_series as Array<{ t_s: number; ok: number; worker_rss_mb: number; ingress_rss_mb: number }>
+    if (series.length > 0) {
+      const step = Math.max(1, Math.ceil(series.length / 12))
+      push("| t (s) | reservations answered | worker RSS MB | ingress RSS MB |", "|---:|---:|---:|---:|")
+      for (let i = 0; i < series.length; i += step) {
+        const s = series[i]!
+        push(`| ${s.t_s} | ${n(s.ok)} | ${s.worker_rss_mb} | ${s.ingress_rss_mb} |`)
+      }
+      push("")
+    }
+  }
+
+  const profiles = r.profiles ?? {}
+  if (Object.keys(profiles).length > 0) {
+    push(
+      "## Where the CPU goes (V8 sampling profiles of the spawned processes under closed-loop load)",
+      "",
+      "Percentages are of the process's busy samples (idle excluded); `busy` is the share of wall time its main thread was on a CPU. " +
+        "Full profiles: the `.cpuprofile` files named below (Chrome DevTools / speedscope), not committed.",
+      ""
+    )
+    for (const [name, p] of Object.entries(profiles) as Array<[string, Json]>) {
+      for (const role of ["ingress", "worker"] as const) {
+        const s = p[role]
+        if (!s) continue
+        push(
+          `### ${role}, ${name} endpoint (${n(p.load?.reservations_per_s)} reservations/s while profiled; busy ${(s.busy_share * 100).toFixed(0)} %, GC ${(s.gc_share_of_busy * 100).toFixed(1)} % of busy; \`${s.file}\`)`,
+          "",
+          ...(p.observed
+            ? [`Measured from /proc over the same interval: ${role} used ${p.observed.cpu_cores[role]} cores; main thread on CPU ${p.observed.sched?.[role]?.on_cpu ?? "–"}, ` +
+              `waiting for a CPU ${p.observed.sched?.[role]?.run_queue_wait ?? "–"} of wall time (the profiler counts both as busy). Machine: ${cpu(p.observed.cpu_cores)}.`, ""]
+            : []),
+          "Self time by module: " + s.by_module.slice(0, 12).map((e: Json) => `${e.module} ${e.pct} %`).join(" · "),
+          "",
+          "Inclusive share by library / layer (a sample counts for every one on its stack): " +
+            (s.categories ?? []).map((e: Json) => `${e.category} ${e.pct} %`).join(" · "),
+          "",
+          "| top self-time functions | where | % |",
+          "|---|---|---:|",
+          ...s.top_self.slice(0, 12).map((e: Json) => `| \`${e.fn}\` | ${e.where} | ${e.pct} |`),
+          "",
+          "Inclusive time of project functions: " + s.project_inclusive.slice(0, 10).map((e: Json) => `\`${e.fn}\` (${e.where}) ${e.pct} %`).join(" · "),
+          ""
+        )
+      }
+    }
+  }
+
+  const ex = r.explain
+  if (ex && ex.results) {
+    push(
+      "## PostgreSQL: the statements of one reservation transaction (EXPLAIN ANALYZE on the final database)",
+      "",
+      `Reservation ${ex.reservation} (${ex.guests} guests, update of a stored reservation): ${ex.statements} statements, ` +
+        `${ex.total_execution_ms} ms of execution in total; sequential scans: ${ex.seq_scans.length === 0 ? "none" : ex.seq_scans.join("; ")}.`,
+      "",
+      "| statement | execution ms | planning ms | plan |",
+      "|---|---:|---:|---|",
+      ...ex.results.map((s: Json) => `| \`${s.statement.replace(/\|/g, "\\|")}\` | ${s.execution_ms ?? "–"} | ${s.planning_ms ?? "–"} | ${s.error ? `error: ${s.error}` : s.plan.join(", ")} |`),
+      ""
+    )
+  }
+
+  push("## Reading: what limits the platform here", "", ...analysis(r).map((s) => `- ${s}`), "")
+  return lines.join("\n")
+}
+
+/** CPU milliseconds spent per reservation answered, by process group, and what that allows on the whole machine. */
+export const costModel = (p: Json) => {
+  if (!p || !p.load || p.load.reservations_per_s <= 0) return null
+  const c = p.observed.cpu_cores
+  const per = (cores: number) => Math.round((cores * 1000 * 1000) / p.load.reservations_per_s) / 1000
+  const groups = ["ingress", "worker", "postgres", "nats"] as const
+  const ms = Object.fromEntries(groups.map((g) => [g, per(c[g] ?? 0)])) as Record<(typeof groups)[number], number>
+  const platform = Math.round(groups.reduce((s2, g) => s2 + ms[g], 0) * 1000) / 1000
+  return {
+    cpu_ms_per_reservation: { ...ms, platform_total: platform, load_generator: per(c.bench ?? 0) },
+    /** Reservations/s the machine's cores would allow at this cost if the platform had all of them, perfectly spread. */
+    ceiling_per_s_all_cores: platform > 0 ? Math.round((c.machine_cores * 1000) / platform) : null
+  }
+}
+
+/** Observations computed from the figures (the same rules on every run). */
+export const analysis = (r: Json): Array<string> => {
+  const out: Array<string> = []
+  const phases = r.phases ?? {}
+  const txn = r.raw?.actor_transaction
+  const targetOf = { single: 5_000, batch: 15_000 } as const
+  for (const [name, label] of [["single", "single endpoint"], ["batch", "batch endpoint"]] as const) {
+    const p = phases[name]
+    if (!p) continue
+    const c = p.observed.cpu_cores
+    const cost = costModel(p)
+    const saturated = c.machine_busy >= 0.85 * c.machine_cores
+    const waits = ["ingress", "worker", "postgres"].map((k) => `${k} ${p.observed.sched?.[k]?.run_queue_wait ?? "–"}`).join(", ")
+    if (cost) {
+      const m = cost.cpu_ms_per_reservation
+      out.push(
+        `${label}: ${n(p.load.reservations_per_s)} reservations/s cost **${m.platform_total} ms of CPU per reservation** across the platform ` +
+          `(ingress ${m.ingress}, worker ${m.worker}, PostgreSQL ${m.postgres}, NATS ${m.nats}; the load generator ${m.load_generator} more). ` +
+          `At that cost the ${c.machine_cores} cores allow at most ~${n(cost.ceiling_per_s_all_cores)} reservations/s even with nothing else running ` +
+          `(target ${n(targetOf[name])}/s, i.e. the target needs ≤ ${n((c.machine_cores * 1000) / targetOf[name], 3)} ms per reservation in total).`
+      )
+    }
+    out.push(
+      `${label}: the machine was ${saturated ? "**CPU-saturated**" : "not saturated"} (${c.machine_busy} of ${c.machine_cores} cores busy, ${c.other} of them by other ` +
+        `processes on the machine); run-queue waits, as shares of wall time spent runnable without a CPU: ${waits}.` +
+        (c.ingress >= 0.85 ? " The ingress's main thread is at or near one full core: one Node process cannot go faster." : "") +
+        (c.worker >= 0.85 ? " The worker's main thread is at or near one full core." : "") +
+        ` Of the requests in flight, on average ${p.observed.backlog.mean_ack_pending} reservations were inside the worker (delivered, unacked: queued for one of its ` +
+        `PostgreSQL connections or in a transaction) and ${p.observed.backlog.max_pending} at most waited undelivered in JetStream.` +
+        (p.observed.ingress_server_ms && Object.keys(p.observed.ingress_server_ms).length > 0
+          ? ` Time inside the ingress per request (its /metrics): ${Object.entries(p.observed.ingress_server_ms).map(([route, e]: [string, Json]) => `${route} ${n(e.mean_ms, 1)} ms`).join(", ")} ` +
+            `vs ${n(p.load.latency_ms.mean, 1)} ms measured by the client.`
+          : "")
+    )
+    out.push(
+      `${label}: PostgreSQL ran ${n(p.observed.pg.commits_per_s)} commits/s (${n(p.observed.pg.commits_per_s / Math.max(1, p.load.reservations_per_s), 2)} per reservation) ` +
+        `with ${p.observed.pg.wal_syncs_per_commit} WAL fsyncs per commit and ${n(p.observed.pg.rollbacks_per_s, 1)} rollbacks/s; a one-row commit probe took ` +
+        `p50 ${n(p.observed.probe_pg_commit_ms.p50, 2)} ms (idle: ${n(r.raw?.postgres?.commit_latency_1_in_flight_ms?.p50, 2)} ms) and a JetStream publish ack ` +
+        `p50 ${n(p.observed.probe_js_ack_ms.p50, 2)} ms (idle: ${n(r.raw?.jetstream?.ack_latency_1_in_flight_ms?.p50, 2)} ms): both services answer in milliseconds, ` +
+        "so neither fsync nor JetStream acks is the limit; the CPU they need is." +
+        (txn
+          ? ` The reservation transaction alone (in-process, ${txn.statements_per_txn} round trips) reaches ${n(txn.txn.ops_per_s)} txn/s here, ` +
+            `${x(txn.txn.ops_per_s, r.raw_pg_upsert_per_s)} of the raw single-row upsert rate: the per-reservation statement count, not PostgreSQL's row throughput, sets that ceiling.`
+          : "")
+    )
+  }
+  for (const [name, p] of Object.entries(r.profiles ?? {}) as Array<[string, Json]>) {
+    for (const role of ["ingress", "worker"] as const) {
+      const s2 = p[role]
+      if (!s2) continue
+      const mods = s2.by_module.slice(0, 5).map((e: Json) => `${e.module} ${e.pct} %`).join(", ")
+      const fns = s2.top_self.slice(0, 4).map((e: Json) => `\`${e.fn}\` ${e.pct} %`).join(", ")
+      const proj = s2.project_inclusive.filter((e: Json) => !e.where.includes("/") || /^(src|actors|streams|schemas)\//.test(e.where)).slice(0, 4)
+        .map((e: Json) => `\`${e.fn}\` (${e.where}) ${e.pct} %`).join(", ")
+      const cats = (s2.categories ?? []).slice(0, 6).map((e: Json) => `${e.category} ${e.pct} %`).join(", ")
+      out.push(`profile ${role} (${name}): GC ${(s2.gc_share_of_busy * 100).toFixed(1)} % of busy samples; inclusive by layer: ${cats}; self time by module: ${mods}; ` +
+        `top functions: ${fns}${proj ? `; project code, inclusive: ${proj}` : ""}.`)
+    }
+  }
+  const r1000 = phases.rate_1000
+  if (r1000) {
+    const l = r1000.load
+    const ok = l.latency_ms.p99 !== null && l.latency_ms.p99 <= 50
+    const overloaded = l.reservations_per_s < 0.95 * (l.target_rate_per_s ?? 0)
+    out.push(
+      `latency at 1,000/s: p50 ${n(l.latency_ms.p50, 1)} ms, p99 ${n(l.latency_ms.p99, 1)} ms (${ok ? "within" : "over"} the 50 ms target)` +
+        (overloaded
+          ? `; the platform answered only ${n(l.reservations_per_s)}/s of the 1,000/s offered, so requests queued and latency is queueing time, not service time.`
+          : `; the transaction alone at 1 in flight takes p50 ${n(txn?.txn_latency_1_in_flight_ms?.p50, 2)} ms, so ` +
+            `${n((l.latency_ms.p50 ?? 0) - (txn?.txn_latency_1_in_flight_ms?.p50 ?? 0), 1)} ms of the median is HTTP, decoding, JetStream publish, delivery, reply and queueing.`)
+    )
+  }
+  const long = r.long
+  if (long) {
+    const ok = long.worker_rss_mb_at_end <= 300
+    const heap = long.worker_heap
+    out.push(`worker memory: ${n(long.worker_rss_mb_at_end, 1)} MB after ${n(long.reservations_sent)} reservations (peak ${n(long.worker_peak_rss_mb, 1)} MB, ` +
+      `${n(long.worker_rss_at_start_mb, 1)} MB just started), ${ok ? "within" : "over"} the 300 MB target.` +
+      (heap?.before_gc && heap?.after_gc
+        ? ` Live JavaScript data is small: ${heap.before_gc.heap_used_mb} MB used of a ${heap.before_gc.heap_total_mb} MB V8 heap, ${heap.after_gc.heap_used_mb} MB after a full GC, ` +
+          `which brings the RSS to ${n(long.worker_rss_mb_after_full_gc, 1)} MB: the excess is heap V8 sized for the allocation rate and kept, not retained data (no leak).`
+        : ""))
+  }
+  return out
+}
