@@ -4,7 +4,7 @@ import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"
 import { contactChangeCommands } from "../contact/outbox.ts"
-import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "../runtime/types.ts"
+import { defineActor, type ActorContext, type Applied, type OutboxMessage } from "../runtime/types.ts"
 import type { CallCommand } from "./command.ts"
 import { fillBlankContactFields, findCallForUpdate, logCallEvent, saveCall } from "./repository.ts"
 import { mergeCall, transcriptArrived } from "./state.ts"
@@ -67,14 +67,4 @@ const apply = async (tx: Tx, envelope: Envelope<CallCommand>, ctx: ActorContext)
   }
 }
 
-export const CallActor: ActorHandler = {
-  actor: "call",
-  apply: (tx, envelope, ctx) => {
-    switch (envelope.type) {
-      case "call.apply":
-        return apply(tx, envelope as Envelope<CallCommand>, ctx)
-      default:
-        throw new Error(`call actor: unknown envelope type ${envelope.type}`)
-    }
-  }
-}
+export const CallActor = defineActor("call", { "call.apply": apply })

@@ -1,7 +1,7 @@
 import type { Tx } from "../../src/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { linkContactsToHotel, recordConsents } from "../reservation/repository.ts"
-import type { ActorContext, ActorHandler, Applied } from "../runtime/types.ts"
+import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"
 import type { UpsertContact, UpsertContactReply } from "./command.ts"
 import { loadContactSummaries, resolveContacts, type Scope } from "./identity.ts"
 import { contactChangeCommands } from "./outbox.ts"
@@ -36,14 +36,4 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertContact>, ctx: ActorConte
   }
 }
 
-export const ContactActor: ActorHandler = {
-  actor: "contact",
-  apply: (tx, envelope, ctx) => {
-    switch (envelope.type) {
-      case "contact.upsert":
-        return upsert(tx, envelope as Envelope<UpsertContact>, ctx)
-      default:
-        throw new Error(`contact actor: unknown envelope type ${envelope.type}`)
-    }
-  }
-}
+export const ContactActor = defineActor("contact", { "contact.upsert": upsert })

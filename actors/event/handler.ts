@@ -3,7 +3,7 @@ import { jsonb } from "../../src/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { Scope } from "../contact/identity.ts"
-import type { ActorContext, ActorHandler, Applied } from "../runtime/types.ts"
+import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"
 import type { RecordEvent } from "./command.ts"
 
 const answer = (status: number, row: Record<string, unknown>, matching: number, replay: boolean): Applied["reply"] => ({
@@ -84,14 +84,4 @@ const record = async (tx: Tx, envelope: Envelope<RecordEvent>, ctx: ActorContext
   }
 }
 
-export const EventActor: ActorHandler = {
-  actor: "event",
-  apply: (tx, envelope, ctx) => {
-    switch (envelope.type) {
-      case "event.record":
-        return record(tx, envelope as Envelope<RecordEvent>, ctx)
-      default:
-        throw new Error(`event actor: unknown envelope type ${envelope.type}`)
-    }
-  }
-}
+export const EventActor = defineActor("event", { "event.record": record })

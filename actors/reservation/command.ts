@@ -4,23 +4,14 @@ import type { ProfileInput } from "../contact/identity.ts"
 
 export type AddressFields = Partial<Record<"street" | "city" | "postal_code" | "province" | "state" | "country", string>>
 
-/** A guest after ingress normalisation: phone in E.164 and email lower-cased, or absent when unusable. */
+/**
+ * A guest after ingress normalisation (phone in E.164, email lower-cased, or absent when unusable): the profile the
+ * identity resolver reads, plus what only the reservation keeps.
+ */
 export interface GuestInput extends ProfileInput {
   readonly first_name: string
-  readonly last_name?: string | undefined
-  readonly email?: string | undefined
-  readonly phone?: string | undefined
   readonly is_holder: boolean
   readonly pax_type?: string | undefined
-  readonly date_of_birth?: string | undefined
-  readonly gender?: string | undefined
-  readonly nationality?: string | undefined
-  readonly document_type?: string | undefined
-  readonly document_number?: string | undefined
-  readonly address?: AddressFields | undefined
-  readonly language?: string | undefined
-  readonly email_consent?: boolean | undefined
-  readonly whatsapp_marketing_consent?: boolean | undefined
   readonly pre_checkin_completed_at?: string | null | undefined
   readonly pre_checkin_source?: string | undefined
   readonly relationship_to_holder?: string | undefined

@@ -4,7 +4,7 @@ import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"
 import { contactChangeCommands } from "../contact/outbox.ts"
-import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "../runtime/types.ts"
+import { defineActor, type ActorContext, type Applied, type OutboxMessage } from "../runtime/types.ts"
 import type { UpsertReservation } from "./command.ts"
 import * as Repo from "./repository.ts"
 import { bookingEventFor, mergeReservation } from "./state.ts"
@@ -112,14 +112,4 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
   }
 }
 
-export const ReservationActor: ActorHandler = {
-  actor: "reservation",
-  apply: (tx, envelope, ctx) => {
-    switch (envelope.type) {
-      case "reservation.upsert":
-        return upsert(tx, envelope as Envelope<UpsertReservation>, ctx)
-      default:
-        throw new Error(`reservation actor: unknown envelope type ${envelope.type}`)
-    }
-  }
-}
+export const ReservationActor = defineActor("reservation", { "reservation.upsert": upsert })

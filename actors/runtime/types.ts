@@ -23,3 +23,16 @@ export interface ActorHandler {
   readonly actor: ActorType
   readonly apply: (tx: Tx, envelope: Envelope, ctx: ActorContext) => Promise<Applied>
 }
+
+/** An actor type from its envelope handlers, by envelope type; an unknown type is a defect (dead-lettered). */
+export const defineActor = <H extends Record<string, (tx: Tx, envelope: Envelope<never>, ctx: ActorContext) => Promise<Applied>>>(
+  actor: ActorType,
+  handlers: H
+): ActorHandler => ({
+  actor,
+  apply: (tx, envelope, ctx) => {
+    const handle = handlers[envelope.type]
+    if (!handle) throw new Error(`${actor} actor: unknown envelope type ${envelope.type}`)
+    return handle(tx, envelope as Envelope<never>, ctx)
+  }
+})

@@ -21,6 +21,10 @@ export const respond = (a: Answer) =>
     headers: a.status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {}
   })
 
+/** A well-formed hotel reference that names no hotel of this account. */
+export const hotelNotFound = (h: { readonly field: string; readonly value: string }): Answer =>
+  failure(422, "HOTEL_NOT_FOUND", `No hotel with ${h.field} ${JSON.stringify(h.value)} in this account`, { [h.field]: ["no such hotel in this account"] })
+
 /** Sends a command to an actor and returns its committed reply, or a 503 when it could not be confirmed in time. */
 export const askActor = (
   publisher: IngressPublisherShape,

@@ -6,7 +6,7 @@ import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { normalisePhone } from "../normalise/index.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { askActor, failure, respond } from "./answers.ts"
+import { askActor, failure, respond, hotelNotFound } from "./answers.ts"
 
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   Effect.gen(function*() {
@@ -24,7 +24,7 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
         let hotelId: string | undefined
         if (r.hotel_id !== undefined || r.hotel_code !== undefined || r.hotel_name !== undefined) {
           const hotel = yield* hotels.resolve(principal.tenant_id, r)
-          if (!hotel.found) return respond(failure(422, "HOTEL_NOT_FOUND", `No hotel with ${hotel.field} ${JSON.stringify(hotel.value)} in this account`, { [hotel.field]: ["no such hotel in this account"] }))
+          if (!hotel.found) return respond(hotelNotFound(hotel))
           hotelId = hotel.hotel_id
         }
         const command: RecordEvent = {

@@ -10,7 +10,7 @@ import { bookingToReservation, toUpsertContact } from "../guests/normalise.ts"
 import { channelMapping, fieldRules, readGuestProfile } from "../guests/repository.ts"
 import { normalisePhone } from "../normalise/index.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { type Answer, askActor, batchResults, failure, respond } from "./answers.ts"
+import { type Answer, askActor, batchResults, failure, respond, hotelNotFound } from "./answers.ts"
 import { issueDetails, summarise } from "./issues.ts"
 
 const BATCH_MAX = 500
@@ -28,7 +28,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
       if (r.hotel_code !== undefined || r.hotel_name !== undefined) {
         const hotel = yield* hotels.resolve(principal.tenant_id, r)
         if (!hotel.found) {
-          return failure(422, "HOTEL_NOT_FOUND", `No hotel with ${hotel.field} ${JSON.stringify(hotel.value)} in this account`, { [hotel.field]: ["no such hotel in this account"] })
+          return hotelNotFound(hotel)
         }
         hotelId = hotel.hotel_id
       } else if (r.booking !== undefined) {

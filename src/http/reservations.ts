@@ -6,7 +6,7 @@ import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { Database } from "../db/Database.ts"
 import { toUpsertCommand } from "../reservations/normalise.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { askActor, batchResults, failure, respond } from "./answers.ts"
+import { askActor, batchResults, failure, respond, hotelNotFound } from "./answers.ts"
 import { issueDetails, summarise } from "./issues.ts"
 import { readReservation } from "../reservations/read.ts"
 
@@ -24,9 +24,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
     const submit = Effect.fn("Reservations.submit")(function*(principal: Principal, request: ReservationRequest) {
       const hotel = yield* hotels.resolve(principal.tenant_id, request)
       if (!hotel.found) {
-        return failure(422, "HOTEL_NOT_FOUND", `No hotel with ${hotel.field} ${JSON.stringify(hotel.value)} in this account`, {
-          [hotel.field]: ["no such hotel in this account"]
-        })
+        return hotelNotFound(hotel)
       }
       const command = toUpsertCommand(request, hotel.hotel_id)
       return yield* askActor(publisher, principal, "reservation", "reservation.upsert", request.reservation_id, command)
