@@ -143,21 +143,31 @@ const main = async () => {
   let rawJs: Awaited<ReturnType<typeof rawJetStream>> | undefined
   let rawPg: Awaited<ReturnType<typeof rawPostgres>> | undefined
   let actorTxn: Awaited<ReturnType<typeof actorTransactions>> | undefined
+  // CPU of the machine while a raw limit is measured: the limits are only as good as the cores they got.
+  const rawMeter = new CpuMeter({ database: env.databaseName })
+  const rawCpu: Record<string, Record<string, number>> = {}
+  const withCpu = async <A>(name: string, f: () => Promise<A>): Promise<A> => {
+    const tracking = rawMeter.begin()
+    const out = await f()
+    rawCpu[name] = tracking.end().cores
+    return out
+  }
   if (want("raw")) {
     const rawPayloads: PayloadOptions = { ...payloads, idPrefix: `RAW${runId}` }
     const commands = commandsFor(rawPayloads, 2_000, hotelIds, 7)
     const envelopes = encodeEnvelopes(tenant.tenant_id, commands, env.namespace)
     say("raw: JetStream publish")
-    rawJs = await rawJetStream(nc, js, jsm, env.namespace, envelopes, settings.raw_s * 1000, 256)
+    rawJs = await withCpu("jetstream", () => rawJetStream(nc, js, jsm, env.namespace, envelopes, settings.raw_s * 1000, 256))
     say("raw: JetStream", { publish_per_s: rawJs.publish.ops_per_s, envelope_bytes: rawJs.envelope_bytes_mean, consume_ack_per_s: rawJs.consume_ack_per_s })
     await sleep(1_000)
-    rawPg = await rawPostgres(env.databaseUrl, tenant.tenant_id, commands, settings.raw_s * 1000, { inFlight: 64, pool: 20 })
+    rawPg = await withCpu("postgres", () => rawPostgres(env.databaseUrl, tenant.tenant_id, commands, settings.raw_s * 1000, { inFlight: 64, pool: 20 }))
     say("raw: PostgreSQL", { upsert_per_s: rawPg.single_row.ops_per_s, batch_500_rows_per_s: rawPg.batch_500.units_per_s })
     await sleep(1_000)
     const txnCommands = commandsFor({ ...payloads, idPrefix: `TXN${runId}` }, 4_000, hotelIds, 11)
-    actorTxn = await actorTransactions(env.databaseUrl, tenant.tenant_id, txnCommands, env.namespace, settings.raw_s * 1000, { inFlight: 64, pool: 20 })
+    actorTxn = await withCpu("actor_transaction", () =>
+      actorTransactions(env.databaseUrl, tenant.tenant_id, txnCommands, env.namespace, settings.raw_s * 1000, { inFlight: 64, pool: 20 }))
     say("raw: actor transaction", { txn_per_s: actorTxn.txn.ops_per_s, statements_per_txn: actorTxn.statements_per_txn })
-    raw = { jetstream: rawJs, postgres: rawPg, actor_transaction: actorTxn }
+    raw = { jetstream: rawJs, postgres: rawPg, actor_transaction: actorTxn, cpu_cores_during: rawCpu }
   }
 
   // ---- platform: worker + ingress as separate processes ---------------------------------------------------------

@@ -66,20 +66,90 @@ const schedOf = (pid: number): { run: number; wait: number } => {
   }
 }
 
-export interface CpuSnapshot {
-  readonly at: number
-  readonly groups: Record<string, number>
-  readonly sched: Record<string, { run: number; wait: number }>
-  readonly machineBusy: number
+interface Seen {
+  cpu0: number
+  cpu: number
+  run0: number
+  run: number
+  wait0: number
+  wait: number
 }
 
-/** CPU seconds per group of processes: the bench itself, ingress, worker, nats-server, all postgres processes. */
+export interface CpuReading {
+  /** Cores used per group (1.0 = one core fully busy); `other` = the rest of the machine. */
+  readonly cores: Record<string, number>
+  /**
+   * Per group, the share of wall time its main threads (postgres: all its processes, summed) ran on a CPU and waited
+   * in the run queue for one. A process whose wait share is high is slowed by CPU contention, not by its own work.
+   */
+  readonly sched: Record<string, { on_cpu: number; run_queue_wait: number }>
+}
+
+/**
+ * One measurement interval. Processes are sampled every 500 ms, so short-lived ones (a pool's PostgreSQL backends,
+ * connections closed before the end) still count up to their last sample; a process first seen after the start
+ * counts from zero.
+ */
+export class CpuTracking {
+  private readonly groups: Record<string, () => ReadonlyArray<number>>
+  private readonly seen: Record<string, Map<number, Seen>> = {}
+  private readonly at0 = performance.now()
+  private readonly machine0 = machineCpu().busy
+  private readonly timer: NodeJS.Timeout
+
+  constructor(groups: Record<string, () => ReadonlyArray<number>>) {
+    this.groups = groups
+    this.sample(true)
+    this.timer = setInterval(() => this.sample(false), 500)
+    this.timer.unref()
+  }
+
+  private sample(initial: boolean) {
+    for (const [name, pids] of Object.entries(this.groups)) {
+      const map = (this.seen[name] ??= new Map())
+      for (const pid of pids()) {
+        const cpu = pid === process.pid ? benchCpu() : processCpuSeconds(pid)
+        const { run, wait } = schedOf(pid)
+        const e = map.get(pid)
+        if (!e) map.set(pid, initial ? { cpu0: cpu, cpu, run0: run, run, wait0: wait, wait } : { cpu0: 0, cpu, run0: 0, run, wait0: 0, wait })
+        else if (cpu >= e.cpu) Object.assign(e, { cpu, run: Math.max(e.run, run), wait: Math.max(e.wait, wait) })
+      }
+    }
+  }
+
+  end(): CpuReading {
+    this.sample(false)
+    clearInterval(this.timer)
+    const seconds = (performance.now() - this.at0) / 1000
+    const cores: Record<string, number> = {}
+    const sched: Record<string, { on_cpu: number; run_queue_wait: number }> = {}
+    let ours = 0
+    for (const [name, map] of Object.entries(this.seen)) {
+      let cpu = 0, run = 0, wait = 0
+      for (const e of map.values()) {
+        cpu += e.cpu - e.cpu0
+        run += e.run - e.run0
+        wait += e.wait - e.wait0
+      }
+      ours += cpu
+      cores[name] = round(cpu / seconds)
+      if (name !== "nats") sched[name] = { on_cpu: round(run / seconds), run_queue_wait: round(wait / seconds) }
+    }
+    const machine = Math.max(0, machineCpu().busy - this.machine0)
+    cores.other = round(Math.max(0, machine - ours) / seconds)
+    cores.machine_busy = round(machine / seconds)
+    cores.machine_cores = cpus().length
+    return { cores, sched }
+  }
+}
+
+/** CPU per group of processes: the bench itself, ingress, worker, nats-server, PostgreSQL. */
 export class CpuMeter {
-  private readonly fixed: Record<string, () => ReadonlyArray<number>>
+  private readonly groups: Record<string, () => ReadonlyArray<number>>
 
   /** `database`: count only the PostgreSQL backends of this database (plus the server's own processes). */
   constructor(pids: { ingress?: number; worker?: number; database?: string }) {
-    this.fixed = {
+    this.groups = {
       bench: () => [process.pid],
       ingress: () => (pids.ingress ? [pids.ingress] : []),
       worker: () => (pids.worker ? [pids.worker] : []),
@@ -88,47 +158,8 @@ export class CpuMeter {
     }
   }
 
-  snapshot(): CpuSnapshot {
-    const groups: Record<string, number> = {}
-    const sched: Record<string, { run: number; wait: number }> = {}
-    for (const [name, pids] of Object.entries(this.fixed)) {
-      const list = pids()
-      groups[name] = list.reduce((s, pid) => s + (name === "bench" ? benchCpu() : processCpuSeconds(pid)), 0)
-      sched[name] = list.map(schedOf).reduce((a, b) => ({ run: a.run + b.run, wait: a.wait + b.wait }), { run: 0, wait: 0 })
-    }
-    return { at: performance.now(), groups, sched, machineBusy: machineCpu().busy }
-  }
-
-  /**
-   * Per group, the share of wall time its main threads (for postgres: all its processes, summed) ran on a CPU and
-   * waited in the run queue for one. A process whose wait share is high is slowed by CPU contention, not by work.
-   */
-  static sched(a: CpuSnapshot, b: CpuSnapshot): Record<string, { on_cpu: number; run_queue_wait: number }> {
-    const seconds = (b.at - a.at) / 1000
-    const out: Record<string, { on_cpu: number; run_queue_wait: number }> = {}
-    for (const k of ["ingress", "worker", "postgres", "bench"]) {
-      const x = a.sched[k], y = b.sched[k]
-      if (!x || !y) continue
-      out[k] = { on_cpu: round(Math.max(0, y.run - x.run) / seconds), run_queue_wait: round(Math.max(0, y.wait - x.wait) / seconds) }
-    }
-    return out
-  }
-
-  /** Cores used per group between two snapshots (1.0 = one core fully busy); `other` = rest of the machine. */
-  static cores(a: CpuSnapshot, b: CpuSnapshot): Record<string, number> {
-    const seconds = (b.at - a.at) / 1000
-    const out: Record<string, number> = {}
-    let ours = 0
-    for (const k of Object.keys(b.groups)) {
-      const used = Math.max(0, (b.groups[k] ?? 0) - (a.groups[k] ?? 0))
-      ours += used
-      out[k] = round(used / seconds)
-    }
-    const machine = Math.max(0, b.machineBusy - a.machineBusy)
-    out.other = round(Math.max(0, machine - ours) / seconds)
-    out.machine_busy = round(machine / seconds)
-    out.machine_cores = cpus().length
-    return out
+  begin(): CpuTracking {
+    return new CpuTracking(this.groups)
   }
 }
 
@@ -229,7 +260,8 @@ export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<strin
 
 /** Observes one phase: call `stop()` at its end. */
 export const observe = (deps: ObserverDeps) => {
-  const cpuStart = deps.meter.snapshot()
+  const cpu = deps.meter.begin()
+  const started = performance.now()
   const w0 = memoryOf(deps.workerPid).rss_mb
   const i0 = memoryOf(deps.ingressPid).rss_mb
   let wMax = w0, iMax = i0
@@ -283,11 +315,11 @@ export const observe = (deps: ObserverDeps) => {
     stop: async (): Promise<PhaseObservation> => {
       running = false
       clearInterval(memTimer)
-      const cpuEnd = deps.meter.snapshot()
+      const reading = cpu.end()
       await Promise.all([backlogLoop, probeLoop])
       const before = await pgStart
       const after = await pgCounters(deps.sql, deps.databaseName)
-      const seconds = (cpuEnd.at - cpuStart.at) / 1000
+      const seconds = (performance.now() - started) / 1000
       const pg: Record<string, number> = {}
       for (const k of Object.keys(after)) pg[`${k}_per_s`] = round(((after[k] ?? 0) - (before[k] ?? 0)) / seconds, 1)
       pg.wal_syncs_per_commit = round(((after.wal_syncs ?? 0) - (before.wal_syncs ?? 0)) / Math.max(1, (after.commits ?? 0) - (before.commits ?? 0)), 3)
@@ -301,8 +333,8 @@ export const observe = (deps: ObserverDeps) => {
       const w1 = memoryOf(deps.workerPid).rss_mb
       const i1 = memoryOf(deps.ingressPid).rss_mb
       return {
-        cpu_cores: CpuMeter.cores(cpuStart, cpuEnd),
-        sched: CpuMeter.sched(cpuStart, cpuEnd),
+        cpu_cores: reading.cores,
+        sched: reading.sched,
         worker_rss_mb: { start: w0, end: w1, max: Math.max(wMax, w1) },
         ingress_rss_mb: { start: i0, end: i1, max: Math.max(iMax, i1) },
         backlog: { max_pending: maxPending, max_ack_pending: maxAckPending, mean_ack_pending: ackN === 0 ? 0 : round(ackSum / ackN) },

@@ -104,6 +104,15 @@ export const renderMarkdown = (r: Json): string => {
           `(round trips incl. BEGIN/COMMIT); latency at 1 in flight p50 ${n(txn.txn_latency_1_in_flight_ms.p50, 2)} ms, p99 ${n(txn.txn_latency_1_in_flight_ms.p99, 2)} ms.`
       )
     }
+    const during = raw.cpu_cores_during ?? {}
+    if (Object.keys(during).length > 0) {
+      push(
+        "",
+        "CPU while each limit was measured (the bench process drives the load; other = the rest of the machine): " +
+          Object.entries(during).map(([k, c]: [string, Json]) =>
+            `${k}: bench ${c.bench}, nats ${c.nats}, postgres ${c.postgres}, other ${c.other}, total ${c.machine_busy}/${c.machine_cores}`).join("; ") + "."
+      )
+    }
     push("")
   }
 
