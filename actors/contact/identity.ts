@@ -83,11 +83,11 @@ const findBy = async (tx: Tx, scope: Scope, column: "phone" | "email", value: st
 
 const resolveOne = async (tx: Tx, scope: Scope, g: ProfileInput, options: ResolveOptions): Promise<ResolvedContact> => {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const byPhone = await findBy(tx, scope, "phone", g.phone)
-    const byEmail = byPhone === undefined || g.email === undefined ? undefined : await findBy(tx, scope, "email", g.email)
-    const conflict_with = byEmail !== undefined && byEmail !== byPhone ? byEmail : undefined
+    // Both lookups in one round trip (pipelined, locked in this order: phone's contact, then email's).
+    const [byPhone, byEmail] = await Promise.all([findBy(tx, scope, "phone", g.phone), findBy(tx, scope, "email", g.email)])
+    const conflict_with = byPhone !== undefined && byEmail !== undefined && byEmail !== byPhone ? byEmail : undefined
     if (conflict_with !== undefined) await recordConflict(tx, scope, byPhone!, conflict_with, g, options)
-    const id = byPhone ?? await findBy(tx, scope, "email", g.email)
+    const id = byPhone ?? byEmail
     if (id !== undefined) {
       const changed = options.updateIfExists === false ? false : await updateProfile(tx, scope, id, g, options.fillOnly ?? [])
       return { contact_id: id, is_new: false, changed, conflict_with }

@@ -33,21 +33,22 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
   }
 
   const reservation = mergeReservation(existing, randomUUID(), cmd)
-  await Repo.save(tx, scope, cmd.external_id, reservation)
-
-  const resolved = await resolveContacts(tx, scope, cmd.guests, { source: `reservation:${reservation.source}`, envelopeId: envelope.id })
+  // Statements that do not depend on each other are sent together: postgres.js pipelines them on the transaction's
+  // connection, so they cost one round trip instead of one each.
+  const [, resolved] = await Promise.all([
+    Repo.save(tx, scope, cmd.external_id, reservation),
+    resolveContacts(tx, scope, cmd.guests, { source: `reservation:${reservation.source}`, envelopeId: envelope.id })
+  ])
   const contactIds = resolved.map((r) => r?.contact_id ?? null)
-  if (cmd.guests.length > 0) await Repo.replaceGuests(tx, scope, reservation.id, cmd.guests, contactIds)
   const linked = contactIds.filter((id): id is string => id !== null)
-  await Repo.linkContactsToHotel(tx, scope, reservation.hotel_id, linked)
-  await Repo.recordConsents(tx, scope, envelope.id, `reservation:${reservation.source}`, cmd.guests.flatMap((g, i) => {
+  const consents = cmd.guests.flatMap((g, i) => {
     const contact_id = contactIds[i]
     if (!contact_id) return []
     return [
       ...(g.email_consent === undefined ? [] : [{ contact_id, channel: "email" as const, granted: g.email_consent }]),
       ...(g.whatsapp_marketing_consent === undefined ? [] : [{ contact_id, channel: "whatsapp" as const, granted: g.whatsapp_marketing_consent }])
     ]
-  }))
+  })
 
   const holderIndex = Math.max(0, cmd.guests.findIndex((g) => g.is_holder))
   const primaryContact = contactIds[holderIndex] ?? linked[0] ?? null
@@ -64,14 +65,18 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
     check_out: reservation.check_out,
     contact_ids: linked
   }
-  if (emit) {
-    await Repo.insertEvent(tx, scope, {
-      id: eventId, type: eventType, contact_id: primaryContact, hotel_id: reservation.hotel_id,
-      reservation_id: reservation.id, source: reservation.source, payload: eventPayload
-    })
-  }
-
-  const summaries = await loadContactSummaries(tx, linked)
+  const [summaries] = await Promise.all([
+    loadContactSummaries(tx, linked),
+    cmd.guests.length > 0 ? Repo.replaceGuests(tx, scope, reservation.id, cmd.guests, contactIds) : undefined,
+    Repo.linkContactsToHotel(tx, scope, reservation.hotel_id, linked),
+    Repo.recordConsents(tx, scope, envelope.id, `reservation:${reservation.source}`, consents),
+    emit
+      ? Repo.insertEvent(tx, scope, {
+        id: eventId, type: eventType, contact_id: primaryContact, hotel_id: reservation.hotel_id,
+        reservation_id: reservation.id, source: reservation.source, payload: eventPayload
+      })
+      : undefined
+  ])
   const meta = { tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: new Date().toISOString() }
   const outbox: Array<OutboxMessage> = emit
     ? [{

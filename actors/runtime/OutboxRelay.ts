@@ -12,7 +12,10 @@ export class OutboxRelay {
   private readonly sql: Sql
   private readonly js: JetStreamClient
   private timer: NodeJS.Timeout | undefined
+  private flushTimer: NodeJS.Timeout | undefined
   private sweeping = false
+  /** Published rows not yet marked: marked together, one statement per flush instead of one per message. */
+  private published: Array<string> = []
 
   constructor(sql: Sql, js: JetStreamClient) {
     this.sql = sql
@@ -22,7 +25,7 @@ export class OutboxRelay {
   async publish(messages: ReadonlyArray<OutboxMessage>): Promise<void> {
     try {
       await Promise.all(messages.map((m) => this.js.publish(m.subject, encode(m.payload), { msgID: m.id })))
-      await this.sql`UPDATE outbox SET published_at = now() WHERE id = ANY(${messages.map((m) => m.id)}::uuid[])`
+      for (const m of messages) this.published.push(m.id)
     } catch (e) {
       log("warn", "outbox publish deferred to sweep", { error: errorText(e), count: messages.length })
     }
@@ -39,6 +42,8 @@ export class OutboxRelay {
           WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${graceMs / 1000})
           ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`
         if (rows.length === 0) return 0
+        // Grace must exceed the flush interval, or rows published a moment ago would be published again (harmless:
+        // the stream deduplicates on the row id, but wasteful).
         await Promise.all(rows.map((r) => this.js.publish(r.subject as string, r.payload as Uint8Array, { msgID: r.id as string })))
         await tx`UPDATE outbox SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
         return rows.length
@@ -51,12 +56,27 @@ export class OutboxRelay {
     }
   }
 
+  /** Marks what was published since the last flush (a crash before it only means a deduplicated republish). */
+  async flush(): Promise<void> {
+    if (this.published.length === 0) return
+    const ids = this.published
+    this.published = []
+    await this.sql`UPDATE outbox SET published_at = now() WHERE id = ANY(${ids}::uuid[])`.catch((e) => {
+      this.published.push(...ids)
+      log("warn", "outbox marking deferred", { error: errorText(e), count: ids.length })
+    })
+  }
+
   start(intervalMs = 2_000): void {
     this.timer = setInterval(() => void this.sweep(), intervalMs)
     this.timer.unref()
+    this.flushTimer = setInterval(() => void this.flush(), 100)
+    this.flushTimer.unref()
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
+    if (this.flushTimer) clearInterval(this.flushTimer)
+    await this.flush()
   }
 }

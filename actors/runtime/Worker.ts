@@ -63,8 +63,8 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
         log("info", "worker started", { worker_id: workerId })
       }),
       () => Effect.promise(async () => {
-        relay.stop()
         await ownership.stop()
+        await relay.stop()
         await relay.sweep(0)
         for (const u of unsample) u()
         log("info", "worker stopped", { worker_id: workerId })

@@ -21,22 +21,23 @@ export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelop
       return { reply: decode<Applied["reply"]>(seen[0]!.reply as Uint8Array), outbox: [], duplicate: true }
     }
     const applied = await handler.apply(tx, envelope, ctx)
-    await tx`
-      INSERT INTO inbox (envelope_id, tenant_id, actor, actor_key, reply, owner, epoch)
-      VALUES (${envelope.id}, ${envelope.tenant_id}, ${envelope.actor}, ${envelope.key}, ${Buffer.from(encode(applied.reply))},
-        ${fence?.owner ?? null}, ${fence?.epoch ?? null})`
-    if (applied.outbox.length > 0) {
-      const rows = applied.outbox.map((m) => ({
-        id: m.id,
-        tenant_id: envelope.tenant_id,
-        subject: m.subject,
-        payload: Buffer.from(encode(m.payload))
-      }))
-      await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
-    }
-    // Last, just before commit: the share lock on the lease row is held only for the commit itself, so hot rows
-    // waited on above never delay lease renewals; a takeover still waits for this commit or sees it fail.
-    if (fence !== undefined) await checkFence(tx, fence)
+    const rows = applied.outbox.map((m) => ({
+      id: m.id,
+      tenant_id: envelope.tenant_id,
+      subject: m.subject,
+      payload: Buffer.from(encode(m.payload))
+    }))
+    // Sent together (one round trip). The fence check is last in the transaction: the share lock on the lease row
+    // is held only for the commit itself, so rows waited on above never delay renewals; a takeover still waits for
+    // this commit or makes it fail.
+    await Promise.all([
+      tx`
+        INSERT INTO inbox (envelope_id, tenant_id, actor, actor_key, reply, owner, epoch)
+        VALUES (${envelope.id}, ${envelope.tenant_id}, ${envelope.actor}, ${envelope.key}, ${Buffer.from(encode(applied.reply))},
+          ${fence?.owner ?? null}, ${fence?.epoch ?? null})`,
+      rows.length > 0 ? tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}` : undefined,
+      fence !== undefined ? checkFence(tx, fence) : undefined
+    ])
     return { reply: applied.reply, outbox: applied.outbox, duplicate: false }
   })
 
