@@ -76,6 +76,8 @@ export interface ServedProcess {
 }
 
 const live = new Set<ServedProcess>()
+/** Every child spawned and not yet exited, tracked from the moment of spawn (a stop during start-up must reach it). */
+const children = new Set<ChildProcess>()
 
 /** `gep serve --role <role>` on a free port; resolves once /readyz answers 200. */
 export const serve = async (
@@ -91,6 +93,8 @@ export const serve = async (
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"]
   })
+  children.add(child)
+  child.once("exit", () => children.delete(child))
   let err = ""
   let out = ""
   child.stderr!.on("data", (d: Buffer) => {
@@ -137,13 +141,15 @@ export const serve = async (
 /** Stops every process this bench started (SIGTERM, SIGKILL after a grace period). */
 export const stopAll = async () => {
   await Promise.all([...live].map((p) => p.stop(15_000)))
+  // Still starting up (not in `live` yet): no graceful drain to wait for.
+  for (const child of children) child.kill("SIGKILL")
 }
 
 /** Kills what is left synchronously (process exit path). */
 export const killAllNow = () => {
-  for (const p of live) {
+  for (const child of children) {
     try {
-      p.child.kill("SIGKILL")
+      child.kill("SIGKILL")
     } catch {
       // already gone
     }
