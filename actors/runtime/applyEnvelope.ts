@@ -1,4 +1,4 @@
-import { runTransaction, type Sql } from "../../src/db/Database.ts"
+import { actAsTenant, runTransaction, type Sql } from "../../src/db/Database.ts"
 import { decode, encode, type Envelope } from "../../streams/envelope.ts"
 import { checkFence, type Fence } from "./leases.ts"
 import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "./types.ts"
@@ -16,7 +16,11 @@ export interface Outcome {
  */
 export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelope, ctx: ActorContext, fence?: Fence): Promise<Outcome> =>
   runTransaction(sql, async (tx) => {
-    const seen = await tx`SELECT reply FROM inbox WHERE envelope_id = ${envelope.id}`
+    // Pipelined: the role switch runs first, so the inbox lookup and everything after it is tenant-confined.
+    const [, seen] = await Promise.all([
+      actAsTenant(tx, envelope.tenant_id),
+      tx`SELECT reply FROM inbox WHERE envelope_id = ${envelope.id}`
+    ])
     if (seen.length > 0) {
       return { reply: decode<Applied["reply"]>(seen[0]!.reply as Uint8Array), outbox: [], duplicate: true }
     }

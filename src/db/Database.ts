@@ -60,6 +60,20 @@ export class Database extends Context.Service<Database, DatabaseShape>()("app/db
   )
 }
 
+/**
+ * Makes the rest of this transaction run as the restricted role `gep_app` for one tenant: row-level security then
+ * hides every other tenant's rows (defence in depth behind the tenant filters every query already has).
+ */
+export const actAsTenant = (tx: Tx, tenantId: string) =>
+  tx`SELECT set_config('role', 'gep_app', true), set_config('app.tenant_id', ${tenantId}, true)`
+
+/** A read (or write) confined to one tenant by row-level security, in its own transaction. */
+export const withTenant = <A>(sql: Sql, tenantId: string, f: (tx: Tx) => Promise<A>): Promise<A> =>
+  sql.begin(async (tx) => {
+    await actAsTenant(tx, tenantId)
+    return f(tx)
+  }) as Promise<A>
+
 /** A jsonb parameter (postgres.js would otherwise send a JS string as a JSON string literal). */
 export const jsonb = (sql: Sql | Tx, value: unknown) =>
   value === null || value === undefined ? null : sql.json(value as postgres.JSONValue)

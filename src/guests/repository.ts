@@ -1,5 +1,5 @@
 import type { Principal } from "../../schemas/api.ts"
-import type { Sql } from "../db/Database.ts"
+import type { Sql, Tx } from "../db/Database.ts"
 import type { FieldRule } from "./customFields.ts"
 
 export const fieldRules = async (sql: Sql, p: Principal): Promise<Array<FieldRule>> =>
@@ -18,7 +18,7 @@ export const contactIdByPhone = async (sql: Sql, p: Principal, phone: string) =>
 }
 
 /** The guest profile as GET /api/v1/guests answers it. */
-export const readGuestProfile = async (sql: Sql, p: Principal, phone: string) => {
+export const readGuestProfile = async (sql: Sql | Tx, p: Principal, phone: string) => {
   const [c] = await sql`
     SELECT id AS contact_id, phone, email, first_name, last_name, language, to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth,
       gender, nationality, document_type, document_number, address, subscription_status, source, tags, custom_fields,

@@ -6,14 +6,14 @@ import type { DialRequest } from "../../schemas/telephony.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { encode } from "../../streams/envelope.ts"
 import { AppConfig } from "../config/AppConfig.ts"
-import { Database, jsonb, type Sql } from "../db/Database.ts"
+import { Database, jsonb, type Sql, type Tx, withTenant } from "../db/Database.ts"
 import { normalisePhone } from "../normalise/index.ts"
 import { contactCalls } from "../telephony/reads.ts"
 import { type Answer, failure, respond } from "./answers.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-const findContact = async (sql: Sql, p: Principal, id: string) => {
+const findContact = async (sql: Sql | Tx, p: Principal, id: string) => {
   if (!UUID.test(id)) return undefined
   const [c] = await sql`SELECT id, phone FROM contacts WHERE id = ${id} AND tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}`
   return c as { id: string; phone: string | null } | undefined
@@ -66,9 +66,11 @@ export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handl
           if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
             return respond(failure(400, "VALIDATION_ERROR", "Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] }))
           }
-          const contact = yield* db.query((sql) => findContact(sql, principal, params.id))
-          if (!contact) return respond(notFound(params.id))
-          const page = yield* db.query((sql) => contactCalls(sql, contact.id, query.cursor, limit))
+          const page = yield* db.query((sql) => withTenant(sql, principal.tenant_id, async (tx) => {
+            const contact = await findContact(tx, principal, params.id)
+            return contact ? contactCalls(tx, contact.id, query.cursor, limit) : undefined
+          }))
+          if (page === undefined) return respond(notFound(params.id))
           if ("error" in page) return respond(failure(400, "VALIDATION_ERROR", "Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] }))
           return respond({ status: 200, body: { success: true, data: page } })
         }))

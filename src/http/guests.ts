@@ -4,7 +4,7 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { GuestRequest } from "../../schemas/guests.ts"
 import type { UpsertContactReply } from "../../actors/contact/command.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
-import { Database } from "../db/Database.ts"
+import { Database, withTenant } from "../db/Database.ts"
 import { checkCustomFields, type FieldRule } from "../guests/customFields.ts"
 import { bookingToReservation, toUpsertContact } from "../guests/normalise.ts"
 import { channelMapping, fieldRules, readGuestProfile } from "../guests/repository.ts"
@@ -119,7 +119,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
           const principal = yield* CurrentPrincipal
           const phone = normalisePhone(query.phone)
           if (!phone.ok) return respond(failure(400, "VALIDATION_ERROR", "Invalid request: phone is not a valid international number", { phone: ["must be a valid phone number with its country code"] }))
-          const profile = yield* db.query((sql) => readGuestProfile(sql, principal, phone.e164))
+          const profile = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => readGuestProfile(tx, principal, phone.e164)))
           return profile === undefined
             ? respond(failure(404, "NOT_FOUND", "No contact with this phone", { phone: ["not found"] }))
             : respond({ status: 200, body: { success: true, data: profile } })

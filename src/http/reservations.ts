@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
-import { Database } from "../db/Database.ts"
+import { Database, withTenant } from "../db/Database.ts"
 import { toUpsertCommand } from "../reservations/normalise.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { askActor, batchResults, failure, respond, hotelNotFound } from "./answers.ts"
@@ -73,7 +73,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
       .handle("get", ({ params }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const found = yield* db.query((sql) => readReservation(sql, principal, params.reservation_id))
+          const found = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => readReservation(tx, principal, params.reservation_id)))
           return found === undefined
             ? respond(failure(404, "NOT_FOUND", `No reservation with reservation_id ${JSON.stringify(params.reservation_id)}`, {
               reservation_id: ["not found"]

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/Database.ts"
+import type { Sql, Tx } from "../db/Database.ts"
 
 const stay = `r.id AS reservation_id, r.external_id AS external_reservation_id, r.hotel_id, h.name AS hotel_name, r.status,
   to_char(r.check_in, 'YYYY-MM-DD') AS check_in, to_char(r.check_out, 'YYYY-MM-DD') AS check_out`
@@ -36,7 +36,7 @@ const decodeCursor = (cursor: string): { at: string; id: string } | undefined =>
 }
 
 /** A contact's calls, newest first, keyset-paginated on (time, id) so pages never skip or repeat under inserts. */
-export const contactCalls = async (sql: Sql, contactId: string, cursor: string | undefined, limit: number) => {
+export const contactCalls = async (sql: Sql | Tx, contactId: string, cursor: string | undefined, limit: number) => {
   const after = cursor === undefined ? undefined : decodeCursor(cursor)
   if (cursor !== undefined && after === undefined) return { error: "cursor" as const }
   const rows = await sql`
