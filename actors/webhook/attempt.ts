@@ -12,6 +12,7 @@ import { disableSubscription, loadTarget, recordAttempt } from "./deliveryLog.ts
 import type { DeliveryJob } from "./job.ts"
 import { outcomeOf, retryWaitMs } from "./retry.ts"
 import { postWebhook } from "./send.ts"
+import { Metrics } from "../../src/observability/metrics.ts"
 
 export interface AttemptDeps {
   readonly sql: Sql
@@ -100,6 +101,7 @@ export const deliverOne = async (deps: AttemptDeps, m: JsMsg): Promise<void> => 
   } catch (e) {
     log("warn", "webhook attempt not recorded", { ...ids, attempt, error: errorText(e) })
   }
+  Metrics.webhookAttempts.inc({ result: outcome === "failed" && retry ? "retry" : outcome })
   log(outcome === "succeeded" ? "debug" : "info", "webhook attempt", { ...ids, attempt, outcome, status, host: new URL(s.url).host, duration_ms: result.durationMs, retry_in_ms: retry ? waitMs : undefined, error: error ?? undefined })
   if (outcome === "succeeded") return m.ack()
   if (retry) return m.nak(waitMs)
