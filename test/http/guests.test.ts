@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import { e164, phone, reservation, uniqueId } from "../support/fixtures.ts"
 import { createTenant, post, request, startPlatform, testConfig, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { AppConfig } from "../../src/config/AppConfig.ts"
