@@ -2,9 +2,10 @@ import { Cause, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { isInfrastructureFailure } from "../db/Database.ts"
 import { errorText, log } from "../observability/log.ts"
+import { failure, respond, RETRY_AFTER_S } from "./answers.ts"
 
-const shaped = (status: number, code: string, message: string) =>
-  HttpServerResponse.jsonUnsafe({ success: false, error: { message, code, details: {} } }, { status })
+const shaped = (status: number, code: string, message: string, details: Record<string, unknown> = {}) =>
+  respond(failure(status, code, message, details))
 
 /**
  * Every answer the router produces on its own (unknown route, unsupported media type, an unexpected defect) in the
@@ -29,10 +30,7 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
       if (isInfrastructureFailure(error) || isInfrastructureFailure((error as { cause?: unknown })?.cause)) {
         // The database (or NATS) is away: a retry later will work, so this is not an internal error.
         log("warn", "request failed: infrastructure unavailable", { error: errorText(error) })
-        return Effect.succeed(HttpServerResponse.jsonUnsafe(
-          { success: false, error: { message: "Temporarily unavailable; retry after Retry-After seconds", code: "SERVICE_UNAVAILABLE", details: { retry_after_seconds: 2 } } },
-          { status: 503, headers: { "retry-after": "2" } }
-        ))
+        return Effect.succeed(shaped(503, "SERVICE_UNAVAILABLE", "Temporarily unavailable; retry after Retry-After seconds", { retry_after_seconds: RETRY_AFTER_S }))
       }
       log("error", "unhandled request failure", { error: errorText(Cause.squash(cause)) })
       return Effect.succeed(shaped(500, "INTERNAL_ERROR", "Internal error"))
