@@ -142,10 +142,13 @@ export class PartitionOwnership {
     await Promise.all([this.ticking.catch(() => undefined), this.renewing.catch(() => undefined)])
     const consumers = [...this.owned.values()]
     this.owned.clear()
+    log("info", "draining partitions", { worker_id: this.options.workerId, partitions: consumers.length })
     await Promise.all(consumers.map(async (c) => {
       await c.stop("drain")
-      await release(this.sql, c.fence).catch(() => undefined)
+      await release(this.sql, c.fence).catch((e) => log("warn", "lease release failed (it will expire)", { error: errorText(e) }))
     }))
-    await leave(this.sql, this.deps.namespace, this.options.workerId).catch(() => undefined)
+    await leave(this.sql, this.deps.namespace, this.options.workerId)
+      .catch((e) => log("warn", "leaving the membership failed (the heartbeat will expire)", { error: errorText(e) }))
+    log("info", "partitions released", { worker_id: this.options.workerId })
   }
 }

@@ -6,7 +6,7 @@ import { AppConfig } from "../config/AppConfig.ts"
 import { Database } from "../db/Database.ts"
 import { migrate } from "../db/migrate.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
-import { JsonLogger } from "../observability/log.ts"
+import { JsonLogger, log } from "../observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 
 const USAGE = `gep <command>
@@ -149,8 +149,16 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
 }
 
 // A SIGTERM is an orchestrator's ordinary stop: after the graceful shutdown the process exits 0, not 130.
+// Shutdown is bounded: should draining hang (a stuck connection, a peer gone silent), the process still exits.
 let terminated = false
-process.once("SIGTERM", () => (terminated = true))
+process.once("SIGTERM", () => {
+  terminated = true
+  const limitMs = Number(process.env.GEP_SHUTDOWN_TIMEOUT_MS ?? 25_000)
+  setTimeout(() => {
+    log("error", "graceful shutdown did not finish in time; exiting", { limit_ms: limitMs })
+    process.exit(1)
+  }, limitMs).unref()
+})
 NodeRuntime.runMain(command() as Effect.Effect<unknown>, {
   teardown: (exit, onExit) => Runtime.defaultTeardown(exit, (code) => onExit(terminated && code === 130 ? 0 : code))
 })

@@ -82,9 +82,14 @@ describe("a worker paused past its lease", () => {
       expect(a.stderr()).toMatch(/lease (lost|not renewed)/)
       expect(a.child.exitCode).toBeNull() // A survived its frozen, server-ended connections
     } finally {
-      if (process.env.CHAOS_LOG_DIR) await import("node:fs").then((fs) => fs.writeFileSync(`${process.env.CHAOS_LOG_DIR}/fence-a.log`, a.stderr()))
       a.child.kill("SIGCONT")
-      await Promise.all([a.stop(), b.stop()])
+      const codes = await Promise.all([a.stop(), b.stop()].map((p, i) => p.then(() => [a, b][i]!.child.exitCode)))
+      if (process.env.CHAOS_LOG_DIR) {
+        const fs = await import("node:fs")
+        fs.writeFileSync(`${process.env.CHAOS_LOG_DIR}/fence-a.log`, a.stderr())
+        fs.writeFileSync(`${process.env.CHAOS_LOG_DIR}/fence-b.log`, b.stderr())
+      }
+      expect(codes).toEqual([0, 0]) // both drain and exit 0 on SIGTERM, the thawed one included
     }
   })
 })
