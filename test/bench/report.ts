@@ -70,6 +70,7 @@ export const renderMarkdown = (r: Json): string => {
   fig("(b) single endpoint, reservations/s (`single_per_s`)", r.single_per_s)
   fig("(b) batch endpoint, reservations/s (`batch_per_s`)", r.batch_per_s)
   fig("(d) batch endpoint over the whole memory run, reservations/s", r.long_batch_per_s)
+  if (r.sustainable_rate_per_s) fig(`(c) achieved at ${n(r.sustainable_rate_per_s)}/s offered (extra rate), reservations/s`, r.phases?.rate_sustainable?.load.reservations_per_s)
   for (const rate of r.settings.rates) fig(`(c) achieved at ${n(rate)}/s offered, reservations/s`, r[`achieved_per_s_at_${rate}`])
   push(
     "",
@@ -150,12 +151,19 @@ export const renderMarkdown = (r: Json): string => {
     }
     push("")
   }
-  const rates = r.settings.rates.filter((rate: number) => phases[`rate_${rate}`])
+  const rates: Array<string> = [
+    ...(phases.rate_sustainable ? ["sustainable"] : []),
+    ...r.settings.rates.filter((rate: number) => phases[`rate_${rate}`]).map(String)
+  ]
   if (rates.length > 0) {
     push(
       "## (c) Latency at fixed arrival rates (open loop, single endpoint)",
       "",
-      "Latency is measured from each request's scheduled send time, so queueing anywhere (including in the client's socket pool) counts.",
+      "Latency is measured from each request's scheduled send time, so queueing anywhere (including in the client's socket pool) counts. " +
+        (phases.rate_sustainable
+          ? `The first row is an extra rate, half the single-endpoint throughput measured in (b) (${n(r.sustainable_rate_per_s)}/s), run on the small database ` +
+            "before the memory part: the latency when the platform is not overloaded. The issue's rates run after the memory part, on the full database."
+          : ""),
       "",
       "| offered/s | achieved/s | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms | errors | service p99 ms | generator lag max ms | CPU total | JS ack / PG commit probe p50 ms |",
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
@@ -163,7 +171,7 @@ export const renderMarkdown = (r: Json): string => {
     for (const rate of rates) {
       const p = phases[`rate_${rate}`], l = p.load, o = p.observed
       push(
-        `| ${n(rate)} | ${n(l.reservations_per_s)} | ${n(l.latency_ms.p50, 1)} | ${n(l.latency_ms.p95, 1)} | **${n(l.latency_ms.p99, 1)}** | ${n(l.latency_ms.p999, 1)} | ` +
+        `| ${rate === "sustainable" ? `${n(r.sustainable_rate_per_s)} (extra)` : n(Number(rate))} | ${n(l.reservations_per_s)} | ${n(l.latency_ms.p50, 1)} | ${n(l.latency_ms.p95, 1)} | **${n(l.latency_ms.p99, 1)}** | ${n(l.latency_ms.p999, 1)} | ` +
           `${n(l.latency_ms.max, 1)} | ${n(l.failed + l.missing_contact_ids)} | ${n(l.service_latency_ms?.p99, 1)} | ${n(l.max_schedule_lag_ms, 1)} | ` +
           `${o.cpu_cores.machine_busy}/${o.cpu_cores.machine_cores} (ingress ${o.cpu_cores.ingress}, worker ${o.cpu_cores.worker}, pg ${o.cpu_cores.postgres}) | ` +
           `${n(o.probe_js_ack_ms.p50, 2)} / ${n(o.probe_pg_commit_ms.p50, 2)} |`
@@ -338,6 +346,17 @@ export const analysis = (r: Json): Array<string> => {
       out.push(`profile ${role} (${name}): GC ${(s2.gc_share_of_busy * 100).toFixed(1)} % of busy samples; inclusive by layer: ${cats}; self time by module: ${mods}; ` +
         `top functions: ${fns}${proj ? `; project code, inclusive: ${proj}` : ""}.`)
     }
+  }
+  const rs = phases.rate_sustainable
+  if (rs) {
+    const l = rs.load
+    out.push(
+      `latency when not overloaded (${n(l.target_rate_per_s)}/s, half the measured single-endpoint throughput): p50 ${n(l.latency_ms.p50, 1)} ms, ` +
+        `p95 ${n(l.latency_ms.p95, 1)} ms, p99 ${n(l.latency_ms.p99, 1)} ms, ${n(l.failed + l.missing_contact_ids)} errors, with ${rs.observed.cpu_cores.machine_busy} of ` +
+        `${rs.observed.cpu_cores.machine_cores} cores busy; the ingress itself accounts for ${n(rs.observed.ingress_server_ms?.["/api/v1/reservations"]?.mean_ms, 1)} ms on average ` +
+        `(its /metrics) of the ${n(l.latency_ms.mean, 1)} ms the client measured, and the transaction alone at 1 in flight takes p50 ` +
+        `${n(txn?.txn_latency_1_in_flight_ms?.p50, 2)} ms.`
+    )
   }
   const r1000 = phases.rate_1000
   if (r1000) {
