@@ -102,7 +102,7 @@ export const renderMarkdown = (r: Json): string => {
       push(
         `- **The reservation actor's transaction alone** (\`applyEnvelope\` + reservation actor in this process, ${txn.in_flight} in flight on ${txn.pool} ` +
           `connections like the worker, no HTTP, no NATS): **${n(txn.txn.ops_per_s)} txn/s**, ${txn.statements_per_txn} statements per transaction ` +
-          `(round trips incl. BEGIN/COMMIT); latency at 1 in flight p50 ${n(txn.txn_latency_1_in_flight_ms.p50, 2)} ms, p99 ${n(txn.txn_latency_1_in_flight_ms.p99, 2)} ms.`
+          `(incl. BEGIN/COMMIT; the actor pipelines some of them, so there are fewer round trips); latency at 1 in flight p50 ${n(txn.txn_latency_1_in_flight_ms.p50, 2)} ms, p99 ${n(txn.txn_latency_1_in_flight_ms.p99, 2)} ms.`
       )
     }
     const during = raw.cpu_cores_during ?? {}
@@ -329,7 +329,7 @@ export const analysis = (r: Json): Array<string> => {
         `p50 ${n(p.observed.probe_js_ack_ms.p50, 2)} ms (idle: ${n(r.raw?.jetstream?.ack_latency_1_in_flight_ms?.p50, 2)} ms): both services answer in milliseconds, ` +
         "so neither fsync nor JetStream acks is the limit; the CPU they need is." +
         (txn
-          ? ` The reservation transaction alone (in-process, ${txn.statements_per_txn} round trips) reaches ${n(txn.txn.ops_per_s)} txn/s here, ` +
+          ? ` The reservation transaction alone (in-process, ${txn.statements_per_txn} statements) reaches ${n(txn.txn.ops_per_s)} txn/s here, ` +
             `${x(txn.txn.ops_per_s, r.raw_pg_upsert_per_s)} of the raw single-row upsert rate: the per-reservation statement count, not PostgreSQL's row throughput, sets that ceiling.`
           : "")
     )
