@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { Principal } from "../../schemas/api.ts"
 import type { IngressPublisherShape } from "../../streams/IngressPublisher.ts"
 import type { ActorType } from "../../streams/subjects.ts"
+import { issueDetails, summarise } from "./issues.ts"
 
 export const RETRY_AFTER_S = 2
 
@@ -43,6 +44,23 @@ export const askActor = (
           : "The write was queued but not confirmed in time; retrying the same request is safe",
         { retry_after_seconds: RETRY_AFTER_S })))
   )
+
+/**
+ * One batch item: decoded with the endpoint's schema (every issue reported, like the single endpoint) and handled,
+ * or answered 400 on its own, so one bad item never fails the batch.
+ */
+export const batchItem = <S extends Schema.Top & { readonly DecodingServices: never }, R>(
+  schema: S,
+  handle: (value: S["Type"]) => Effect.Effect<Answer, never, R>
+) => {
+  const decode = Schema.decodeUnknownResult(schema as never, { errors: "all" }) as (u: unknown) => Result.Result<S["Type"], Schema.SchemaError>
+  return (item: unknown): Effect.Effect<Answer, never, R> => {
+    const decoded = decode(item)
+    if (Result.isSuccess(decoded)) return handle(decoded.success)
+    const details = issueDetails(decoded.failure.issue)
+    return Effect.succeed(failure(400, "VALIDATION_ERROR", summarise(details), details))
+  }
+}
 
 /** Item results of a batch endpoint, in order: `{ index, success, status, data | error }`. */
 export const batchResults = (answers: ReadonlyArray<Answer>) =>

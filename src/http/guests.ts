@@ -1,4 +1,4 @@
-import { Effect, Result, Schema } from "effect"
+import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { GuestRequest } from "../../schemas/guests.ts"
@@ -10,11 +10,10 @@ import { bookingToReservation, toUpsertContact } from "../guests/normalise.ts"
 import { channelMapping, fieldRules, readGuestProfile } from "../guests/repository.ts"
 import { normalisePhone } from "../normalise/index.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { type Answer, askActor, batchResults, failure, respond, hotelNotFound } from "./answers.ts"
-import { issueDetails, summarise } from "./issues.ts"
+import { type Answer, askActor, batchItem, batchResults, failure, hotelNotFound, respond } from "./answers.ts"
+import { summarise } from "./issues.ts"
 
 const BATCH_MAX = 500
-const decodeGuest = Schema.decodeUnknownResult(GuestRequest, { errors: "all" })
 
 export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
   Effect.gen(function*() {
@@ -92,14 +91,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
             return respond(failure(400, "VALIDATION_ERROR", `guests must hold 1 to ${BATCH_MAX} items`, { guests: [`must hold 1 to ${BATCH_MAX} items (got ${items.length})`] }))
           }
           const rules = yield* rulesFor(principal, true)
-          const answers = yield* Effect.forEach(items, (item) => {
-            const decoded = decodeGuest(item)
-            if (Result.isFailure(decoded)) {
-              const details = issueDetails(decoded.failure.issue)
-              return Effect.succeed(failure(400, "VALIDATION_ERROR", summarise(details), details))
-            }
-            return upsertGuest(principal, decoded.success, rules)
-          }, { concurrency: 64 })
+          const answers = yield* Effect.forEach(items, batchItem(GuestRequest, (g) => upsertGuest(principal, g, rules)), { concurrency: 64 })
           return respond({
             status: 200,
             body: {

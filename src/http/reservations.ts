@@ -1,4 +1,4 @@
-import { Effect, Result, Schema } from "effect"
+import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
@@ -6,13 +6,11 @@ import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { Database, withTenant } from "../db/Database.ts"
 import { toUpsertCommand } from "../reservations/normalise.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { askActor, batchResults, failure, respond, hotelNotFound } from "./answers.ts"
-import { issueDetails, summarise } from "./issues.ts"
+import { askActor, batchItem, batchResults, failure, hotelNotFound, respond } from "./answers.ts"
 import { readReservation } from "../reservations/read.ts"
 
 const BATCH_MAX = 50
 
-const decodeReservation = Schema.decodeUnknownResult(ReservationRequest, { errors: "all" })
 
 export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handlers) =>
   Effect.gen(function*() {
@@ -45,14 +43,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
               reservations: [`must hold 1 to ${BATCH_MAX} items (got ${items.length})`]
             }))
           }
-          const answers = yield* Effect.forEach(items, (item) => {
-            const decoded = decodeReservation(item)
-            if (Result.isFailure(decoded)) {
-              const details = issueDetails(decoded.failure.issue)
-              return Effect.succeed(failure(400, "VALIDATION_ERROR", summarise(details), details))
-            }
-            return submit(principal, decoded.success)
-          }, { concurrency: "unbounded" })
+          const answers = yield* Effect.forEach(items, batchItem(ReservationRequest, (r) => submit(principal, r)), { concurrency: "unbounded" })
           const results = batchResults(answers)
           const skipped = answers.filter((a) => a.status === 200 && (a.body as { data?: { skipped?: string } }).data?.skipped).length
           return respond({
