@@ -60,6 +60,8 @@ export const personPhone = (p: number): string | undefined => {
   if (p % 10 === 3) return undefined
   const scattered = (p * 7_654_321 + 13_579_135) % 100_000_000 // bijective on [0, 1e8): multiplier coprime with 10
   const d8 = String(scattered).padStart(8, "0")
+  // "+34 600 000 000" and the like are placeholders the platform refuses: such a person goes by email instead.
+  if (/^\d0{7}$/.test(d8)) return undefined
   switch (p % 4) {
     case 0:
       return `+34 6${d8.slice(0, 2)} ${d8.slice(2, 5)} ${d8.slice(5)}`
@@ -73,7 +75,7 @@ export const personPhone = (p: number): string | undefined => {
 }
 
 export const personEmail = (p: number): string | undefined => {
-  const hasPhone = p % 10 !== 3
+  const hasPhone = personPhone(p) !== undefined
   if (hasPhone && p % 4 === 1) return undefined // ~25 % phone-only
   const first = FIRST[p % FIRST.length]!.normalize("NFD").replace(/[^A-Za-z]/g, "")
   const last = LAST[(p >> 3) % LAST.length]!.normalize("NFD").replace(/[^A-Za-z]/g, "")
