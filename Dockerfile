@@ -14,6 +14,7 @@ COPY patches ./patches
 RUN npm ci --omit=dev && npm cache clean --force
 
 # One COPY per directory: COPY a b ./ would flatten their contents into /app.
+COPY core ./core
 COPY src ./src
 COPY schemas ./schemas
 COPY streams ./streams

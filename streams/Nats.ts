@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { Context, Effect, Layer } from "effect"
-import { AppConfig } from "../src/config/AppConfig.ts"
+import { AppConfig } from "../core/config/AppConfig.ts"
 
 export interface NatsShape {
   readonly nc: NatsConnection

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import type { Tx } from "../../src/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"

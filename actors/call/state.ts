@@ -31,14 +31,6 @@ const SCALARS = [
   "duration_seconds", "agent", "outcome", "outcome_raw", "recording_url", "summary", "language"
 ] as const
 
-/** `no_answer` and `voicemail` are missed calls; other outcomes are kept as sent. */
-export const storedOutcome = (outcome: string): string =>
-  ["no_answer", "voicemail", "missed"].includes(outcome.trim().toLowerCase()) ? "missed" : outcome.trim()
-
-/** Seconds between two instants, never negative. */
-export const secondsBetween = (from: string, to: string): number =>
-  Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000))
-
 /**
  * The call after one more message: every fact sent replaces the stored one; facts not sent stay (a re-send never
  * erases); metadata merges with stored keys kept; the first transcript is remembered by its arrival time.

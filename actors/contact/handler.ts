@@ -1,4 +1,4 @@
-import type { Tx } from "../../src/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { linkContactsToHotel, recordConsents } from "../reservation/repository.ts"
 import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"

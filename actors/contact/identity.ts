@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { jsonb, type Tx } from "../../src/db/Database.ts"
+import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { AddressFields } from "../reservation/command.ts"
 
 export interface Scope {

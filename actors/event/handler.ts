@@ -1,5 +1,5 @@
-import type { Tx } from "../../src/db/Database.ts"
-import { jsonb } from "../../src/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
+import { jsonb } from "../../core/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { Scope } from "../contact/identity.ts"

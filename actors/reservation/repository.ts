@@ -1,4 +1,4 @@
-import { jsonb, type Tx } from "../../src/db/Database.ts"
+import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { Scope } from "../contact/identity.ts"
 import type { GuestInput } from "./command.ts"
 import type { ReservationRow } from "./state.ts"

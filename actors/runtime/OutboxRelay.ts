@@ -1,6 +1,6 @@
 import type { JetStreamClient } from "@nats-io/jetstream"
-import type { Sql } from "../../src/db/Database.ts"
-import { errorText, log } from "../../src/observability/log.ts"
+import type { Sql } from "../../core/db/Database.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { encode } from "../../streams/envelope.ts"
 import type { OutboxMessage } from "./types.ts"
 

@@ -1,5 +1,5 @@
-import type { Sql } from "../../src/db/Database.ts"
-import { errorText, log } from "../../src/observability/log.ts"
+import type { Sql } from "../../core/db/Database.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { ownerOf, slotOf } from "./assignment.ts"
 import { acquire, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
 import { type PartitionDeps, PartitionConsumer } from "./PartitionConsumer.ts"

@@ -1,4 +1,4 @@
-import { actAsTenant, runTransaction, type Sql } from "../../src/db/Database.ts"
+import { actAsTenant, runTransaction, type Sql } from "../../core/db/Database.ts"
 import { decode, encode, type Envelope } from "../../streams/envelope.ts"
 import { checkFence, type Fence } from "./leases.ts"
 import type { ActorContext, ActorHandler, Applied, OutboxMessage } from "./types.ts"
@@ -45,4 +45,4 @@ export const applyEnvelope = (sql: Sql, handler: ActorHandler, envelope: Envelop
     return { reply: applied.reply, outbox: applied.outbox, duplicate: false }
   })
 
-export { isInfrastructureFailure } from "../../src/db/Database.ts"
+export { isInfrastructureFailure } from "../../core/db/Database.ts"

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "../../src/db/Database.ts"
+import type { Sql, Tx } from "../../core/db/Database.ts"
 
 export interface Fence {
   readonly namespace: string

@@ -1,4 +1,4 @@
-import type { Tx } from "../../src/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import type { ActorType } from "../../streams/subjects.ts"
 

@@ -1,6 +1,6 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream"
-import type { Sql } from "../../src/db/Database.ts"
-import { errorText, log } from "../../src/observability/log.ts"
+import type { Sql } from "../../core/db/Database.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { decode, encode } from "../../streams/envelope.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { deliverySubject, fanOutConsumer } from "../../streams/webhookTopology.ts"

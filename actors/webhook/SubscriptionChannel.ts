@@ -1,5 +1,5 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream"
-import { errorText, log } from "../../src/observability/log.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { subscriptionConsumer, webhookStream } from "../../streams/webhookTopology.ts"
 
 /** Attempts in flight per subscription in one worker process: a slow partner gets this many sockets, no more. */

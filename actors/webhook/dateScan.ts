@@ -1,4 +1,4 @@
-import { runTransaction, type Sql, type Tx } from "../../src/db/Database.ts"
+import { runTransaction, type Sql, type Tx } from "../../core/db/Database.ts"
 import { encode } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/types.ts"

@@ -1,5 +1,5 @@
-import type { Sql } from "../../src/db/Database.ts"
-import type { SubscriptionRow } from "../../src/webhooks/repository.ts"
+import type { Sql } from "../../core/db/Database.ts"
+import type { SubscriptionRow } from "../../core/webhook/repository.ts"
 
 export interface DeliveryTarget {
   readonly subscription: SubscriptionRow

@@ -1,7 +1,7 @@
 import http from "node:http"
 import https from "node:https"
-import { classifyAddress, isIpLiteral } from "../../src/webhooks/addressPolicy.ts"
-import { guardedLookup, policyFor, type Resolver } from "../../src/webhooks/destination.ts"
+import { classifyAddress, isIpLiteral } from "../../core/webhook/addressPolicy.ts"
+import { guardedLookup, policyFor, type Resolver } from "../../core/webhook/destination.ts"
 
 export type SendResult =
   | { readonly kind: "response"; readonly status: number; readonly retryAfter?: number; readonly excerpt: string; readonly durationMs: number }

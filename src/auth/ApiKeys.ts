@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import type { Principal } from "../../schemas/api.ts"
-import { Database } from "../db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import { hashKey, looksLikeKey } from "./keys.ts"
 
 /** How long a key lookup is reused; bounds how long a revoked key keeps working on one ingress. */

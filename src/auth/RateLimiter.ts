@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
-import { Database, type Sql } from "../db/Database.ts"
-import { errorText, log } from "../observability/log.ts"
+import { Database, type Sql } from "../../core/db/Database.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { type Decision, decide, type WindowCounts, WINDOW_MS, windowStartOf } from "./slidingWindow.ts"
 
 export type RateDecision = Decision

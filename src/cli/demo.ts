@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import { Tenancy } from "../tenancy/Tenancy.ts"
-import { Database } from "../db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 
 const DEMO_FILE = fileURLToPath(new URL("../../.data/demo-tenant.json", import.meta.url))
 

@@ -3,7 +3,7 @@ import type { GuestInput, UpsertReservation } from "../../actors/reservation/com
 import type { Warning } from "../../schemas/common.ts"
 import type { Booking, GuestRequest } from "../../schemas/guests.ts"
 import type { ReservationStatus } from "../../schemas/reservation.ts"
-import { normaliseAddress, normaliseCountry, normaliseEmail, normalisePhone } from "../normalise/index.ts"
+import { normaliseAddress, normaliseCountry, normaliseEmail, normalisePhone } from "../../core/normalise/index.ts"
 
 export type GuestCheck =
   | { readonly ok: true; readonly command: UpsertContact }

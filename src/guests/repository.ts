@@ -1,5 +1,5 @@
 import type { Principal } from "../../schemas/api.ts"
-import type { Sql, Tx } from "../db/Database.ts"
+import type { Sql, Tx } from "../../core/db/Database.ts"
 import type { FieldRule } from "./customFields.ts"
 
 export const fieldRules = async (sql: Sql, p: Principal): Promise<Array<FieldRule>> =>

@@ -3,7 +3,7 @@ import { HttpServerResponse } from "effect/http"
 import { CtiAuthentication, CurrentIntegration } from "../../schemas/security.ts"
 import { Unauthorized } from "../../schemas/errors.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
-import { AppConfig } from "../config/AppConfig.ts"
+import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Integrations } from "../telephony/Integrations.ts"
 import { rateLimitedResponse } from "./middleware.ts"
 

@@ -1,7 +1,7 @@
 import { Cause, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { isInfrastructureFailure } from "../db/Database.ts"
-import { errorText, log } from "../observability/log.ts"
+import { isInfrastructureFailure } from "../../core/db/Database.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { failure, respond, RETRY_AFTER_S } from "./answers.ts"
 
 const shaped = (status: number, code: string, message: string, details: Record<string, unknown> = {}) =>

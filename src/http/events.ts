@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import type { RecordEvent } from "../../actors/event/command.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
-import { normalisePhone } from "../normalise/index.ts"
+import { normalisePhone } from "../../core/normalise/index.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { askActor, failure, respond, hotelNotFound } from "./answers.ts"
 

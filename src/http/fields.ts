@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import type { FieldDefinitionInput } from "../../schemas/fields.ts"
-import { Database, type Sql } from "../db/Database.ts"
+import { Database, type Sql } from "../../core/db/Database.ts"
 import { respond } from "./answers.ts"
 
 const COLUMNS = `field_key, field_label, field_type, options, description, is_required, is_visible, display_order,

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { AppConfig } from "../config/AppConfig.ts"
-import { Database } from "../db/Database.ts"
+import { AppConfig } from "../../core/config/AppConfig.ts"
+import { Database } from "../../core/db/Database.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { topologyPresent } from "../../streams/topology.ts"
 

@@ -1,6 +1,6 @@
 import { Effect, Layer, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Metrics, registry } from "../observability/metrics.ts"
+import { Metrics, registry } from "../../core/observability/metrics.ts"
 import { toCoreErrorShape } from "./errorShape.ts"
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi

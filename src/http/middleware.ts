@@ -6,7 +6,7 @@ import { Forbidden, Unauthorized, ValidationFailed } from "../../schemas/errors.
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { hasScope } from "../auth/keys.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
-import { AppConfig } from "../config/AppConfig.ts"
+import { AppConfig } from "../../core/config/AppConfig.ts"
 import { issueDetails, summarise } from "./issues.ts"
 
 export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ValidationErrors, (error) => {

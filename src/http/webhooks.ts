@@ -3,14 +3,14 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
-import { Database } from "../db/Database.ts"
-import { log } from "../observability/log.ts"
-import * as Repo from "../webhooks/repository.ts"
-import { encryptSecret, generateSigningSecret } from "../webhooks/secrets.ts"
+import { Database } from "../../core/db/Database.ts"
+import { log } from "../../core/observability/log.ts"
+import * as Repo from "../../core/webhook/repository.ts"
+import { encryptSecret, generateSigningSecret } from "../../core/webhook/secrets.ts"
 import {
   checkSubscriptionUrl, decodeCursor, encodeCursor, fieldsForCreate, fieldsForUpdate, isRefusal, isUuid, refusal, type Refusal
 } from "../webhooks/subscriptionRules.ts"
-import { WebhookConfig } from "../webhooks/WebhookConfig.ts"
+import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 
 /** Subscriptions per tenant and mode: plenty for partner integrations, bounded fan-out per event. */
 const MAX_SUBSCRIPTIONS = 50

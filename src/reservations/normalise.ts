@@ -1,7 +1,7 @@
 import type { Warning } from "../../schemas/common.ts"
 import type { ReservationGuest, ReservationRequest } from "../../schemas/reservation.ts"
 import type { GuestInput, ReservationFields, UpsertReservation } from "../../actors/reservation/command.ts"
-import { normaliseAddress, normaliseCountry, normaliseEmail, normalisePhone } from "../normalise/index.ts"
+import { normaliseAddress, normaliseCountry, normaliseEmail, normalisePhone } from "../../core/normalise/index.ts"
 
 const LANGUAGE = /^[a-z]{2,3}([-_][a-z0-9]{2,8})?$/i
 

@@ -1,5 +1,5 @@
 import type { Principal } from "../../schemas/api.ts"
-import type { Sql, Tx } from "../db/Database.ts"
+import type { Sql, Tx } from "../../core/db/Database.ts"
 
 /** The stored reservation with its guests, as the caller's tenant and mode (live or sandbox) see it. */
 export const readReservation = async (sql: Sql | Tx, principal: Principal, externalId: string) => {

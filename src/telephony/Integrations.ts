@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { Integration } from "../../schemas/security.ts"
-import { Database } from "../db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const PREFIX = "svccti_"
@@ -35,7 +35,7 @@ export class Integrations extends Context.Service<Integrations, {
 }
 
 /** Creates an integration and returns its token (shown once). */
-export const createIntegration = async (sql: import("../db/Database.ts").Sql, tenantId: string, provider: string) => {
+export const createIntegration = async (sql: import("../../core/db/Database.ts").Sql, tenantId: string, provider: string) => {
   const token = generateCtiToken()
   const [row] = await sql`
     INSERT INTO cti_integrations (tenant_id, provider, token_hash) VALUES (${tenantId}, ${provider}, ${hash(token)}) RETURNING id`

@@ -1,5 +1,5 @@
-import { CARRIER_CALLER_LABELS, PLACEHOLDER_TEXT_VALUES } from "../normalise/placeholders.ts"
-import { normaliseEmail } from "../normalise/index.ts"
+import { CARRIER_CALLER_LABELS, PLACEHOLDER_TEXT_VALUES } from "../../core/normalise/placeholders.ts"
+import { normaliseEmail } from "../../core/normalise/index.ts"
 
 export interface CallerClaim {
   readonly first_name?: string | undefined

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "../db/Database.ts"
+import type { Sql, Tx } from "../../core/db/Database.ts"
 
 const stay = `r.id AS reservation_id, r.external_id AS external_reservation_id, r.hotel_id, h.name AS hotel_name, r.status,
   to_char(r.check_in, 'YYYY-MM-DD') AS check_in, to_char(r.check_out, 'YYYY-MM-DD') AS check_out`

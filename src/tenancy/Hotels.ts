@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { Database } from "../db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 
 export interface HotelRef {
   readonly hotel_id?: string | undefined

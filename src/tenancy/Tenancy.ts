@@ -1,6 +1,6 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { displayPrefix, generateKey, hashKey, Scopes } from "../auth/keys.ts"
-import { Database } from "../db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import { createIntegration } from "../telephony/Integrations.ts"
 
 export class TenancyError extends Data.TaggedError("TenancyError")<{ readonly message: string }> {}

@@ -1,6 +1,6 @@
 import { DefaultRetryPolicy, type CreateWebhookRequest, type UpdateWebhookRequest } from "../../schemas/webhooks.ts"
-import { checkHost, parseTargetUrl, policyFor, type Resolver } from "./destination.ts"
-import type { SubscriptionFields, SubscriptionRow } from "./repository.ts"
+import { checkHost, parseTargetUrl, policyFor, type Resolver } from "../../core/webhook/destination.ts"
+import type { SubscriptionFields, SubscriptionRow } from "../../core/webhook/repository.ts"
 
 /** An answer the handler returns as is: status and core-shaped body. */
 export interface Refusal {

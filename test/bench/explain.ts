@@ -13,7 +13,7 @@ import { acquire, release } from "../../actors/runtime/leases.ts"
 import { ReservationActor } from "../../actors/reservation/handler.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
 import { toUpsertCommand } from "../../src/reservations/normalise.ts"
-import type { Sql } from "../../src/db/Database.ts"
+import type { Sql } from "../../core/db/Database.ts"
 import { round } from "./load.ts"
 import { envelopeOf } from "./raw.ts"
 

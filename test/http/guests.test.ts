@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Layer, ManagedRuntime } from "effect"
 import { e164, phone, reservation, uniqueId } from "../support/fixtures.ts"
 import { createTenant, post, request, startPlatform, testConfig, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { AppConfig } from "../../src/config/AppConfig.ts"
-import { Database } from "../../src/db/Database.ts"
+import { AppConfig } from "../../core/config/AppConfig.ts"
+import { Database } from "../../core/db/Database.ts"
 import { Tenancy } from "../../src/tenancy/Tenancy.ts"
 
 let platform: RunningPlatform

@@ -3,7 +3,7 @@ import { connect } from "@nats-io/transport-node"
 import { randomBytes } from "node:crypto"
 import postgres from "postgres"
 import type { TestProject } from "vitest/node"
-import { migrate } from "../../src/db/migrate.ts"
+import { migrate } from "../../core/db/migrate.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {

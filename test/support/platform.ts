@@ -3,8 +3,8 @@ import { createServer } from "node:net"
 import postgres from "postgres"
 import { inject } from "vitest"
 import { Platform, type Role } from "../../src/app/Platform.ts"
-import { AppConfig, type AppConfigShape } from "../../src/config/AppConfig.ts"
-import { Database } from "../../src/db/Database.ts"
+import { AppConfig, type AppConfigShape } from "../../core/config/AppConfig.ts"
+import { Database } from "../../core/db/Database.ts"
 import { Tenancy } from "../../src/tenancy/Tenancy.ts"
 
 export const freePort = () =>

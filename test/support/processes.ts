@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import type { AppConfigShape } from "../../src/config/AppConfig.ts"
+import type { AppConfigShape } from "../../core/config/AppConfig.ts"
 import { freePort } from "./platform.ts"
 
 const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))

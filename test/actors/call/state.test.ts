@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import type { CallFacts } from "../../../actors/call/command.ts"
-import { mergeCall, secondsBetween, storedOutcome, transcriptArrived } from "../../../actors/call/state.ts"
+import { mergeCall, transcriptArrived } from "../../../actors/call/state.ts"
 
 const facts = fc.record({
   summary: fc.option(fc.string(), { nil: undefined }),
@@ -34,11 +34,5 @@ describe("call state", () => {
     const c = mergeCall(b, "id", { transcript: t }, "t2")
     expect([transcriptArrived(undefined, a), transcriptArrived(a, b), transcriptArrived(b, c)]).toEqual([false, true, false])
     expect(c.transcript_received_at).toBe("t1")
-  })
-
-  it("stores no_answer and voicemail as missed and derives non-negative durations", () => {
-    expect(["no_answer", "Voicemail", "completed", "transferred"].map(storedOutcome)).toEqual(["missed", "missed", "completed", "transferred"])
-    expect(secondsBetween("2026-01-01T00:00:00Z", "2026-01-01T00:01:30Z")).toBe(90)
-    expect(secondsBetween("2026-01-01T00:01:00Z", "2026-01-01T00:00:00Z")).toBe(0)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
-import { ADDRESS_FIELD_LIMITS, normaliseAddress } from "../../src/normalise/address.ts"
+import { ADDRESS_FIELD_LIMITS, normaliseAddress } from "../../../core/normalise/address.ts"
 
 const cpLength = (s: string) => [...s].length
 const LIMITED = Object.keys(ADDRESS_FIELD_LIMITS) as Array<keyof typeof ADDRESS_FIELD_LIMITS>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import fc from "fast-check"
 import { getCountries, getExampleNumber, parsePhoneNumberFromString } from "libphonenumber-js/max"
 import examples from "libphonenumber-js/mobile/examples"
-import { normalisePhone } from "../../src/normalise/phone.ts"
+import { normalisePhone } from "../../../core/normalise/phone.ts"
 
 // libphonenumber's own example numbers that our placeholder data deliberately
 // rejects: they are the numbers people copy from documentation.

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
-import { normaliseEmail } from "../../src/normalise/email.ts"
+import { normaliseEmail } from "../../../core/normalise/email.ts"
 import {
   OTA_RELAY_EMAIL_DOMAINS,
   PLACEHOLDER_EMAIL_DOMAINS,
   PLACEHOLDER_EMAIL_LOCAL_PARTS,
   PLACEHOLDER_EMAILS
-} from "../../src/normalise/placeholders.ts"
+} from "../../../core/normalise/placeholders.ts"
 
 describe("normaliseEmail: accepted", () => {
   it.each([

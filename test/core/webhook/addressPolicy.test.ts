@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { classifyAddress } from "../../src/webhooks/addressPolicy.ts"
-import { checkHost, guardedLookup, parseTargetUrl } from "../../src/webhooks/destination.ts"
+import { classifyAddress } from "../../../core/webhook/addressPolicy.ts"
+import { checkHost, guardedLookup, parseTargetUrl } from "../../../core/webhook/destination.ts"
 
 const off = { allowLoopback: false }
 const on = { allowLoopback: true }

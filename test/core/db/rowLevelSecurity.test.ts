@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { actAsTenant, withTenant } from "../../src/db/Database.ts"
-import { phone, reservation } from "../support/fixtures.ts"
-import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { actAsTenant, withTenant } from "../../../core/db/Database.ts"
+import { phone, reservation } from "../../support/fixtures.ts"
+import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../../support/platform.ts"
 
 let platform: RunningPlatform
 let a: TestTenant

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
 import countries from "i18n-iso-countries"
-import { normaliseCountry } from "../../src/normalise/country.ts"
+import { normaliseCountry } from "../../../core/normalise/country.ts"
 
 describe("normaliseCountry", () => {
   it.each([
