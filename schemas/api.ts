@@ -1,15 +1,15 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable } from "./errors.ts"
-import { EventRequest, EventResponse } from "./events.ts"
+import { EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
-import { GuestBatchRequest, GuestBatchResponse, GuestProfile, GuestRequest, GuestResponse } from "./guests.ts"
+import { GuestBatchRequest, GuestBatchResponse, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
   CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
   WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
-} from "./webhooks.ts"
+} from "./webhook.ts"
 
 export { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"

@@ -1,5 +1,5 @@
 /** Names of every JetStream object, all under the deployment's namespace (GEP_NAMESPACE). */
-export const ActorTypes = ["reservation", "contact", "event", "call"] as const
+export const ActorTypes = ["reservation", "guest", "event", "telephony"] as const
 export type ActorType = typeof ActorTypes[number]
 
 export const ingressStream = (ns: string) => `${ns}_INGRESS`

@@ -7,15 +7,15 @@ import { log } from "../../core/observability/log.ts"
 import { Metrics, sample } from "../../core/observability/metrics.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
-import { CallActor } from "../call/handler.ts"
-import { ContactActor } from "../contact/handler.ts"
 import { EventActor } from "../event/handler.ts"
+import { GuestActor } from "../guest/handler.ts"
 import { ReservationActor } from "../reservation/handler.ts"
+import { TelephonyActor } from "../telephony/handler.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
 import { PartitionOwnership } from "./PartitionOwnership.ts"
 import type { ActorHandler } from "./types.ts"
 
-export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor, ContactActor, EventActor, CallActor]
+export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor, GuestActor, EventActor, TelephonyActor]
 
 export interface WorkerShape {
   readonly workerId: string

@@ -1,6 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream"
 import { randomUUID } from "node:crypto"
-import { reservedHeaderReason } from "../../schemas/webhooks.ts"
+import { reservedHeaderReason } from "../../schemas/webhook.ts"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import type { Resolver } from "../../core/webhook/destination.ts"

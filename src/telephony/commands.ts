@@ -1,5 +1,5 @@
 import { Result, Schema } from "effect"
-import type { CallCommand, CallFacts } from "../../actors/call/command.ts"
+import type { CallCommand, CallFacts } from "../../actors/telephony/command.ts"
 import type { Warning } from "../../schemas/common.ts"
 import { CallEvent, CallEventTypes, CompletedCall } from "../../schemas/telephony.ts"
 import { issueDetails, summarise } from "../http/issues.ts"
@@ -119,7 +119,7 @@ const parseCompleted = (p: Record<string, unknown>, provider: string): CtiParse 
   return { ok: true, guestNumber: n.guest, command: { provider, call_id: c.call_id, kind: full ? "full_record" : "patch", facts, warnings } }
 }
 
-/** A CTI webhook body as the call actor's command, or the 4xx it deserves. */
+/** A CTI webhook body as the telephony actor's command, or the 4xx it deserves. */
 export const parseCti = (body: Record<string, unknown>, provider: string): CtiParse => {
   const p = canonicalPayload(body)
   if (p.event === "call_completed") return parseCompleted(p, provider)

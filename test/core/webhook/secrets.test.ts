@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { createHmac, randomBytes } from "node:crypto"
 import { deliveryHeaders } from "../../../actors/webhook/attempt.ts"
-import { reservedHeaderReason } from "../../../schemas/webhooks.ts"
+import { reservedHeaderReason } from "../../../schemas/webhook.ts"
 import { decryptSecret, encryptSecret, generateSigningSecret } from "../../../core/webhook/secrets.ts"
 import { signatureHeader, signatureOf } from "../../../core/webhook/signature.ts"
 

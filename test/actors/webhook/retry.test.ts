@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { backoffMs, outcomeOf, retryWaitMs } from "../../actors/webhook/retry.ts"
+import { backoffMs, outcomeOf, retryWaitMs } from "../../../actors/webhook/retry.ts"
 
 const policy = { max_attempts: 10, initial_backoff_seconds: 30, max_backoff_seconds: 7200 }
 

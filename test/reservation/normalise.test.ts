@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { ReservationRequest } from "../../schemas/reservation.ts"
-import { toUpsertCommand } from "../../src/reservations/normalise.ts"
+import { toUpsertCommand } from "../../src/reservation/normalise.ts"
 
 const decode = Schema.decodeUnknownSync(ReservationRequest)
 const base = { reservation_id: "R1", hotel_code: "H", check_in: "2026-01-01", check_out: "2026-01-03" }

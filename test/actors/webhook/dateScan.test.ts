@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { jetstream } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
-import { OutboxRelay } from "../../actors/runtime/OutboxRelay.ts"
-import { runDateScan } from "../../actors/webhook/dateScan.ts"
-import { phone, reservation } from "../support/fixtures.ts"
-import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
-import { createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { expectVerifies, subscribe } from "../support/webhooks.ts"
+import { OutboxRelay } from "../../../actors/runtime/OutboxRelay.ts"
+import { runDateScan } from "../../../actors/webhook/dateScan.ts"
+import { phone, reservation } from "../../support/fixtures.ts"
+import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../../support/httpsReceiver.ts"
+import { createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../../support/platform.ts"
+import { expectVerifies, subscribe } from "../../support/webhook.ts"
 
 process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
 

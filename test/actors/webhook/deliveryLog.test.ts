@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
-import { purgeDeliveryLog } from "../../actors/webhook/deliveryLog.ts"
-import { createTenant, testSql } from "../support/platform.ts"
+import { purgeDeliveryLog } from "../../../actors/webhook/deliveryLog.ts"
+import { createTenant, testSql } from "../../support/platform.ts"
 
 const sql = testSql()
 afterAll(() => sql.end())

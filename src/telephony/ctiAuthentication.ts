@@ -4,8 +4,8 @@ import { CtiAuthentication, CurrentIntegration } from "../../schemas/security.ts
 import { Unauthorized } from "../../schemas/errors.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { Integrations } from "../telephony/Integrations.ts"
-import { rateLimitedResponse } from "./middleware.ts"
+import { Integrations } from "./Integrations.ts"
+import { rateLimitedResponse } from "../http/middleware.ts"
 
 /** The CTI token → its integration; a provider in the path must be the token's; then the tenant's telephony limit. */
 export const CtiAuthenticationLive = Layer.effect(CtiAuthentication, Effect.gen(function*() {

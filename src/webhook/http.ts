@@ -9,7 +9,7 @@ import * as Repo from "../../core/webhook/repository.ts"
 import { encryptSecret, generateSigningSecret } from "../../core/webhook/secrets.ts"
 import {
   checkSubscriptionUrl, decodeCursor, encodeCursor, fieldsForCreate, fieldsForUpdate, isRefusal, isUuid, refusal, type Refusal
-} from "../webhooks/subscriptionRules.ts"
+} from "./subscriptionRules.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 
 /** Subscriptions per tenant and mode: plenty for partner integrations, bounded fan-out per event. */

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import type { FieldDefinitionInput } from "../../schemas/fields.ts"
 import { Database, type Sql } from "../../core/db/Database.ts"
-import { respond } from "./answers.ts"
+import { respond } from "../http/answers.ts"
 
 const COLUMNS = `field_key, field_label, field_type, options, description, is_required, is_visible, display_order,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,

@@ -9,7 +9,7 @@ import { deliverySubject, subscriptionConsumer, webhookStream } from "../../stre
 import { makeCertificate, startReceiver, type Receiver } from "../support/httpsReceiver.ts"
 import { createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { spawnWorker, type WorkerProcess } from "../support/processes.ts"
-import { deliveries, eventually, expectVerifies, matchingSignature, newGuestReservation, subscribe } from "../support/webhooks.ts"
+import { deliveries, eventually, expectVerifies, matchingSignature, newGuestReservation, subscribe } from "../support/webhook.ts"
 
 // The test switch for loopback targets, and one encryption key shared by this ingress and the spawned worker.
 process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"

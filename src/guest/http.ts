@@ -1,17 +1,17 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
-import { GuestRequest } from "../../schemas/guests.ts"
-import type { UpsertContactReply } from "../../actors/contact/command.ts"
+import { GuestRequest } from "../../schemas/guest.ts"
+import type { UpsertContactReply } from "../../actors/guest/command.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { Database, withTenant } from "../../core/db/Database.ts"
-import { checkCustomFields, type FieldRule } from "../guests/customFields.ts"
-import { bookingToReservation, toUpsertContact } from "../guests/normalise.ts"
-import { channelMapping, fieldRules, readGuestProfile } from "../guests/repository.ts"
+import { checkCustomFields, type FieldRule } from "./customFields.ts"
+import { bookingToReservation, toUpsertContact } from "./normalise.ts"
+import { channelMapping, fieldRules, readGuestProfile } from "./repository.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { type Answer, askActor, batchItem, batchResults, failure, hotelNotFound, respond } from "./answers.ts"
-import { summarise } from "./issues.ts"
+import { type Answer, askActor, batchItem, batchResults, failure, hotelNotFound, respond } from "../http/answers.ts"
+import { summarise } from "../http/issues.ts"
 
 const BATCH_MAX = 500
 
@@ -21,7 +21,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
     const publisher = yield* IngressPublisher
     const db = yield* Database
 
-    /** One guest: hotel, custom fields, identity, then the contact actor and, with a booking, the reservation actor. */
+    /** One guest: hotel, custom fields, identity, then the guest actor and, with a booking, the reservation actor. */
     const upsertGuest = Effect.fn("Guests.upsert")(function*(principal: Principal, r: GuestRequest, rules: ReadonlyArray<FieldRule>) {
       let hotelId: string | undefined
       if (r.hotel_code !== undefined || r.hotel_name !== undefined) {
@@ -43,7 +43,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
       if (!check.ok) return failure(check.status, check.code, check.message, check.details)
       const command = check.command
 
-      const contactAnswer = yield* askActor(publisher, principal, "contact", "contact.upsert", command.profile.phone, command)
+      const contactAnswer = yield* askActor(publisher, principal, "guest", "guest.upsert", command.profile.phone, command)
       if (contactAnswer.status >= 300) return contactAnswer
       const contact = contactAnswer.body as UpsertContactReply
       let reservationId: string | null = null

@@ -1,4 +1,4 @@
-import { DefaultRetryPolicy, type CreateWebhookRequest, type UpdateWebhookRequest } from "../../schemas/webhooks.ts"
+import { DefaultRetryPolicy, type CreateWebhookRequest, type UpdateWebhookRequest } from "../../schemas/webhook.ts"
 import { checkHost, parseTargetUrl, policyFor, type Resolver } from "../../core/webhook/destination.ts"
 import type { SubscriptionFields, SubscriptionRow } from "../../core/webhook/repository.ts"
 

@@ -6,7 +6,7 @@ import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { askActor, failure, respond, hotelNotFound } from "./answers.ts"
+import { askActor, failure, respond, hotelNotFound } from "../http/answers.ts"
 
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   Effect.gen(function*() {

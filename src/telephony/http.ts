@@ -4,9 +4,9 @@ import { Api } from "../../schemas/api.ts"
 import { CurrentIntegration, type Integration } from "../../schemas/security.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { Database } from "../../core/db/Database.ts"
-import { parseCti } from "../telephony/commands.ts"
-import { screenPop } from "../telephony/reads.ts"
-import { askActor, failure, respond } from "./answers.ts"
+import { parseCti } from "./commands.ts"
+import { screenPop } from "./reads.ts"
+import { askActor, failure, respond } from "../http/answers.ts"
 
 export const TelephonyLive = HttpApiBuilder.group(Api, "telephony", (handlers) =>
   Effect.gen(function*() {
@@ -21,7 +21,7 @@ export const TelephonyLive = HttpApiBuilder.group(Api, "telephony", (handlers) =
       if (!parsed.ok) return failure(parsed.status, parsed.code, parsed.message, parsed.details)
       const cmd = parsed.command
       // Calls belong to the live data of the tenant: telephony tokens have no sandbox mode.
-      const answer = yield* askActor(publisher, { tenant_id: integration.tenant_id, sandbox: false }, "call", "call.apply", `${cmd.provider}:${cmd.call_id}`, cmd)
+      const answer = yield* askActor(publisher, { tenant_id: integration.tenant_id, sandbox: false }, "telephony", "telephony.record", `${cmd.provider}:${cmd.call_id}`, cmd)
       if (answer.status >= 300 || cmd.event_type !== "call_ringing") return answer
       const number = parsed.guestNumber ?? cmd.facts.from_number
       const pop = yield* db.query((sql) => screenPop(sql, integration.tenant_id, number?.startsWith("+") ? number : undefined))

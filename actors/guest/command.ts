@@ -1,7 +1,7 @@
 import type { Warning } from "../../schemas/common.ts"
-import type { ProfileInput } from "./identity.ts"
+import type { ProfileInput } from "../contact/identity.ts"
 
-/** The payload of a `contact.upsert` envelope (guests API), keyed by the contact's identity (E.164 phone). */
+/** The payload of a `guest.upsert` envelope (guests API), keyed by the contact's identity (E.164 phone). */
 export interface UpsertContact {
   readonly profile: ProfileInput & { readonly phone: string }
   readonly hotel_id?: string | undefined

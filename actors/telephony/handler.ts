@@ -10,7 +10,7 @@ import { fillBlankContactFields, findCallForUpdate, logCallEvent, saveCall } fro
 import { mergeCall, transcriptArrived } from "./state.ts"
 
 /** Applies a streamed event or a completed-call record to the call, keyed by tenant + provider + call_id. */
-const apply = async (tx: Tx, envelope: Envelope<CallCommand>, ctx: ActorContext): Promise<Applied> => {
+const record = async (tx: Tx, envelope: Envelope<CallCommand>, ctx: ActorContext): Promise<Applied> => {
   const cmd = envelope.payload
   const scope: Scope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
   const existing = await findCallForUpdate(tx, scope.tenant_id, cmd.provider, cmd.call_id)
@@ -67,4 +67,4 @@ const apply = async (tx: Tx, envelope: Envelope<CallCommand>, ctx: ActorContext)
   }
 }
 
-export const CallActor = defineActor("call", { "call.apply": apply })
+export const TelephonyActor = defineActor("telephony", { "telephony.record": record })

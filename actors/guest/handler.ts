@@ -3,8 +3,8 @@ import type { Envelope } from "../../streams/envelope.ts"
 import { linkContactsToHotel, recordConsents } from "../reservation/repository.ts"
 import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"
 import type { UpsertContact, UpsertContactReply } from "./command.ts"
-import { loadContactSummaries, resolveContacts, type Scope } from "./identity.ts"
-import { contactChangeCommands } from "./outbox.ts"
+import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"
+import { contactChangeCommands } from "../contact/outbox.ts"
 
 const upsert = async (tx: Tx, envelope: Envelope<UpsertContact>, ctx: ActorContext): Promise<Applied> => {
   const cmd = envelope.payload
@@ -36,4 +36,4 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertContact>, ctx: ActorConte
   }
 }
 
-export const ContactActor = defineActor("contact", { "contact.upsert": upsert })
+export const GuestActor = defineActor("guest", { "guest.upsert": upsert })

@@ -4,10 +4,10 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
 import { IngressPublisher } from "../../streams/IngressPublisher.ts"
 import { Database, withTenant } from "../../core/db/Database.ts"
-import { toUpsertCommand } from "../reservations/normalise.ts"
+import { toUpsertCommand } from "./normalise.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { askActor, batchItem, batchResults, failure, hotelNotFound, respond } from "./answers.ts"
-import { readReservation } from "../reservations/read.ts"
+import { askActor, batchItem, batchResults, failure, hotelNotFound, respond } from "../http/answers.ts"
+import { readReservation } from "./read.ts"
 
 const BATCH_MAX = 50
 

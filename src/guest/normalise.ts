@@ -1,7 +1,7 @@
-import type { UpsertContact } from "../../actors/contact/command.ts"
+import type { UpsertContact } from "../../actors/guest/command.ts"
 import type { GuestInput, UpsertReservation } from "../../actors/reservation/command.ts"
 import type { Warning } from "../../schemas/common.ts"
-import type { Booking, GuestRequest } from "../../schemas/guests.ts"
+import type { Booking, GuestRequest } from "../../schemas/guest.ts"
 import type { ReservationStatus } from "../../schemas/reservation.ts"
 import { normaliseAddress, normaliseCountry, normaliseEmail, normalisePhone } from "../../core/normalise/index.ts"
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { postWebhook } from "../../actors/webhook/send.ts"
-import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
+import { postWebhook } from "../../../actors/webhook/send.ts"
+import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../../support/httpsReceiver.ts"
 
 let receiver: Receiver
 beforeAll(async () => {

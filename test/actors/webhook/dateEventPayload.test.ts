@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { localIso } from "../../actors/webhook/dateEventPayload.ts"
+import { localIso } from "../../../actors/webhook/dateEventPayload.ts"
 
 describe("scheduled_for.iso", () => {
   it("carries the hotel's offset at that instant, across zones and daylight time", () => {

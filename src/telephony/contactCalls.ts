@@ -8,8 +8,8 @@ import { encode } from "../../streams/envelope.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, jsonb, type Sql, type Tx, withTenant } from "../../core/db/Database.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
-import { contactCalls } from "../telephony/reads.ts"
-import { type Answer, failure, respond } from "./answers.ts"
+import { contactCalls } from "./reads.ts"
+import { type Answer, failure, respond } from "../http/answers.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { CallFacts } from "../../../actors/call/command.ts"
-import { mergeCall, transcriptArrived } from "../../../actors/call/state.ts"
+import type { CallFacts } from "../../../actors/telephony/command.ts"
+import { mergeCall, transcriptArrived } from "../../../actors/telephony/state.ts"
 
 const facts = fc.record({
   summary: fc.option(fc.string(), { nil: undefined }),
