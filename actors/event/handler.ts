@@ -2,7 +2,7 @@ import type { Tx } from "../../core/db/Database.ts"
 import { jsonb } from "../../core/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
-import type { Scope } from "../contact/identity.ts"
+import type { Scope } from "../shared/identity.ts"
 import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"
 import type { RecordEvent } from "./command.ts"
 

@@ -1,10 +1,10 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
-import { linkContactsToHotel, recordConsents } from "../reservation/repository.ts"
 import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"
+import { contactChangeCommands } from "../shared/contactEvents.ts"
+import { linkContactsToHotel, recordConsents } from "../shared/contacts.ts"
+import { loadContactSummaries, resolveContacts, type Scope } from "../shared/identity.ts"
 import type { UpsertContact, UpsertContactReply } from "./command.ts"
-import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"
-import { contactChangeCommands } from "../contact/outbox.ts"
 
 const upsert = async (tx: Tx, envelope: Envelope<UpsertContact>, ctx: ActorContext): Promise<Applied> => {
   const cmd = envelope.payload

@@ -1,8 +1,6 @@
 import type { Extra, ReservationStatus, Stay } from "../../schemas/reservation.ts"
 import type { Warning } from "../../schemas/common.ts"
-import type { ProfileInput } from "../contact/identity.ts"
-
-export type AddressFields = Partial<Record<"street" | "city" | "postal_code" | "province" | "state" | "country", string>>
+import type { ProfileInput } from "../guest/command.ts"
 
 /**
  * A guest after ingress normalisation (phone in E.164, email lower-cased, or absent when unusable): the profile the

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto"
 import type { Tx } from "../../core/db/Database.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
-import { loadContactSummaries, resolveContacts, type Scope } from "../contact/identity.ts"
-import { contactChangeCommands } from "../contact/outbox.ts"
 import { defineActor, type ActorContext, type Applied, type OutboxMessage } from "../runtime/types.ts"
+import { contactChangeCommands } from "../shared/contactEvents.ts"
+import { linkContactsToHotel, recordConsents } from "../shared/contacts.ts"
+import { loadContactSummaries, resolveContacts, type Scope } from "../shared/identity.ts"
 import type { UpsertReservation } from "./command.ts"
 import * as Repo from "./repository.ts"
 import { bookingEventFor, mergeReservation } from "./state.ts"
@@ -68,8 +69,8 @@ const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorC
   const [summaries] = await Promise.all([
     loadContactSummaries(tx, linked),
     cmd.guests.length > 0 ? Repo.replaceGuests(tx, scope, reservation.id, cmd.guests, contactIds) : undefined,
-    Repo.linkContactsToHotel(tx, scope, reservation.hotel_id, linked),
-    Repo.recordConsents(tx, scope, envelope.id, `reservation:${reservation.source}`, consents),
+    linkContactsToHotel(tx, scope, reservation.hotel_id, linked),
+    recordConsents(tx, scope, envelope.id, `reservation:${reservation.source}`, consents),
     emit
       ? Repo.insertEvent(tx, scope, {
         id: eventId, type: eventType, contact_id: primaryContact, hotel_id: reservation.hotel_id,

@@ -1,5 +1,5 @@
 import { jsonb, type Tx } from "../../core/db/Database.ts"
-import type { Scope } from "../contact/identity.ts"
+import type { Scope } from "../shared/identity.ts"
 import type { GuestInput } from "./command.ts"
 import type { ReservationRow } from "./state.ts"
 
@@ -82,31 +82,6 @@ export const replaceGuests = async (
     relationship_to_holder: g.relationship_to_holder ?? null
   }))
   await tx`INSERT INTO reservation_guests ${tx(rows)}`
-}
-
-export const linkContactsToHotel = async (tx: Tx, scope: Scope, hotelId: string, contactIds: ReadonlyArray<string>) => {
-  if (contactIds.length === 0) return
-  const rows = [...new Set(contactIds)].sort().map((contact_id) => ({
-    contact_id, hotel_id: hotelId, tenant_id: scope.tenant_id, sandbox: scope.sandbox
-  }))
-  await tx`
-    INSERT INTO contact_hotels ${tx(rows)}
-    ON CONFLICT (contact_id, hotel_id) DO UPDATE SET last_seen_at = now()`
-}
-
-export const recordConsents = async (
-  tx: Tx,
-  scope: Scope,
-  envelopeId: string,
-  source: string,
-  claims: ReadonlyArray<{ contact_id: string; channel: "email" | "whatsapp"; granted: boolean }>,
-  capturedAt?: string
-) => {
-  if (claims.length === 0) return
-  const rows = claims.map((c) => ({
-    ...c, tenant_id: scope.tenant_id, sandbox: scope.sandbox, source, envelope_id: envelopeId, captured_at: capturedAt ?? null
-  }))
-  await tx`INSERT INTO consent_records ${tx(rows)}`
 }
 
 export const insertEvent = async (

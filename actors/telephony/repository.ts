@@ -1,5 +1,5 @@
 import { jsonb, type Tx } from "../../core/db/Database.ts"
-import type { Scope } from "../contact/identity.ts"
+import type { Scope } from "../shared/identity.ts"
 import type { CallerFill } from "./command.ts"
 import type { CallRow } from "./state.ts"
 

@@ -128,7 +128,7 @@ const CATEGORIES: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = 
   ["NATS client", (f) => f.url.includes("/@nats-io/")],
   ["postgres.js", (f) => f.url.includes("/postgres/src/")],
   ["prom-client (metrics)", (f) => f.url.includes("/prom-client/")],
-  ["identity resolution (actors/contact)", (f) => f.url.includes("/actors/contact/")],
+  ["identity resolution (actors/shared)", (f) => f.url.includes("/actors/shared/")],
   ["reservation actor (actors/reservation)", (f) => f.url.includes("/actors/reservation/")]
 ]
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { e164, phone, reservation } from "../support/fixtures.ts"
-import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { e164, phone, reservation } from "../../support/fixtures.ts"
+import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../../support/platform.ts"
 
 let platform: RunningPlatform
 let tenant: TestTenant

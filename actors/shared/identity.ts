@@ -1,30 +1,10 @@
 import { randomUUID } from "node:crypto"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
-import type { AddressFields } from "../reservation/command.ts"
+import type { ProfileInput } from "../guest/command.ts"
 
 export interface Scope {
   readonly tenant_id: string
   readonly sandbox: boolean
-}
-
-/** What a source says about a person. Absent fields say nothing; identity is normalised (E.164, lower-case). */
-export interface ProfileInput {
-  readonly phone?: string | undefined
-  readonly email?: string | undefined
-  readonly first_name?: string | undefined
-  readonly last_name?: string | undefined
-  readonly language?: string | undefined
-  readonly date_of_birth?: string | undefined
-  readonly gender?: string | undefined
-  readonly nationality?: string | undefined
-  readonly document_type?: string | undefined
-  readonly document_number?: string | undefined
-  readonly address?: AddressFields | undefined
-  readonly email_consent?: boolean | undefined
-  readonly whatsapp_marketing_consent?: boolean | undefined
-  readonly subscription_status?: string | undefined
-  readonly tags?: ReadonlyArray<string> | undefined
-  readonly custom_fields?: Record<string, unknown> | undefined
 }
 
 export interface ResolveOptions {

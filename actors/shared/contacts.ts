@@ -1,0 +1,29 @@
+import type { Tx } from "../../core/db/Database.ts"
+import type { Scope } from "./identity.ts"
+
+// Contact-side writes of the families that take a person's profile from a source (reservations, the guests API).
+
+export const linkContactsToHotel = async (tx: Tx, scope: Scope, hotelId: string, contactIds: ReadonlyArray<string>) => {
+  if (contactIds.length === 0) return
+  const rows = [...new Set(contactIds)].sort().map((contact_id) => ({
+    contact_id, hotel_id: hotelId, tenant_id: scope.tenant_id, sandbox: scope.sandbox
+  }))
+  await tx`
+    INSERT INTO contact_hotels ${tx(rows)}
+    ON CONFLICT (contact_id, hotel_id) DO UPDATE SET last_seen_at = now()`
+}
+
+export const recordConsents = async (
+  tx: Tx,
+  scope: Scope,
+  envelopeId: string,
+  source: string,
+  claims: ReadonlyArray<{ contact_id: string; channel: "email" | "whatsapp"; granted: boolean }>,
+  capturedAt?: string
+) => {
+  if (claims.length === 0) return
+  const rows = claims.map((c) => ({
+    ...c, tenant_id: scope.tenant_id, sandbox: scope.sandbox, source, envelope_id: envelopeId, captured_at: capturedAt ?? null
+  }))
+  await tx`INSERT INTO consent_records ${tx(rows)}`
+}
