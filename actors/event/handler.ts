@@ -1,8 +1,8 @@
 import type { Tx } from "../../core/db/Database.ts"
 import { jsonb } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
-import type { Scope } from "../shared/identity.ts"
 import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"
 import type { RecordEvent } from "./command.ts"
 
@@ -24,7 +24,7 @@ const answer = (status: number, row: Record<string, unknown>, matching: number, 
   }
 })
 
-const matchingJourneys = async (tx: Tx, scope: Scope, type: string, hotelId: string | null) => {
+const matchingJourneys = async (tx: Tx, scope: TenantScope, type: string, hotelId: string | null) => {
   const [row] = await tx`
     SELECT count(*)::int AS n FROM journey_definitions
     WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND active AND trigger_event_type = ${type}
@@ -32,7 +32,7 @@ const matchingJourneys = async (tx: Tx, scope: Scope, type: string, hotelId: str
   return row!.n as number
 }
 
-const contactFor = async (tx: Tx, scope: Scope, cmd: RecordEvent): Promise<string | null | "unknown"> => {
+const contactFor = async (tx: Tx, scope: TenantScope, cmd: RecordEvent): Promise<string | null | "unknown"> => {
   if (cmd.contact_id !== undefined) {
     const rows = await tx`SELECT id FROM contacts WHERE id = ${cmd.contact_id} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
     return rows.length > 0 ? cmd.contact_id : "unknown"
@@ -44,7 +44,7 @@ const contactFor = async (tx: Tx, scope: Scope, cmd: RecordEvent): Promise<strin
 
 const record = async (tx: Tx, envelope: Envelope<RecordEvent>, ctx: ActorContext): Promise<Applied> => {
   const cmd = envelope.payload
-  const scope: Scope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
+  const scope: TenantScope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
   if (cmd.idempotency_key !== undefined) {
     const [original] = await tx`
       SELECT id, type, contact_id, hotel_id, created_at FROM events

@@ -1,14 +1,15 @@
 import type { Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { defineActor, type ActorContext, type Applied } from "../runtime/types.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
 import { linkContactsToHotel, recordConsents } from "../shared/contacts.ts"
-import { loadContactSummaries, resolveContacts, type Scope } from "../shared/identity.ts"
+import { loadContactSummaries, resolveContacts } from "../shared/identity.ts"
 import type { UpsertContact, UpsertContactReply } from "./command.ts"
 
 const upsert = async (tx: Tx, envelope: Envelope<UpsertContact>, ctx: ActorContext): Promise<Applied> => {
   const cmd = envelope.payload
-  const scope: Scope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
+  const scope: TenantScope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
   const [resolved] = await resolveContacts(tx, scope, [cmd.profile], {
     source: `guests:${cmd.source}`,
     envelopeId: envelope.id,

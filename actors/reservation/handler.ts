@@ -1,18 +1,19 @@
 import { randomUUID } from "node:crypto"
 import type { Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { defineActor, type ActorContext, type Applied, type OutboxMessage } from "../runtime/types.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
 import { linkContactsToHotel, recordConsents } from "../shared/contacts.ts"
-import { loadContactSummaries, resolveContacts, type Scope } from "../shared/identity.ts"
+import { loadContactSummaries, resolveContacts } from "../shared/identity.ts"
 import type { UpsertReservation } from "./command.ts"
 import * as Repo from "./repository.ts"
 import { bookingEventFor, mergeReservation } from "./state.ts"
 
 const upsert = async (tx: Tx, envelope: Envelope<UpsertReservation>, ctx: ActorContext): Promise<Applied> => {
   const cmd = envelope.payload
-  const scope: Scope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
+  const scope: TenantScope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
   const existing = await Repo.findForUpdate(tx, scope, cmd.external_id)
 
   if (cmd.guests.length === 0 && existing === undefined) {

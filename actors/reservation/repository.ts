@@ -1,5 +1,5 @@
 import { jsonb, type Tx } from "../../core/db/Database.ts"
-import type { Scope } from "../shared/identity.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { GuestInput } from "./command.ts"
 import type { ReservationRow } from "./state.ts"
 
@@ -9,7 +9,7 @@ const COLUMNS = `id, hotel_id, confirmation_number, booking_id, to_char(check_in
   market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras, version,
   booking_channel_code, channel_type, room_type, room_number, rate_plan`
 
-export const findForUpdate = async (tx: Tx, scope: Scope, externalId: string): Promise<ReservationRow | undefined> => {
+export const findForUpdate = async (tx: Tx, scope: TenantScope, externalId: string): Promise<ReservationRow | undefined> => {
   const rows = await tx.unsafe(
     `SELECT ${COLUMNS} FROM reservations WHERE tenant_id = $1 AND sandbox = $2 AND external_id = $3 FOR UPDATE`,
     [scope.tenant_id, scope.sandbox, externalId]
@@ -20,7 +20,7 @@ export const findForUpdate = async (tx: Tx, scope: Scope, externalId: string): P
   return { ...row, external_created_at: iso(row.external_created_at), external_updated_at: iso(row.external_updated_at) } as unknown as ReservationRow
 }
 
-export const save = async (tx: Tx, scope: Scope, externalId: string, r: ReservationRow): Promise<void> => {
+export const save = async (tx: Tx, scope: TenantScope, externalId: string, r: ReservationRow): Promise<void> => {
   await tx`
     INSERT INTO reservations (id, tenant_id, sandbox, external_id, hotel_id, confirmation_number, booking_id, check_in,
       check_out, nights, booking_date, status, guest_stage, channel, source, company, amount, amount_net, currency,
@@ -50,7 +50,7 @@ export const save = async (tx: Tx, scope: Scope, externalId: string, r: Reservat
 /** Replaces the reservation's guest list (sent guests are the whole list; an empty list never reaches here). */
 export const replaceGuests = async (
   tx: Tx,
-  scope: Scope,
+  scope: TenantScope,
   reservationId: string,
   guests: ReadonlyArray<GuestInput>,
   contactIds: ReadonlyArray<string | null>
@@ -86,7 +86,7 @@ export const replaceGuests = async (
 
 export const insertEvent = async (
   tx: Tx,
-  scope: Scope,
+  scope: TenantScope,
   e: { id: string; type: string; contact_id: string | null; hotel_id: string; reservation_id: string; source: string; payload: unknown }
 ) => {
   await tx`

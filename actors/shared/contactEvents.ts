@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/types.ts"
 import type { ContactSummary, ResolvedContact } from "./identity.ts"
 
-export interface OutboxMeta {
-  readonly tenant_id: string
-  readonly sandbox: boolean
+export interface OutboxMeta extends TenantScope {
   readonly occurred_at: string
 }
 

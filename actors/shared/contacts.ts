@@ -1,9 +1,9 @@
 import type { Tx } from "../../core/db/Database.ts"
-import type { Scope } from "./identity.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 
 // Contact-side writes of the families that take a person's profile from a source (reservations, the guests API).
 
-export const linkContactsToHotel = async (tx: Tx, scope: Scope, hotelId: string, contactIds: ReadonlyArray<string>) => {
+export const linkContactsToHotel = async (tx: Tx, scope: TenantScope, hotelId: string, contactIds: ReadonlyArray<string>) => {
   if (contactIds.length === 0) return
   const rows = [...new Set(contactIds)].sort().map((contact_id) => ({
     contact_id, hotel_id: hotelId, tenant_id: scope.tenant_id, sandbox: scope.sandbox
@@ -15,7 +15,7 @@ export const linkContactsToHotel = async (tx: Tx, scope: Scope, hotelId: string,
 
 export const recordConsents = async (
   tx: Tx,
-  scope: Scope,
+  scope: TenantScope,
   envelopeId: string,
   source: string,
   claims: ReadonlyArray<{ contact_id: string; channel: "email" | "whatsapp"; granted: boolean }>,

@@ -1,11 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ProfileInput } from "../guest/command.ts"
-
-export interface Scope {
-  readonly tenant_id: string
-  readonly sandbox: boolean
-}
 
 export interface ResolveOptions {
   /** Where the claim comes from (`reservation:pms`, `guests:api`, ...), kept with conflicts. */
@@ -38,7 +34,7 @@ const identityOf = (g: ProfileInput) => `${g.phone ?? ""}\u0000${g.email ?? ""}`
  */
 export const resolveContacts = async (
   tx: Tx,
-  scope: Scope,
+  scope: TenantScope,
   people: ReadonlyArray<ProfileInput>,
   options: ResolveOptions
 ): Promise<Array<ResolvedContact | null>> => {
@@ -53,7 +49,7 @@ export const resolveContacts = async (
   return results
 }
 
-const findBy = async (tx: Tx, scope: Scope, column: "phone" | "email", value: string | undefined) => {
+const findBy = async (tx: Tx, scope: TenantScope, column: "phone" | "email", value: string | undefined) => {
   if (value === undefined) return undefined
   const rows = column === "phone"
     ? await tx`SELECT id FROM contacts WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND phone = ${value} FOR UPDATE`
@@ -61,7 +57,7 @@ const findBy = async (tx: Tx, scope: Scope, column: "phone" | "email", value: st
   return rows[0]?.id as string | undefined
 }
 
-const resolveOne = async (tx: Tx, scope: Scope, g: ProfileInput, options: ResolveOptions): Promise<ResolvedContact> => {
+const resolveOne = async (tx: Tx, scope: TenantScope, g: ProfileInput, options: ResolveOptions): Promise<ResolvedContact> => {
   for (let attempt = 0; attempt < 3; attempt++) {
     // Both lookups in one round trip (pipelined, locked in this order: phone's contact, then email's).
     const [byPhone, byEmail] = await Promise.all([findBy(tx, scope, "phone", g.phone), findBy(tx, scope, "email", g.email)])
@@ -83,14 +79,14 @@ const withDefaults = (g: ProfileInput, defaults: Partial<ProfileInput> | undefin
     ? g
     : { ...g, ...Object.fromEntries(Object.entries(defaults).filter(([k]) => g[k as keyof ProfileInput] === undefined)) }
 
-const recordConflict = (tx: Tx, scope: Scope, contactId: string, otherId: string, g: ProfileInput, options: ResolveOptions) =>
+const recordConflict = (tx: Tx, scope: TenantScope, contactId: string, otherId: string, g: ProfileInput, options: ResolveOptions) =>
   tx`
     INSERT INTO identity_conflicts (tenant_id, sandbox, contact_id, other_contact_id, reason, phone, email, source, envelope_id)
     VALUES (${scope.tenant_id}, ${scope.sandbox}, ${contactId}, ${otherId}, 'email_belongs_to_another_contact',
       ${g.phone ?? null}, ${g.email ?? null}, ${options.source}, ${options.envelopeId})
     ON CONFLICT DO NOTHING`
 
-const insertContact = async (tx: Tx, scope: Scope, id: string, g: ProfileInput, source: string) => {
+const insertContact = async (tx: Tx, scope: TenantScope, id: string, g: ProfileInput, source: string) => {
   const rows = await tx`
     INSERT INTO contacts (id, tenant_id, sandbox, phone, email, first_name, last_name, language, date_of_birth,
       gender, nationality, document_type, document_number, address, email_consent, whatsapp_marketing_consent,
@@ -110,7 +106,7 @@ const insertContact = async (tx: Tx, scope: Scope, id: string, g: ProfileInput, 
  * not sent stay, the address and custom fields merge by key, tags accumulate. A phone or email is added only when
  * the contact has none and no other contact owns it: identity never moves between contacts silently.
  */
-const updateProfile = async (tx: Tx, scope: Scope, id: string, g: ProfileInput, fillOnly: ReadonlyArray<string>): Promise<boolean> => {
+const updateProfile = async (tx: Tx, scope: TenantScope, id: string, g: ProfileInput, fillOnly: ReadonlyArray<string>): Promise<boolean> => {
   const { tenant_id, sandbox } = scope
   const dobFill = fillOnly.includes("date_of_birth")
   const addressFill = fillOnly.includes("address")

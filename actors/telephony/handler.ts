@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto"
 import type { Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { defineActor, type ActorContext, type Applied, type OutboxMessage } from "../runtime/types.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
-import { loadContactSummaries, resolveContacts, type Scope } from "../shared/identity.ts"
+import { loadContactSummaries, resolveContacts } from "../shared/identity.ts"
 import type { CallCommand } from "./command.ts"
 import { fillBlankContactFields, findCallForUpdate, logCallEvent, saveCall } from "./repository.ts"
 import { mergeCall, transcriptArrived } from "./state.ts"
@@ -12,7 +13,7 @@ import { mergeCall, transcriptArrived } from "./state.ts"
 /** Applies a streamed event or a completed-call record to the call, keyed by tenant + provider + call_id. */
 const record = async (tx: Tx, envelope: Envelope<CallCommand>, ctx: ActorContext): Promise<Applied> => {
   const cmd = envelope.payload
-  const scope: Scope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
+  const scope: TenantScope = { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox }
   const existing = await findCallForUpdate(tx, scope.tenant_id, cmd.provider, cmd.call_id)
   const now = new Date().toISOString()
   let call = mergeCall(existing, randomUUID(), cmd.facts, now)

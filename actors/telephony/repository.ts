@@ -1,5 +1,5 @@
 import { jsonb, type Tx } from "../../core/db/Database.ts"
-import type { Scope } from "../shared/identity.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { CallerFill } from "./command.ts"
 import type { CallRow } from "./state.ts"
 
@@ -19,7 +19,7 @@ export const findCallForUpdate = async (tx: Tx, tenantId: string, provider: stri
   } as unknown as CallRow
 }
 
-export const saveCall = async (tx: Tx, scope: Scope, provider: string, callId: string, c: CallRow): Promise<void> => {
+export const saveCall = async (tx: Tx, scope: TenantScope, provider: string, callId: string, c: CallRow): Promise<void> => {
   await tx`
     INSERT INTO calls (id, tenant_id, sandbox, provider, call_id, direction, from_number, to_number, contact_id, status,
       started_at, answered_at, ended_at, answered, duration_seconds, agent, caller, outcome, outcome_raw, recording_url,
@@ -49,7 +49,7 @@ export const logCallEvent = (tx: Tx, tenantId: string, provider: string, callId:
  * What the caller said fills only blank fields of the contact: a name never overwrites a stored one, an email is
  * set only when the contact has none and no other contact owns it.
  */
-export const fillBlankContactFields = async (tx: Tx, scope: Scope, contactId: string, caller: CallerFill): Promise<boolean> => {
+export const fillBlankContactFields = async (tx: Tx, scope: TenantScope, contactId: string, caller: CallerFill): Promise<boolean> => {
   const rows = await tx`
     UPDATE contacts c SET
       first_name = coalesce(c.first_name, ${caller.first_name ?? null}),

@@ -1,10 +1,5 @@
 import { jsonb, type Sql } from "../db/Database.ts"
-
-/** Tenant and mode of the caller: sandbox keys see only sandbox subscriptions. */
-export interface Scope {
-  readonly tenant_id: string
-  readonly sandbox: boolean
-}
+import type { TenantScope } from "../TenantScope.ts"
 
 export interface SubscriptionRow {
   readonly id: string
@@ -60,13 +55,13 @@ export const present = (r: SubscriptionRow) => ({
   updated_at: r.updated_at.toISOString()
 })
 
-export const countSubscriptions = async (sql: Sql, scope: Scope): Promise<number> => {
+export const countSubscriptions = async (sql: Sql, scope: TenantScope): Promise<number> => {
   const [r] = await sql`
     SELECT count(*)::int AS n FROM webhook_subscriptions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
   return r!.n as number
 }
 
-export const insertSubscription = async (sql: Sql, scope: Scope, id: string, f: SubscriptionFields, secret: Buffer) => {
+export const insertSubscription = async (sql: Sql, scope: TenantScope, id: string, f: SubscriptionFields, secret: Buffer) => {
   const [row] = await sql<Array<SubscriptionRow>>`
     INSERT INTO webhook_subscriptions (id, tenant_id, sandbox, url, event_types, headers, enabled, disabled_reason,
       description, max_attempts, initial_backoff_seconds, max_backoff_seconds, secret_encrypted)
@@ -77,17 +72,17 @@ export const insertSubscription = async (sql: Sql, scope: Scope, id: string, f: 
   return row!
 }
 
-export const listSubscriptions = (sql: Sql, scope: Scope) => sql<Array<SubscriptionRow>>`
+export const listSubscriptions = (sql: Sql, scope: TenantScope) => sql<Array<SubscriptionRow>>`
   SELECT * FROM webhook_subscriptions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
   ORDER BY created_at, id`
 
-export const findSubscription = async (sql: Sql, scope: Scope, id: string): Promise<SubscriptionRow | undefined> => {
+export const findSubscription = async (sql: Sql, scope: TenantScope, id: string): Promise<SubscriptionRow | undefined> => {
   const [row] = await sql<Array<SubscriptionRow>>`
     SELECT * FROM webhook_subscriptions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id = ${id}`
   return row
 }
 
-export const updateSubscription = async (sql: Sql, scope: Scope, id: string, f: SubscriptionFields) => {
+export const updateSubscription = async (sql: Sql, scope: TenantScope, id: string, f: SubscriptionFields) => {
   const [row] = await sql<Array<SubscriptionRow>>`
     UPDATE webhook_subscriptions SET url = ${f.url}, event_types = ${f.event_types as Array<string>},
       headers = ${jsonb(sql, f.headers)}, enabled = ${f.enabled}, disabled_reason = ${f.disabled_reason},
@@ -99,7 +94,7 @@ export const updateSubscription = async (sql: Sql, scope: Scope, id: string, f: 
   return row
 }
 
-export const deleteSubscription = async (sql: Sql, scope: Scope, id: string): Promise<boolean> => {
+export const deleteSubscription = async (sql: Sql, scope: TenantScope, id: string): Promise<boolean> => {
   const rows = await sql`
     DELETE FROM webhook_subscriptions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id = ${id}
     RETURNING id`
@@ -108,7 +103,7 @@ export const deleteSubscription = async (sql: Sql, scope: Scope, id: string): Pr
 
 /** The current secret becomes the previous one (signing too until `previousExpiresAt`); the new one takes its place. */
 export const rotateSecret = async (
-  sql: Sql, scope: Scope, id: string,
+  sql: Sql, scope: TenantScope, id: string,
   encrypt: (current: Buffer) => { next: Buffer; previous: Buffer },
   previousExpiresAt: Date
 ): Promise<SubscriptionRow | undefined> =>

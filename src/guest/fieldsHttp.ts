@@ -1,8 +1,9 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
+import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import type { FieldDefinitionInput } from "../../schemas/fields.ts"
 import { Database, type Sql } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import { respond } from "../http/answers.ts"
 
 const COLUMNS = `field_key, field_label, field_type, options, description, is_required, is_visible, display_order,
@@ -10,7 +11,7 @@ const COLUMNS = `field_key, field_label, field_type, options, description, is_re
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at`
 
 /** Definitions are account configuration, not actor-owned state: upserted in one transaction at the ingress. */
-const upsertDefinitions = (sql: Sql, p: Principal, fields: ReadonlyArray<FieldDefinitionInput>) =>
+const upsertDefinitions = (sql: Sql, p: TenantScope, fields: ReadonlyArray<FieldDefinitionInput>) =>
   sql.begin(async (tx) => {
     const rows = fields.map((f) => ({
       tenant_id: p.tenant_id,
@@ -38,7 +39,7 @@ const upsertDefinitions = (sql: Sql, p: Principal, fields: ReadonlyArray<FieldDe
     )
   })
 
-const listDefinitions = (sql: Sql, p: Principal) =>
+const listDefinitions = (sql: Sql, p: TenantScope) =>
   sql.unsafe(
     `SELECT ${COLUMNS} FROM custom_field_definitions WHERE tenant_id = $1 AND sandbox = $2 ORDER BY display_order, field_key`,
     [p.tenant_id, p.sandbox]

@@ -1,8 +1,8 @@
-import type { Principal } from "../../schemas/api.ts"
 import type { Sql, Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { FieldRule } from "./customFields.ts"
 
-export const fieldRules = async (sql: Sql, p: Principal): Promise<Array<FieldRule>> =>
+export const fieldRules = async (sql: Sql, p: TenantScope): Promise<Array<FieldRule>> =>
   (await sql`
     SELECT field_key, field_type, options FROM custom_field_definitions
     WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}`) as unknown as Array<FieldRule>
@@ -12,13 +12,13 @@ export const channelMapping = async (sql: Sql, tenantId: string, code: string) =
   return row as { name: string; channel_type: string } | undefined
 }
 
-export const contactIdByPhone = async (sql: Sql, p: Principal, phone: string) => {
+export const contactIdByPhone = async (sql: Sql, p: TenantScope, phone: string) => {
   const [row] = await sql`SELECT id FROM contacts WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND phone = ${phone}`
   return row?.id as string | undefined
 }
 
 /** The guest profile as GET /api/v1/guests answers it. */
-export const readGuestProfile = async (sql: Sql | Tx, p: Principal, phone: string) => {
+export const readGuestProfile = async (sql: Sql | Tx, p: TenantScope, phone: string) => {
   const [c] = await sql`
     SELECT id AS contact_id, phone, email, first_name, last_name, language, to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth,
       gender, nationality, document_type, document_number, address, subscription_status, source, tags, custom_fields,

@@ -1,6 +1,6 @@
 import { Effect, Result, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
-import type { Principal } from "../../schemas/api.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import type { IngressPublisherShape } from "../../streams/IngressPublisher.ts"
 import type { ActorType } from "../../streams/subjects.ts"
 import { issueDetails, summarise } from "./issues.ts"
@@ -29,7 +29,7 @@ export const hotelNotFound = (h: { readonly field: string; readonly value: strin
 /** Sends a command to an actor and returns its committed reply, or a 503 when it could not be confirmed in time. */
 export const askActor = (
   publisher: IngressPublisherShape,
-  principal: Pick<Principal, "tenant_id" | "sandbox">,
+  principal: TenantScope,
   actor: ActorType,
   type: string,
   key: string,

@@ -1,8 +1,8 @@
-import type { Principal } from "../../schemas/api.ts"
 import type { Sql, Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 
 /** The stored reservation with its guests, as the caller's tenant and mode (live or sandbox) see it. */
-export const readReservation = async (sql: Sql | Tx, principal: Principal, externalId: string) => {
+export const readReservation = async (sql: Sql | Tx, principal: TenantScope, externalId: string) => {
   const [r] = await sql`
     SELECT id AS reservation_id, external_id AS external_reservation_id, hotel_id, confirmation_number, booking_id,
       to_char(check_in, 'YYYY-MM-DD') AS check_in, to_char(check_out, 'YYYY-MM-DD') AS check_out, nights,

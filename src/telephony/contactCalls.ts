@@ -6,6 +6,7 @@ import type { DialRequest } from "../../schemas/telephony.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { encode } from "../../streams/envelope.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import { Database, jsonb, type Sql, type Tx, withTenant } from "../../core/db/Database.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { contactCalls } from "./reads.ts"
@@ -13,7 +14,7 @@ import { type Answer, failure, respond } from "../http/answers.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-const findContact = async (sql: Sql | Tx, p: Principal, id: string) => {
+const findContact = async (sql: Sql | Tx, p: TenantScope, id: string) => {
   if (!UUID.test(id)) return undefined
   const [c] = await sql`SELECT id, phone FROM contacts WHERE id = ${id} AND tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}`
   return c as { id: string; phone: string | null } | undefined

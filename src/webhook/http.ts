@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { Database } from "../../core/db/Database.ts"
 import { log } from "../../core/observability/log.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
 import * as Repo from "../../core/webhook/repository.ts"
 import { encryptSecret, generateSigningSecret } from "../../core/webhook/secrets.ts"
 import {
@@ -31,7 +32,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     const key = () => Redacted.value(config.encryptionKey)
     const scope = Effect.gen(function*() {
       const p = yield* CurrentPrincipal
-      return { tenant_id: p.tenant_id, sandbox: p.sandbox } satisfies Repo.Scope
+      return { tenant_id: p.tenant_id, sandbox: p.sandbox } satisfies TenantScope
     })
     const db = <A>(f: () => Promise<A>) => Effect.promise(f)
     const urlProblem = (url: string) => db(() => checkSubscriptionUrl(url, config.allowLoopback))
