@@ -64,33 +64,33 @@ module.exports = {
       name: "src-uses-actor-contracts-only",
       severity: "error",
       comment:
-        "The ingress talks to actors through messages: it may import an actor family's message types " +
-        "(command.ts) or protocol (protocol.ts), never its logic or storage. Only the composition root src/app/ " +
+        "The ingress talks to actors through messages: it may import an actor family's protocol " +
+        "(protocol.ts: message payload, success and error schemas), never its logic or storage. Only the composition root src/app/ " +
         "wires the worker in.",
       from: { path: "^src/", pathNot: "^src/app/" },
-      to: { path: "^actors/", pathNot: "^actors/[^/]+/(command|protocol)\\.ts$" }
+      to: { path: "^actors/", pathNot: "^actors/[^/]+/protocol\\.ts$" }
     },
     {
       name: "actor-families-meet-through-contracts",
       severity: "error",
       comment:
-        "An actor family (actors/<family>/) owns its state and storage; another family may use only its message " +
-        "types (command.ts) or protocol (protocol.ts). What several families share goes to actors/shared/; the " +
+        "An actor family (actors/<family>/) owns its state and storage; another family may use only its protocol " +
+        "(protocol.ts). What several families share goes to actors/shared/; the " +
         "machinery is actors/runtime/ (neither is a family).",
       from: { path: "^actors/([^/]+)/", pathNot: "^actors/(runtime|shared)/" },
       to: {
         path: "^actors/[^/]+/",
-        pathNot: ["^actors/$1/", "^actors/(runtime|shared)/", "^actors/[^/]+/(command|protocol)\\.ts$"]
+        pathNot: ["^actors/$1/", "^actors/(runtime|shared)/", "^actors/[^/]+/protocol\\.ts$"]
       }
     },
     {
       name: "actors-shared-stays-below-families",
       severity: "error",
       comment:
-        "actors/shared/ is used by several families, so it must not depend on any one of them beyond its message " +
-        "types (command.ts), or the families would depend on each other through it.",
+        "actors/shared/ is used by several families, so it must not depend on any one of them beyond its protocol " +
+        "(protocol.ts: the message types), or the families would depend on each other through it.",
       from: { path: "^actors/shared/" },
-      to: { path: "^actors/", pathNot: ["^actors/(shared|runtime)/", "^actors/[^/]+/command\\.ts$"] }
+      to: { path: "^actors/", pathNot: ["^actors/(shared|runtime)/", "^actors/[^/]+/protocol\\.ts$"] }
     },
     {
       name: "no-test-code-in-the-product",

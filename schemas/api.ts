@@ -1,11 +1,11 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable } from "./errors.ts"
-import { EventRequest, EventResponse } from "./event.ts"
+import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
-import { GuestBatchRequest, GuestBatchResponse, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
+import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
-import { BatchRequest, BatchResponse, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
+import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
   CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
   WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
@@ -14,7 +14,7 @@ import {
 export { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
-const Created = ReservationResponse.pipe(HttpApiSchema.status(201)).annotate({ description: "A new reservation" })
+const Created = ReservationCreated.pipe(HttpApiSchema.status(201)).annotate({ description: "A new reservation" })
 const Updated = ReservationResponse.annotate({ description: "An existing reservation updated, or skipped" })
 
 export const ReservationsGroup = HttpApiGroup.make("reservations")
@@ -51,7 +51,7 @@ export const GuestsGroup = HttpApiGroup.make("guests")
   .add(
     HttpApiEndpoint.post("upsert", "/api/v1/guests", {
       payload: GuestRequest,
-      success: [Created201(GuestResponse, "A new contact"), GuestResponse.annotate({ description: "An existing contact" })],
+      success: [Created201(GuestCreated, "A new contact"), GuestResponse.annotate({ description: "An existing contact" })],
       error: [Unprocessable, Unavailable, InternalError]
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Create or update a guest contact by phone, with an optional booking")
@@ -90,7 +90,7 @@ export const EventsGroup = HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.post("record", "/api/v1/events", {
       payload: EventRequest,
-      success: [Created201(EventResponse, "A new event"), EventResponse.annotate({ description: "A repeated idempotency_key: the original event" })],
+      success: [Created201(EventCreated, "A new event"), EventResponse.annotate({ description: "A repeated idempotency_key: the original event" })],
       error: [Unprocessable, Unavailable, InternalError]
     }).annotate(RequiredScope, "events:write")
       .annotate(OpenApi.Summary, "Send an event that can start journeys")

@@ -73,3 +73,17 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 }
 
 export const CommonErrors = [ValidationFailed, Unauthorized, Forbidden, RateLimited, Unavailable] as const
+
+/** Every error an endpoint can answer in the core shape. */
+export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | Unprocessable | RateLimited | Unavailable | InternalError
+
+/** The HTTP status an error is answered with (the same as its class's `httpApiStatus`). */
+export const statusOf = (e: ApiError): number =>
+  e instanceof ValidationFailed ? 400
+  : e instanceof Unauthorized ? 401
+  : e instanceof Forbidden ? 403
+  : e instanceof NotFound ? 404
+  : e instanceof Unprocessable ? 422
+  : e instanceof RateLimited ? 429
+  : e instanceof Unavailable ? 503
+  : 500

@@ -39,4 +39,9 @@ export const EventResult = Schema.Struct({
   message: Schema.String
 })
 
+export type EventResult = typeof EventResult.Type
+
 export const EventResponse = Schema.Struct({ success: Schema.Literal(true), data: EventResult })
+
+/** A new event: the same body as EventResponse, answered 201 (a replay is a plain EventResponse, answered 200). */
+export class EventCreated extends Schema.Class<EventCreated>("EventCreated")(EventResponse) {}

@@ -116,3 +116,6 @@ export const GuestProfile = Schema.Struct({
       "subscription_status, tags, custom_fields, hotels[], reservations[] (latest 20), created_at, updated_at"
   })
 })
+
+/** A new contact: the same body as GuestResponse, answered 201 (an existing contact is a plain GuestResponse, 200). */
+export class GuestCreated extends Schema.Class<GuestCreated>("GuestCreated")(GuestResponse) {}

@@ -173,3 +173,6 @@ export const StoredReservation = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Record(Schema.String, Schema.Unknown)
 })
+
+/** A new reservation: the same body as ReservationResponse, answered 201 (a plain ReservationResponse is answered 200). */
+export class ReservationCreated extends Schema.Class<ReservationCreated>("ReservationCreated")(ReservationResponse) {}

@@ -75,3 +75,6 @@ export const CallsPage = Schema.Struct({
     next_cursor: Schema.NullOr(Schema.String)
   })
 })
+
+/** The first message about a call: the same body as CtiResponse, answered 201 (later ones are answered 200). */
+export class CallCreated extends Schema.Class<CallCreated>("CallCreated")(CtiResponse) {}

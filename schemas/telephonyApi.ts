@@ -2,10 +2,10 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable } from "./errors.ts"
 import { Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
-import { CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
+import { CallCreated, CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
 
 const ctiSuccess = [
-  CtiResponse.pipe(HttpApiSchema.status(201)).annotate({ description: "First message of this call_id" }),
+  CallCreated.pipe(HttpApiSchema.status(201)).annotate({ description: "First message of this call_id" }),
   CtiResponse.annotate({ description: "The call was updated in place" })
 ]
 

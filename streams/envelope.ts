@@ -1,27 +1,28 @@
 import { Packr } from "msgpackr"
-import type { ActorType } from "./subjects.ts"
+import type { ReplyExit } from "./ActorProtocol.ts"
 
-/** What travels on an ingress subject: one command for one actor key. */
-export interface Envelope<P = unknown> {
+/** What travels on an ingress subject: one message for one actor key, its payload encoded by the actor's protocol. */
+export interface Envelope {
   /** Unique per logical request; also the JetStream Nats-Msg-Id and the inbox key. */
   readonly id: string
-  readonly actor: ActorType
+  /** The actor type (its protocol's name). */
+  readonly actor: string
+  /** The message's tag in the actor's protocol. */
   readonly type: string
   readonly tenant_id: string
   readonly sandbox: boolean
   /** The actor key inside the tenant (e.g. the partner reservation id). */
   readonly key: string
-  readonly payload: P
+  readonly payload: unknown
   /** Core NATS subject where the waiting ingress listens; absent for fire-and-forget commands. */
   readonly reply_to?: string | undefined
   readonly sent_at: number
 }
 
-/** The actor's answer to a synchronous request: the HTTP status and body the ingress returns as is. */
+/** The actor's answer to a synchronous request, sent after its transaction committed. */
 export interface Reply {
   readonly envelope_id: string
-  readonly status: number
-  readonly body: unknown
+  readonly exit: ReplyExit
 }
 
 // Plain maps (no record structures): envelopes must decode in any process regardless of what it saw before.

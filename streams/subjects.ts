@@ -1,12 +1,10 @@
 /** Names of every JetStream object, all under the deployment's namespace (GEP_NAMESPACE). */
-export const ActorTypes = ["reservation", "guest", "event", "telephony"] as const
-export type ActorType = typeof ActorTypes[number]
 
 export const ingressStream = (ns: string) => `${ns}_INGRESS`
 export const outboxStream = (ns: string) => `${ns}_OUTBOX`
-export const ingressSubject = (ns: string, actor: ActorType, partition: number) => `${ns}.in.${actor}.${partition}`
+export const ingressSubject = (ns: string, actor: string, partition: number) => `${ns}.in.${actor}.${partition}`
 export const ingressWildcard = (ns: string) => `${ns}.in.>`
-export const consumerName = (ns: string, actor: ActorType, partition: number) => `${ns}_${actor}_p${partition}`
+export const consumerName = (ns: string, actor: string, partition: number) => `${ns}_${actor}_p${partition}`
 /** Outbox subjects: commands for later consumers (`cmd.webhook.*`, `cmd.journey.*`) and domain events (`evt.*`). */
 export const outboxSubject = (ns: string, kind: "cmd" | "evt", name: string) => `${ns}.${kind}.${name}`
 export const outboxWildcards = (ns: string) => [`${ns}.cmd.>`, `${ns}.evt.>`]

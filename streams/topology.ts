@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/transport-node"
 import {
-  type ActorType, ActorTypes, consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
+  consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
 } from "./subjects.ts"
 import { ensureWebhookTopology } from "./webhookTopology.ts"
 
@@ -10,6 +10,8 @@ export interface TopologyOptions {
   readonly partitions: number
   readonly replicas: number
   readonly ackWaitMs: number
+  /** The actor types (their protocols' names): one durable consumer per type and partition. */
+  readonly actors: ReadonlyArray<string>
 }
 
 const isNotFound = (e: unknown) => String((e as Error)?.message ?? e).includes("not found")
@@ -41,7 +43,7 @@ const ensureStream = async (
   }
 }
 
-export const partitionConsumerConfig = (ns: string, actor: ActorType, partition: number, ackWaitMs: number) => ({
+export const partitionConsumerConfig = (ns: string, actor: string, partition: number, ackWaitMs: number) => ({
   durable_name: consumerName(ns, actor, partition),
   filter_subject: ingressSubject(ns, actor, partition),
   ack_policy: AckPolicy.Explicit,
@@ -58,7 +60,7 @@ export const partitionConsumerConfig = (ns: string, actor: ActorType, partition:
  * message, and a fresh consumer delivers them at once and in stream order. Reusing the old consumer would hold the
  * previous owner's unacked messages back until their ack wait ran out while newer ones flowed, breaking per-key order.
  */
-export const resetPartitionConsumer = async (jsm: JetStreamManager, ns: string, actor: ActorType, partition: number, ackWaitMs: number) => {
+export const resetPartitionConsumer = async (jsm: JetStreamManager, ns: string, actor: string, partition: number, ackWaitMs: number) => {
   await jsm.consumers.delete(ingressStream(ns), consumerName(ns, actor, partition)).catch((e) => {
     if (!isNotFound(e)) throw e
   })
@@ -72,7 +74,7 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
   // later consumers (webhooks, journeys) read at their own pace within its age limit.
   await ensureStream(jsm, ingressStream(ns), [ingressWildcard(ns)], RetentionPolicy.Workqueue, options)
   await ensureStream(jsm, outboxStream(ns), outboxWildcards(ns), RetentionPolicy.Limits, options)
-  for (const actor of ActorTypes) {
+  for (const actor of options.actors) {
     for (let p = 0; p < options.partitions; p++) {
       const name = consumerName(ns, actor, p)
       try {

@@ -1,6 +1,6 @@
 import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import type { GuestInput } from "./command.ts"
+import type { GuestInput } from "./protocol.ts"
 import type { ReservationRow } from "./state.ts"
 
 const COLUMNS = `id, hotel_id, confirmation_number, booking_id, to_char(check_in, 'YYYY-MM-DD') AS check_in,

@@ -1,5 +1,5 @@
 import type { ReservationStatus } from "../../schemas/reservation.ts"
-import type { ReservationFields, UpsertReservation } from "./command.ts"
+import { OPTIONAL_FIELDS, type ReservationFields, type UpsertReservation } from "./protocol.ts"
 
 export type GuestStage = "pre-arrival" | "in-house" | "post-stay" | "none"
 
@@ -39,12 +39,6 @@ export interface ReservationRow extends Required<Omit<ReservationFields, "status
   readonly extras: ReadonlyArray<unknown>
   readonly version: number
 }
-
-const OPTIONAL_FIELDS = [
-  "confirmation_number", "booking_id", "booking_date", "channel", "company", "amount", "amount_net", "currency",
-  "market_segment", "agency", "agency_code", "external_created_at", "external_updated_at", "comments", "metadata",
-  "booking_channel_code", "channel_type", "room_type", "room_number", "rate_plan"
-] as const
 
 /**
  * The reservation after applying a command: fields sent replace stored ones (null clears), fields not sent stay;

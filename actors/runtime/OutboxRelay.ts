@@ -2,7 +2,7 @@ import type { JetStreamClient } from "@nats-io/jetstream"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { encode } from "../../streams/envelope.ts"
-import type { OutboxMessage } from "./types.ts"
+import type { OutboxMessage } from "./Actor.ts"
 
 /**
  * Publishes outbox rows to JetStream with Nats-Msg-Id = row id, so a second publish of the same row (after a crash

@@ -1,15 +1,19 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream"
 import type { NatsConnection } from "@nats-io/transport-node"
+import { Cause, Effect, Exit, Fiber, Queue, Stream } from "effect"
+import { DatabaseError, DatabaseUnavailable } from "../../core/db/DatabaseFailure.ts"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
+import { Metrics } from "../../core/observability/metrics.ts"
+import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { decode, encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
 import { resetPartitionConsumer } from "../../streams/topology.ts"
-import { applyEnvelope, isInfrastructureFailure } from "./applyEnvelope.ts"
+import type { AnyActor } from "./Actor.ts"
+import { type Applied, applyGroup } from "./applyGroup.ts"
+import { crashAfterCommit } from "./faults.ts"
 import { type Fence, LeaseLost } from "./leases.ts"
-import { Metrics as WorkerMetrics } from "../../core/observability/metrics.ts"
 import type { OutboxRelay } from "./OutboxRelay.ts"
-import type { ActorHandler } from "./types.ts"
 
 export interface PartitionDeps {
   readonly sql: Sql
@@ -21,40 +25,43 @@ export interface PartitionDeps {
   readonly ackWaitMs: number
 }
 
-/** Attempts on a message that fails for a reason other than unavailable infrastructure before it is dead-lettered. */
+/** Attempts on an envelope that fails for a reason other than unavailable infrastructure before it is dead-lettered. */
 const MAX_LOGIC_ATTEMPTS = 5
-/** Messages of one partition being applied at once (across its keys): the bound that turns a slow database into back-pressure. */
-const MAX_IN_FLIGHT = 256
-const FETCH_BATCH = 64
-/**
- * Fault injection for tests: a worker started with this variable dies (SIGKILL) right after committing a message
- * of that actor key and before acking it, the window the inbox exists for. Unset in any real deployment.
- */
-const CRASH_AFTER_COMMIT = process.env.GEP_FAULT_CRASH_AFTER_COMMIT_KEY
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Re-runs of a whole group after a deadlock or serialization failure before its envelopes are applied one by one. */
+const GROUP_CONFLICT_RETRIES = 3
+/** Envelopes applied in one transaction at most. */
+const GROUP_MAX = 128
+/** Messages fetched and not yet acked, per partition: the bound that turns a slow database into back-pressure. */
+const INTAKE_MAX = 512
+const FETCH_BATCH = 128
+
+const backoff = (attempt: number) => Math.min(5_000, 50 * 2 ** Math.min(attempt, 7)) * (0.5 + Math.random() / 2)
+
+interface Item {
+  readonly msg: JsMsg
+  readonly envelope: Envelope
+}
 
 /**
- * Consumes one partition of one actor type while this worker holds its lease. Messages are pulled in bounded
- * batches (nothing sits in a client buffer) and each key gets a serial mailbox (a promise chain), so messages of one
- * key apply in stream order while different keys run concurrently. A mailbox exists only while it has work: an idle
- * actor holds no memory (its state lives in PostgreSQL).
+ * Consumes one partition of one actor type while this worker holds its lease. An intake fiber pulls bounded
+ * batches into a bounded queue; an applier fiber takes whatever is queued (up to GROUP_MAX) and applies it as one
+ * group: one transaction, one fence check, one commit, then every reply, ack and outbox publish. One group at a time
+ * keeps per-key order across groups; inside a group the keys run concurrently.
  */
 export class PartitionConsumer {
-  private readonly deps: PartitionDeps
-  private readonly handler: ActorHandler
   readonly fence: Fence
-  private readonly mailboxes = new Map<string, Promise<void>>()
-  private inFlight = 0
-  private wakeIntake: (() => void) | undefined
-  private stopping = false
-  /** Set when the lease was lost: in-flight work is abandoned unacked (the next owner redelivers it). */
-  private abandoned = false
-  private loop: Promise<void> | undefined
+  private readonly deps: PartitionDeps
+  private readonly actor: AnyActor
   private readonly onLost: (c: PartitionConsumer) => void
+  private readonly queue = Effect.runSync(Queue.bounded<JsMsg, Cause.Done>(INTAKE_MAX))
+  private intake: Fiber.Fiber<void> | undefined
+  private applier: Fiber.Fiber<void> | undefined
+  private abandoned = false
+  private group: ReadonlyArray<Item> = []
 
-  constructor(deps: PartitionDeps, handler: ActorHandler, fence: Fence, onLost: (c: PartitionConsumer) => void) {
+  constructor(deps: PartitionDeps, actor: AnyActor, fence: Fence, onLost: (c: PartitionConsumer) => void) {
     this.deps = deps
-    this.handler = handler
+    this.actor = actor
     this.fence = fence
     this.onLost = onLost
   }
@@ -63,110 +70,148 @@ export class PartitionConsumer {
     return this.fence.partition
   }
 
+  /** Keys being applied right now. */
   get liveActors(): number {
-    return this.mailboxes.size
+    return new Set(this.group.map((i) => i.envelope.key)).size
   }
 
+  /** Messages fetched and not yet acked. */
   get depth(): number {
-    return this.inFlight
+    return Effect.runSync(Queue.size(this.queue)) + this.group.length
   }
 
   async start(): Promise<void> {
     const { jsm, namespace, ackWaitMs } = this.deps
-    await resetPartitionConsumer(jsm, namespace, this.handler.actor, this.partition, ackWaitMs)
-    this.loop = this.run()
+    await resetPartitionConsumer(jsm, namespace, this.actor.protocol.name, this.partition, ackWaitMs)
+    this.intake = Effect.runFork(this.intakeLoop())
+    this.applier = Effect.runFork(this.applyLoop())
   }
 
-  private async run(): Promise<void> {
+  /**
+   * `drain`: stop fetching, apply and ack what was fetched (graceful handover or shutdown).
+   * `abandon`: the lease is gone; stop at once and leave the rest unacked for the next owner.
+   */
+  async stop(mode: "drain" | "abandon"): Promise<void> {
+    if (mode === "abandon") this.abandoned = true
+    if (this.intake) await Effect.runPromise(Fiber.interrupt(this.intake))
+    if (mode === "abandon" && this.applier) await Effect.runPromise(Fiber.interrupt(this.applier))
+    Effect.runSync(Queue.end(this.queue))
+    if (this.applier) await Effect.runPromise(Fiber.await(this.applier))
+  }
+
+  private intakeLoop(): Effect.Effect<void> {
     const { js, namespace } = this.deps
-    const consumer = await js.consumers.get(ingressStream(namespace), consumerName(namespace, this.handler.actor, this.partition))
-    while (!this.stopping) {
-      while (this.inFlight >= MAX_IN_FLIGHT && !this.stopping) await new Promise<void>((r) => (this.wakeIntake = r))
-      if (this.stopping) break
-      try {
-        const batch = await consumer.fetch({ max_messages: Math.min(FETCH_BATCH, MAX_IN_FLIGHT - this.inFlight), expires: 1_000 })
-        for await (const m of batch) {
-          if (this.abandoned) break
-          this.dispatch(m)
+    const self = this
+    return Effect.gen(function*() {
+      const consumer = yield* Effect.promise(() => js.consumers.get(ingressStream(namespace), consumerName(namespace, self.actor.protocol.name, self.partition)))
+      for (;;) {
+        const fetched = yield* Effect.tryPromise(() => consumer.fetch({ max_messages: FETCH_BATCH, expires: 1_000 })).pipe(
+          Effect.flatMap((batch) => Stream.fromAsyncIterable(batch, (e) => e).pipe(Stream.runForEach((m) => Queue.offer(self.queue, m)))),
+          Effect.exit
+        )
+        if (Exit.isFailure(fetched)) {
+          log("warn", "fetch failed", { actor: self.actor.protocol.name, partition: self.partition, error: errorText(Cause.squash(fetched.cause)) })
+          yield* Effect.sleep(500)
         }
-      } catch (e) {
-        if (this.stopping) break
-        log("warn", "fetch failed", { actor: this.handler.actor, partition: this.partition, error: errorText(e) })
-        await sleep(500)
       }
-    }
-  }
-
-  private dispatch(m: JsMsg): void {
-    let envelope: Envelope
-    try {
-      envelope = decode<Envelope>(m.data)
-    } catch (e) {
-      void this.deadLetter(m, undefined, `undecodable envelope: ${errorText(e)}`, 1).then(() => m.ack(), () => undefined)
-      return
-    }
-    if (m.info.redelivered) WorkerMetrics.redelivered.inc({ actor: envelope.actor })
-    this.inFlight++
-    const previous = this.mailboxes.get(envelope.key) ?? Promise.resolve()
-    const next = previous.then(() => this.handle(m, envelope))
-    this.mailboxes.set(envelope.key, next)
-    void next.finally(() => {
-      if (this.mailboxes.get(envelope.key) === next) this.mailboxes.delete(envelope.key)
-      this.inFlight--
-      this.wakeIntake?.()
-      this.wakeIntake = undefined
     })
   }
 
-  private async handle(m: JsMsg, envelope: Envelope): Promise<void> {
-    const { sql, nc, relay, namespace } = this.deps
-    const ids = { envelope_id: envelope.id, tenant_id: envelope.tenant_id, actor: envelope.actor, partition: this.partition }
-    for (let logicFailures = 0, attempt = 1; ; attempt++) {
-      if (this.abandoned) return // not acked: the next owner's fresh consumer delivers it again, in order
-      try {
-        const outcome = await applyEnvelope(sql, this.handler, envelope, { namespace }, this.fence)
-        if (CRASH_AFTER_COMMIT !== undefined && CRASH_AFTER_COMMIT === envelope.key) process.kill(process.pid, "SIGKILL")
-        if (envelope.reply_to) this.reply(nc, envelope, outcome.reply)
-        m.ack()
-        WorkerMetrics.processed.inc({ actor: envelope.actor, result: outcome.duplicate ? "duplicate" : "applied" })
-        if (outcome.outbox.length > 0) await relay.publish(outcome.outbox)
-        log("debug", "applied", { ...ids, duplicate: outcome.duplicate, status: outcome.reply.status })
-        return
-      } catch (e) {
-        if (e instanceof LeaseLost) {
-          log("warn", "lease lost; abandoning partition", { ...ids, epoch: this.fence.epoch })
-          this.abandoned = true
-          this.onLost(this)
-          return
-        }
-        if (!isInfrastructureFailure(e)) logicFailures++
-        WorkerMetrics.processed.inc({ actor: envelope.actor, result: "failed" })
-        log(logicFailures > 0 ? "error" : "warn", "apply failed", { ...ids, attempt, error: errorText(e) })
-        if (logicFailures >= MAX_LOGIC_ATTEMPTS) {
-          await this.deadLetter(m, envelope, errorText(e), attempt)
-          if (envelope.reply_to) {
-            this.reply(nc, envelope, {
-              status: 500,
-              body: { success: false, error: { message: "Internal error; the request was recorded for an operator", code: "INTERNAL_ERROR", details: {} } }
-            })
-          }
-          m.ack()
-          WorkerMetrics.processed.inc({ actor: envelope.actor, result: "dead_lettered" })
-          return
-        }
-        m.working()
-        await sleep(Math.min(5_000, 50 * 2 ** Math.min(attempt, 7)) * (0.5 + Math.random() / 2))
+  private applyLoop(): Effect.Effect<void> {
+    const self = this
+    return Effect.gen(function*() {
+      for (;;) {
+        const msgs = yield* Queue.takeBetween(self.queue, 1, GROUP_MAX)
+        const items = self.decodeAll(msgs)
+        if (items.length === 0) continue
+        self.group = items
+        yield* self.applyItems(items)
+        self.group = []
+        if (self.abandoned) return
       }
-    }
+    }).pipe(Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) || Cause.isDone(Cause.squash(cause)) ? Effect.void : Effect.sync(() =>
+      log("error", "partition applier stopped", { actor: self.actor.protocol.name, partition: self.partition, error: errorText(Cause.squash(cause)) }))))
   }
 
-  private reply(nc: NatsConnection, envelope: Envelope, reply: { status: number; body: unknown }): void {
-    const message: Reply = { envelope_id: envelope.id, status: reply.status, body: reply.body }
+  private decodeAll(msgs: ReadonlyArray<JsMsg>): Array<Item> {
+    const items: Array<Item> = []
+    for (const msg of msgs) {
+      let envelope: Envelope
+      try {
+        envelope = decode<Envelope>(msg.data)
+      } catch (e) {
+        void this.deadLetter(msg, undefined, `undecodable envelope: ${errorText(e)}`, 1).then(() => msg.ack(), () => undefined)
+        continue
+      }
+      if (msg.info.redelivered) Metrics.redelivered.inc({ actor: envelope.actor })
+      items.push({ msg, envelope })
+    }
+    return items
+  }
+
+  /** A group, retried while the database is away or conflicts; past that, its envelopes one by one. */
+  private applyItems(items: ReadonlyArray<Item>): Effect.Effect<void> {
+    const self = this
+    const ids = { actor: this.actor.protocol.name, partition: this.partition, envelopes: items.length }
+    return Effect.gen(function*() {
+      for (let attempt = 1, conflicts = 0, logicFailures = 0; ; attempt++) {
+        if (self.abandoned) return
+        const exit = yield* Effect.exit(applyGroup(self.deps.sql, self.actor, items.map((i) => i.envelope), { namespace: self.deps.namespace, fence: self.fence }))
+        if (Exit.isSuccess(exit)) return self.finish(items, exit.value)
+        const error = Cause.squash(exit.cause)
+        if (error instanceof LeaseLost) {
+          log("warn", "lease lost; abandoning partition", { ...ids, epoch: self.fence.epoch })
+          self.abandoned = true
+          self.onLost(self)
+          return
+        }
+        Metrics.processed.inc({ actor: ids.actor, result: "failed" }, items.length)
+        const unavailable = error instanceof DatabaseUnavailable
+        if (error instanceof DatabaseError && error.retryable) conflicts++
+        else if (!unavailable) logicFailures++
+        log(unavailable ? "warn" : "error", "group failed", { ...ids, attempt, error: errorText(error) })
+        if (items.length > 1 && (logicFailures > 0 || conflicts > GROUP_CONFLICT_RETRIES)) {
+          // Isolate the envelope at fault: each alone, in order (per-key order holds), each with its own attempts.
+          for (const item of items) yield* self.applyItems([item])
+          return
+        }
+        if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt))
+        for (const i of items) i.msg.working()
+        yield* Effect.sleep(backoff(attempt))
+      }
+    })
+  }
+
+  private finish(items: ReadonlyArray<Item>, results: ReadonlyArray<Applied>): void {
+    crashAfterCommit(items.map((i) => i.envelope.key))
+    const outbox = []
+    for (let i = 0; i < items.length; i++) {
+      const { msg, envelope } = items[i]!
+      const applied = results[i]!
+      if (envelope.reply_to) this.reply(envelope, applied.exit)
+      msg.ack()
+      outbox.push(...applied.outbox)
+      Metrics.processed.inc({ actor: envelope.actor, result: applied.duplicate ? "duplicate" : "applied" })
+      log("debug", "applied", { envelope_id: envelope.id, tenant_id: envelope.tenant_id, actor: envelope.actor, partition: this.partition, duplicate: applied.duplicate, answer: applied.exit._tag })
+    }
+    if (outbox.length > 0) void this.deps.relay.publish(outbox)
+  }
+
+  private reply(envelope: Envelope, exit: ReplyExit): void {
+    const message: Reply = { envelope_id: envelope.id, exit }
     try {
-      nc.publish(envelope.reply_to!, encode(message))
+      this.deps.nc.publish(envelope.reply_to!, encode(message))
     } catch (e) {
       log("warn", "reply not sent", { envelope_id: envelope.id, error: errorText(e) })
     }
+  }
+
+  /** Kept whole in dead_letters for an operator; the caller is answered with a defect; the message is acked. */
+  private async giveUp(item: Item, error: string, attempts: number): Promise<void> {
+    await this.deadLetter(item.msg, item.envelope, error, attempts)
+    if (item.envelope.reply_to) this.reply(item.envelope, { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" })
+    item.msg.ack()
+    Metrics.processed.inc({ actor: item.envelope.actor, result: "dead_lettered" })
   }
 
   private async deadLetter(m: JsMsg, envelope: Envelope | undefined, error: string, attempts: number): Promise<void> {
@@ -174,7 +219,7 @@ export class PartitionConsumer {
       try {
         await this.deps.sql`
           INSERT INTO dead_letters (envelope_id, tenant_id, actor, subject, payload, error, attempts)
-          VALUES (${envelope?.id ?? `seq-${m.seq}`}, ${envelope?.tenant_id ?? null}, ${this.handler.actor},
+          VALUES (${envelope?.id ?? `seq-${m.seq}`}, ${envelope?.tenant_id ?? null}, ${this.actor.protocol.name},
                   ${m.subject}, ${Buffer.from(m.data)}, ${error}, ${attempts})
           ON CONFLICT (envelope_id) DO NOTHING`
         log("error", "dead-lettered", { envelope_id: envelope?.id, tenant_id: envelope?.tenant_id, error })
@@ -182,20 +227,8 @@ export class PartitionConsumer {
       } catch (e) {
         if (this.abandoned) throw e
         m.working()
-        await sleep(1_000)
+        await new Promise((r) => setTimeout(r, 1_000))
       }
     }
-  }
-
-  /**
-   * `drain`: stop fetching, finish and ack everything in flight (graceful handover or shutdown).
-   * `abandon`: the lease is gone; stop at once and leave the rest unacked for the next owner.
-   */
-  async stop(mode: "drain" | "abandon"): Promise<void> {
-    this.stopping = true
-    if (mode === "abandon") this.abandoned = true
-    this.wakeIntake?.()
-    await this.loop?.catch(() => undefined)
-    await Promise.allSettled([...this.mailboxes.values()])
   }
 }

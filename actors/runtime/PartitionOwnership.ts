@@ -3,7 +3,7 @@ import { errorText, log } from "../../core/observability/log.ts"
 import { ownerOf, slotOf } from "./assignment.ts"
 import { acquire, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
 import { type PartitionDeps, PartitionConsumer } from "./PartitionConsumer.ts"
-import type { ActorHandler } from "./types.ts"
+import type { AnyActor } from "./Actor.ts"
 
 export interface OwnershipOptions {
   readonly workerId: string
@@ -22,7 +22,7 @@ export interface OwnershipOptions {
 export class PartitionOwnership {
   private readonly sql: Sql
   private readonly deps: PartitionDeps
-  private readonly handlers: ReadonlyArray<ActorHandler>
+  private readonly actors: ReadonlyArray<AnyActor>
   private readonly options: OwnershipOptions
   readonly owned = new Map<string, PartitionConsumer>()
   private timer: NodeJS.Timeout | undefined
@@ -31,10 +31,10 @@ export class PartitionOwnership {
   private renewing: Promise<void> = Promise.resolve()
   private stopping = false
 
-  constructor(deps: PartitionDeps, handlers: ReadonlyArray<ActorHandler>, options: OwnershipOptions) {
+  constructor(deps: PartitionDeps, actors: ReadonlyArray<AnyActor>, options: OwnershipOptions) {
     this.sql = deps.sql
     this.deps = deps
-    this.handlers = handlers
+    this.actors = actors
     this.options = options
   }
 
@@ -93,13 +93,13 @@ export class PartitionOwnership {
     try {
       const workers = await liveWorkers(this.sql, this.deps.namespace, leaseTtlMs)
       if (!workers.includes(workerId)) workers.push(workerId)
-      for (const handler of this.handlers) {
+      for (const actor of this.actors) {
         for (let p = 0; p < partitions && !this.stopping; p++) {
-          const slot = slotOf(handler.actor, p)
+          const slot = slotOf(actor.protocol.name, p)
           const mine = ownerOf(slot, workers) === workerId
           const current = this.owned.get(slot)
           try {
-            if (mine && !current) await this.take(handler, p)
+            if (mine && !current) await this.take(actor, p)
             else if (!mine && current) await this.handOver(slot, current)
           } catch (e) {
             log("warn", "partition move failed; retried next tick", { slot, worker_id: workerId, error: errorText(e) })
@@ -111,16 +111,17 @@ export class PartitionOwnership {
     }
   }
 
-  private async take(handler: ActorHandler, partition: number): Promise<void> {
-    const fence = await acquire(this.sql, this.deps.namespace, handler.actor, partition, this.options.workerId, this.options.leaseTtlMs)
+  private async take(actor: AnyActor, partition: number): Promise<void> {
+    const name = actor.protocol.name
+    const fence = await acquire(this.sql, this.deps.namespace, name, partition, this.options.workerId, this.options.leaseTtlMs)
     if (!fence) return // still held by its previous owner (draining, or not yet expired): next tick
-    const consumer = new PartitionConsumer(this.deps, handler, fence, this.lost)
-    this.owned.set(slotOf(handler.actor, partition), consumer)
+    const consumer = new PartitionConsumer(this.deps, actor, fence, this.lost)
+    this.owned.set(slotOf(name, partition), consumer)
     try {
       await consumer.start()
-      log("info", "partition taken", { actor: handler.actor, partition, epoch: fence.epoch, worker_id: this.options.workerId })
+      log("info", "partition taken", { actor: name, partition, epoch: fence.epoch, worker_id: this.options.workerId })
     } catch (e) {
-      this.owned.delete(slotOf(handler.actor, partition))
+      this.owned.delete(slotOf(name, partition))
       await consumer.stop("abandon")
       await release(this.sql, fence).catch(() => undefined)
       throw e

@@ -7,15 +7,11 @@ import { log } from "../../core/observability/log.ts"
 import { Metrics, sample } from "../../core/observability/metrics.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
-import { EventActor } from "../event/handler.ts"
-import { GuestActor } from "../guest/handler.ts"
-import { ReservationActor } from "../reservation/handler.ts"
-import { TelephonyActor } from "../telephony/handler.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
 import { PartitionOwnership } from "./PartitionOwnership.ts"
-import type { ActorHandler } from "./types.ts"
+import type { AnyActor } from "./Actor.ts"
+import type { PartitionConsumer } from "./PartitionConsumer.ts"
 
-export const Actors: ReadonlyArray<ActorHandler> = [ReservationActor, GuestActor, EventActor, TelephonyActor]
 
 export interface WorkerShape {
   readonly workerId: string
@@ -27,19 +23,20 @@ export interface WorkerShape {
  * outbox relay, and the metrics they expose. Any number of workers can run; they rebalance on their own.
  */
 export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/Worker") {
-  static readonly layer = Layer.effect(Worker, Effect.gen(function*() {
+  /** A worker running the given actor types (the registry, from the composition root). */
+  static readonly layer = (actors: ReadonlyArray<AnyActor>) => Layer.effect(Worker, Effect.gen(function*() {
     const config = yield* AppConfig
     const { sql } = yield* Database
     const { nc, js, jsm } = yield* Nats
     const relay = new OutboxRelay(sql, js)
     const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`
     const deps = { sql, nc, js, jsm, relay, namespace: config.namespace, ackWaitMs: config.ackWaitMs }
-    const ownership = new PartitionOwnership(deps, Actors, {
+    const ownership = new PartitionOwnership(deps, actors, {
       workerId, partitions: config.partitions, leaseTtlMs: config.leaseTtlMs, tickMs: Math.max(200, Math.floor(config.leaseTtlMs / 5))
     })
-    const perActor = (read: (c: import("./PartitionConsumer.ts").PartitionConsumer) => number) =>
+    const perActor = (read: (c: PartitionConsumer) => number) =>
       (set: (labels: Record<string, string>, value: number) => void) => {
-        for (const a of Actors) set({ actor: a.actor }, [...ownership.owned.values()].filter((c) => c.fence.actor === a.actor).reduce((n, c) => n + read(c), 0))
+        for (const a of actors) set({ actor: a.protocol.name }, [...ownership.owned.values()].filter((c) => c.fence.actor === a.protocol.name).reduce((n, c) => n + read(c), 0))
       }
     const unsample = [
       sample(Metrics.ownedPartitions, perActor(() => 1)),
@@ -47,7 +44,7 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
       sample(Metrics.mailboxDepth, perActor((c) => c.depth)),
       sample(Metrics.consumerPending, async (set) => {
         await Promise.all([...ownership.owned.values()].map(async (c) => {
-          const info = await jsm.consumers.info(ingressStream(config.namespace), consumerName(config.namespace, c.fence.actor as never, c.partition)).catch(() => undefined)
+          const info = await jsm.consumers.info(ingressStream(config.namespace), consumerName(config.namespace, c.fence.actor, c.partition)).catch(() => undefined)
           if (info) set({ actor: c.fence.actor, partition: c.partition }, info.num_pending + info.num_ack_pending)
         }))
       }),

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import { outboxSubject } from "../../streams/subjects.ts"
-import type { OutboxMessage } from "../runtime/types.ts"
+import type { OutboxMessage } from "../runtime/Actor.ts"
 import type { ContactSummary, ResolvedContact } from "./identity.ts"
 
 export interface OutboxMeta extends TenantScope {
@@ -10,7 +9,7 @@ export interface OutboxMeta extends TenantScope {
 
 /** One `contact.created` / `contact.updated` webhook command per contact that changed (each contact once). */
 export const contactChangeCommands = (
-  namespace: string,
+  subject: (kind: "cmd", name: string) => string,
   meta: OutboxMeta,
   resolved: ReadonlyArray<ResolvedContact | null>,
   summaries: ReadonlyMap<string, ContactSummary>,
@@ -24,7 +23,7 @@ export const contactChangeCommands = (
     const type = r.is_new ? "contact.created" : "contact.updated"
     out.push({
       id: randomUUID(),
-      subject: outboxSubject(namespace, "cmd", `webhook.${type}`),
+      subject: subject("cmd", `webhook.${type}`),
       payload: { ...meta, event_type: type, data: { contact: { ...summaries.get(r.contact_id), hotel_id: hotelId } } }
     })
   }

@@ -1,5 +1,6 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
+import type { ProfileInput } from "../guest/protocol.ts"
 
 // Contact-side writes of the families that take a person's profile from a source (reservations, the guests API).
 
@@ -18,7 +19,7 @@ export const recordConsents = async (
   scope: TenantScope,
   envelopeId: string,
   source: string,
-  claims: ReadonlyArray<{ contact_id: string; channel: "email" | "whatsapp"; granted: boolean }>,
+  claims: ReadonlyArray<ConsentClaim>,
   capturedAt?: string
 ) => {
   if (claims.length === 0) return
@@ -27,3 +28,23 @@ export const recordConsents = async (
   }))
   await tx`INSERT INTO consent_records ${tx(rows)}`
 }
+
+export interface ConsentClaim {
+  readonly contact_id: string
+  readonly channel: "email" | "whatsapp"
+  readonly granted: boolean
+}
+
+/** The consents each person's profile states, for the contact it resolved to (people without a contact say nothing). */
+export const consentClaims = (
+  people: ReadonlyArray<Pick<ProfileInput, "email_consent" | "whatsapp_marketing_consent">>,
+  contactIds: ReadonlyArray<string | null>
+): Array<ConsentClaim> =>
+  people.flatMap((p, i) => {
+    const contact_id = contactIds[i]
+    if (!contact_id) return []
+    return [
+      ...(p.email_consent === undefined ? [] : [{ contact_id, channel: "email" as const, granted: p.email_consent }]),
+      ...(p.whatsapp_marketing_consent === undefined ? [] : [{ contact_id, channel: "whatsapp" as const, granted: p.whatsapp_marketing_consent }])
+    ]
+  })

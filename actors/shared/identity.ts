@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import type { ProfileInput } from "../guest/command.ts"
+import type { ProfileInput } from "../guest/protocol.ts"
 
 export interface ResolveOptions {
   /** Where the claim comes from (`reservation:pms`, `guests:api`, ...), kept with conflicts. */

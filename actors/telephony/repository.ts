@@ -1,6 +1,6 @@
 import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import type { CallerFill } from "./command.ts"
+import type { CallerFill } from "./protocol.ts"
 import type { CallRow } from "./state.ts"
 
 const ts = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null))

@@ -1,4 +1,4 @@
-import type { CallFacts } from "./command.ts"
+import type { CallFacts } from "./protocol.ts"
 
 export interface CallRow {
   readonly id: string

@@ -1,7 +1,7 @@
 import { runTransaction, type Sql, type Tx } from "../../core/db/Database.ts"
 import { encode } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
-import type { OutboxMessage } from "../runtime/types.ts"
+import type { OutboxMessage } from "../runtime/Actor.ts"
 import { reservationEventData, type DateEventKey, type ReservationDetails } from "./dateEventPayload.ts"
 
 // Any constant: the same in every worker, so one scan runs at a time across the deployment.

@@ -3,10 +3,11 @@ import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
+import { ActorNames, Actors } from "../../actors/registry.ts"
 import { Worker } from "../../actors/runtime/Worker.ts"
 import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
-import { IngressPublisher } from "../../streams/IngressPublisher.ts"
+import { ActorClient } from "../../streams/ActorClient.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { ensureTopology } from "../../streams/topology.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
@@ -42,7 +43,7 @@ const Topology = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const { jsm } = yield* Nats
   yield* Effect.promise(() =>
-    ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs }))
+    ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs, actors: ActorNames }))
 }))
 
 /** PostgreSQL and NATS connections, built after migrations; topology ensured before anyone uses them. */
@@ -60,7 +61,7 @@ const ApiRoutes = Layer.mergeAll(
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive]),
-  Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, IngressPublisher.layer, WebhookConfig.layer])
+  Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 
 export const IngressServer = (port: number) =>
@@ -69,7 +70,7 @@ export const IngressServer = (port: number) =>
   )
 
 /** What a worker process runs: the actors, and outbound webhook delivery. */
-const WorkerRole = Layer.mergeAll(Worker.layer, WebhookDeliverer.layer.pipe(Layer.provide(WebhookConfig.layer)))
+const WorkerRole = Layer.mergeAll(Worker.layer(Actors), WebhookDeliverer.layer.pipe(Layer.provide(WebhookConfig.layer)))
 
 /** The whole platform for a role, given AppConfig. */
 export const Platform = (role: Role, port: number) => {

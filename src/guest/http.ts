@@ -1,24 +1,26 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
-import { GuestRequest } from "../../schemas/guest.ts"
-import type { UpsertContactReply } from "../../actors/guest/command.ts"
-import { IngressPublisher } from "../../streams/IngressPublisher.ts"
+import { GuestProtocol } from "../../actors/guest/protocol.ts"
+import { ReservationProtocol } from "../../actors/reservation/protocol.ts"
 import { Database, withTenant } from "../../core/db/Database.ts"
+import { normalisePhone } from "../../core/normalise/index.ts"
+import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
+import { NotFound, ValidationFailed } from "../../schemas/errors.ts"
+import { GuestCreated, GuestRequest, type GuestResult } from "../../schemas/guest.ts"
+import { ActorClient } from "../../streams/ActorClient.ts"
+import { answered, asJson, batchItem, batchResults, batchSizeRefused, hotelNotFound, type Outcome, refusal } from "../http/answers.ts"
+import { summarise } from "../http/issues.ts"
+import { Hotels } from "../tenancy/Hotels.ts"
 import { checkCustomFields, type FieldRule } from "./customFields.ts"
 import { bookingToReservation, toUpsertContact } from "./normalise.ts"
 import { channelMapping, fieldRules, readGuestProfile } from "./repository.ts"
-import { normalisePhone } from "../../core/normalise/index.ts"
-import { Hotels } from "../tenancy/Hotels.ts"
-import { type Answer, askActor, batchItem, batchResults, failure, hotelNotFound, respond } from "../http/answers.ts"
-import { summarise } from "../http/issues.ts"
 
 const BATCH_MAX = 500
 
 export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
   Effect.gen(function*() {
     const hotels = yield* Hotels
-    const publisher = yield* IngressPublisher
+    const actors = yield* ActorClient
     const db = yield* Database
 
     /** One guest: hotel, custom fields, identity, then the guest actor and, with a booking, the reservation actor. */
@@ -26,26 +28,22 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
       let hotelId: string | undefined
       if (r.hotel_code !== undefined || r.hotel_name !== undefined) {
         const hotel = yield* hotels.resolve(principal.tenant_id, r)
-        if (!hotel.found) {
-          return hotelNotFound(hotel)
-        }
+        if (!hotel.found) return yield* hotelNotFound(hotel)
         hotelId = hotel.hotel_id
       } else if (r.booking !== undefined) {
-        return failure(400, "VALIDATION_ERROR", "Invalid request: a booking needs hotel_code or hotel_name", { hotel_code: ["is required with a booking (or hotel_name)"] })
+        return yield* ValidationFailed.of("Invalid request: a booking needs hotel_code or hotel_name", { hotel_code: ["is required with a booking (or hotel_name)"] })
       }
       let customFields: Record<string, unknown> | undefined
       if (r.custom_fields !== undefined) {
         const checked = checkCustomFields(r.custom_fields, rules)
-        if (!checked.ok) return failure(400, "VALIDATION_ERROR", summarise(checked.details), checked.details)
+        if (!checked.ok) return yield* ValidationFailed.of(summarise(checked.details), checked.details)
         customFields = checked.values
       }
       const check = toUpsertContact(r, hotelId, customFields)
-      if (!check.ok) return failure(check.status, check.code, check.message, check.details)
+      if (!check.ok) return yield* refusal(check.status, check.code, check.message, check.details)
       const command = check.command
 
-      const contactAnswer = yield* askActor(publisher, principal, "guest", "guest.upsert", command.profile.phone, command)
-      if (contactAnswer.status >= 300) return contactAnswer
-      const contact = contactAnswer.body as UpsertContactReply
+      const contact = yield* answered(actors.for(GuestProtocol, principal).upsert(command))
       let reservationId: string | null = null
       let eventId: string | null = null
       const warnings = [...command.warnings]
@@ -55,22 +53,17 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
           : yield* db.query((sql) => channelMapping(sql, principal.tenant_id, r.booking!.booking_channel!))
         const reservation = bookingToReservation(r, r.booking, command, hotelId, channel)
         warnings.push(...reservation.warnings)
-        const answer = yield* askActor(publisher, principal, "reservation", "reservation.upsert", reservation.external_id, reservation)
-        if (answer.status >= 300) return answer
-        const data = (answer.body as { data: { reservation_id?: string; event_id?: string | null } }).data
-        reservationId = data.reservation_id ?? null
-        eventId = data.event_id ?? null
+        const booked = yield* answered(actors.for(ReservationProtocol, principal).upsert(reservation))
+        if ("reservation_id" in booked) {
+          reservationId = booked.reservation_id
+          eventId = booked.event_id
+        }
       }
       const message = contact.is_new
         ? "Guest created"
         : command.update_if_exists ? (contact.changed ? "Guest updated" : "Guest unchanged") : "Guest exists; not updated (update_if_exists is false)"
-      return {
-        status: contact.is_new ? 201 : 200,
-        body: {
-          success: true,
-          data: { contact_id: contact.contact_id, is_new: contact.is_new, hotel_id: hotelId ?? null, reservation_id: reservationId, event_id: eventId, message, warnings }
-        }
-      } satisfies Answer
+      const data: GuestResult = { contact_id: contact.contact_id, is_new: contact.is_new, hotel_id: hotelId ?? null, reservation_id: reservationId, event_id: eventId, message, warnings }
+      return { created: contact.is_new, data } satisfies Outcome<GuestResult>
     })
 
     const rulesFor = (principal: Principal, needed: boolean) =>
@@ -81,39 +74,34 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const rules = yield* rulesFor(principal, payload.custom_fields !== undefined)
-          return respond(yield* upsertGuest(principal, payload, rules))
+          const { created, data } = yield* upsertGuest(principal, payload, rules)
+          return created ? new GuestCreated({ success: true, data }) : { success: true as const, data }
         }))
       .handle("batch", ({ payload }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const items = payload.guests
-          if (items.length === 0 || items.length > BATCH_MAX) {
-            return respond(failure(400, "VALIDATION_ERROR", `guests must hold 1 to ${BATCH_MAX} items`, { guests: [`must hold 1 to ${BATCH_MAX} items (got ${items.length})`] }))
-          }
+          if (items.length === 0 || items.length > BATCH_MAX) return yield* batchSizeRefused("guests", BATCH_MAX, items.length)
           const rules = yield* rulesFor(principal, true)
           const answers = yield* Effect.forEach(items, batchItem(GuestRequest, (g) => upsertGuest(principal, g, rules)), { concurrency: 64 })
-          return respond({
-            status: 200,
-            body: {
-              success: true,
-              data: {
-                total: answers.length,
-                created: answers.filter((a) => a.status === 201).length,
-                updated: answers.filter((a) => a.status === 200).length,
-                failed: answers.filter((a) => a.status >= 300).length,
-                results: batchResults(answers)
-              }
+          return {
+            success: true as const,
+            data: {
+              total: answers.length,
+              created: answers.filter((a) => a.status === 201).length,
+              updated: answers.filter((a) => a.status === 200).length,
+              failed: answers.filter((a) => !a.success).length,
+              results: batchResults(answers)
             }
-          })
+          }
         }))
       .handle("lookup", ({ query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const phone = normalisePhone(query.phone)
-          if (!phone.ok) return respond(failure(400, "VALIDATION_ERROR", "Invalid request: phone is not a valid international number", { phone: ["must be a valid phone number with its country code"] }))
+          if (!phone.ok) return yield* ValidationFailed.of("Invalid request: phone is not a valid international number", { phone: ["must be a valid phone number with its country code"] })
           const profile = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => readGuestProfile(tx, principal, phone.e164)))
-          return profile === undefined
-            ? respond(failure(404, "NOT_FOUND", "No contact with this phone", { phone: ["not found"] }))
-            : respond({ status: 200, body: { success: true, data: profile } })
+          if (profile === undefined) return yield* NotFound.of("No contact with this phone", { phone: ["not found"] })
+          return { success: true as const, data: asJson(profile) }
         }))
   }))

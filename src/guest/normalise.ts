@@ -1,5 +1,5 @@
-import type { UpsertContact } from "../../actors/guest/command.ts"
-import type { GuestInput, UpsertReservation } from "../../actors/reservation/command.ts"
+import type { UpsertContact } from "../../actors/guest/protocol.ts"
+import type { GuestInput, UpsertReservation } from "../../actors/reservation/protocol.ts"
 import type { Warning } from "../../schemas/common.ts"
 import type { Booking, GuestRequest } from "../../schemas/guest.ts"
 import type { ReservationStatus } from "../../schemas/reservation.ts"

@@ -1,13 +1,91 @@
 import { Effect, Result, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
-import type { TenantScope } from "../../core/TenantScope.ts"
-import type { IngressPublisherShape } from "../../streams/IngressPublisher.ts"
-import type { ActorType } from "../../streams/subjects.ts"
+import { type ApiError, Forbidden, InternalError, NotFound, statusOf, Unavailable, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import type { ActorDefect, NotConfirmed } from "../../streams/ActorClient.ts"
 import { issueDetails, summarise } from "./issues.ts"
 
+/** Seconds a client is told to wait (Retry-After) before retrying a 503. */
 export const RETRY_AFTER_S = 2
 
-/** An HTTP answer before it is rendered: status and body (success or the core error shape). */
+/** What an actor could not do, as the edge answers it: not confirmed → 503 (safe to retry), dead-lettered → 500. */
+export const actorFailure = (e: NotConfirmed | ActorDefect): Unavailable | InternalError =>
+  e._tag === "NotConfirmed"
+    ? Unavailable.of(
+      e.stage === "publish"
+        ? "The request could not be queued; nothing was stored. Retry after Retry-After seconds"
+        : "The write was queued but not confirmed in time; retrying the same request is safe",
+      RETRY_AFTER_S
+    )
+    : InternalError.of("Internal error; the request was recorded for an operator")
+
+/** An actor call with its transport failures rendered as the core error shape. */
+export const answered = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, NotConfirmed | ActorDefect> | Unavailable | InternalError, R> =>
+  Effect.mapError(effect, (e) => (isActorTransportFailure(e) ? actorFailure(e) : e)) as Effect.Effect<
+    A,
+    Exclude<E, NotConfirmed | ActorDefect> | Unavailable | InternalError,
+    R
+  >
+
+const isActorTransportFailure = (e: unknown): e is NotConfirmed | ActorDefect =>
+  typeof e === "object" && e !== null && "_tag" in e && (e._tag === "NotConfirmed" || e._tag === "ActorDefect")
+
+/** A well-formed hotel reference that names no hotel of this account. */
+export const hotelNotFound = (h: { readonly field: string; readonly value: string }) =>
+  Unprocessable.of("HOTEL_NOT_FOUND", `No hotel with ${h.field} ${JSON.stringify(h.value)} in this account`, {
+    [h.field]: ["no such hotel in this account"]
+  })
+
+/** What a write endpoint did: its data, and whether it created the thing (201) or found it (200). */
+export interface Outcome<A> {
+  readonly created: boolean
+  readonly data: A
+}
+
+/** One item of a batch: answered on its own, so one bad item never fails the batch. */
+export type ItemAnswer<A> =
+  | { readonly success: true; readonly status: number; readonly data: A }
+  | { readonly success: false; readonly status: number; readonly error: ApiError["error"] }
+
+export const itemAnswer = <A, R>(effect: Effect.Effect<Outcome<A>, ApiError, R>): Effect.Effect<ItemAnswer<A>, never, R> =>
+  Effect.match(effect, {
+    onSuccess: (o): ItemAnswer<A> => ({ success: true, status: o.created ? 201 : 200, data: o.data }),
+    onFailure: (e): ItemAnswer<A> => ({ success: false, status: statusOf(e), error: e.error })
+  })
+
+/**
+ * One batch item: decoded with the endpoint's schema (every issue reported, like the single endpoint) and handled,
+ * or answered 400 on its own.
+ */
+export const batchItem = <S extends Schema.Top & { readonly DecodingServices: never }, A, R>(
+  schema: S,
+  handle: (value: S["Type"]) => Effect.Effect<Outcome<A>, ApiError, R>
+) => {
+  const decode = Schema.decodeUnknownResult(schema as never, { errors: "all" }) as (u: unknown) => Result.Result<S["Type"], Schema.SchemaError>
+  return (item: unknown): Effect.Effect<ItemAnswer<A>, never, R> => {
+    const decoded = decode(item)
+    if (Result.isSuccess(decoded)) return itemAnswer(handle(decoded.success))
+    const details = issueDetails(decoded.failure.issue)
+    return itemAnswer(Effect.fail(ValidationFailed.of(summarise(details), details)))
+  }
+}
+
+/** Item results of a batch endpoint, in order: `{ index, success, status, data | error }`. */
+export const batchResults = <A>(answers: ReadonlyArray<ItemAnswer<A>>) => answers.map((a, index) => ({ index, ...a }))
+
+/** A batch's size outside its bounds: refused whole, naming the field. */
+export const batchSizeRefused = (field: string, max: number, got: number) =>
+  ValidationFailed.of(`${field} must hold 1 to ${max} items`, { [field]: [`must hold 1 to ${max} items (got ${got})`] })
+
+/** A refusal decided by a parser or normaliser (status, code, message, details), as the matching error class. */
+export const refusal = (status: number, code: string, message: string, details: Record<string, unknown> = {}): ApiError =>
+  status === 403 ? Forbidden.of(message, details)
+  : status === 404 ? NotFound.of(message, details)
+  : status === 422 ? Unprocessable.of(code, message, details)
+  : ValidationFailed.of(message, details, code)
+
+/** An HTTP answer before it is rendered (routes not yet answering through their declared schemas). */
 export interface Answer {
   readonly status: number
   readonly body: unknown
@@ -17,56 +95,10 @@ export const failure = (status: number, code: string, message: string, details: 
   ({ status, body: { success: false, error: { message, code, details } } })
 
 export const respond = (a: Answer) =>
-  HttpServerResponse.jsonUnsafe(a.body, {
-    status: a.status,
-    headers: a.status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {}
-  })
-
-/** A well-formed hotel reference that names no hotel of this account. */
-export const hotelNotFound = (h: { readonly field: string; readonly value: string }): Answer =>
-  failure(422, "HOTEL_NOT_FOUND", `No hotel with ${h.field} ${JSON.stringify(h.value)} in this account`, { [h.field]: ["no such hotel in this account"] })
-
-/** Sends a command to an actor and returns its committed reply, or a 503 when it could not be confirmed in time. */
-export const askActor = (
-  publisher: IngressPublisherShape,
-  principal: TenantScope,
-  actor: ActorType,
-  type: string,
-  key: string,
-  payload: unknown
-): Effect.Effect<Answer> =>
-  publisher.request({ actor, type, tenant_id: principal.tenant_id, sandbox: principal.sandbox, key, payload }).pipe(
-    Effect.map((reply): Answer => ({ status: reply.status, body: reply.body })),
-    Effect.catchTag("NotConfirmed", (e) =>
-      Effect.succeed(failure(503, "SERVICE_UNAVAILABLE",
-        e.stage === "publish"
-          ? "The request could not be queued; nothing was stored. Retry after Retry-After seconds"
-          : "The write was queued but not confirmed in time; retrying the same request is safe",
-        { retry_after_seconds: RETRY_AFTER_S })))
-  )
+  HttpServerResponse.jsonUnsafe(a.body, { status: a.status, headers: a.status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {} })
 
 /**
- * One batch item: decoded with the endpoint's schema (every issue reported, like the single endpoint) and handled,
- * or answered 400 on its own, so one bad item never fails the batch.
+ * A stored row as the JSON it is answered with (timestamps as ISO strings): read endpoints whose body is declared
+ * as free-form JSON (`Record<string, unknown>`) encode exactly what the client receives.
  */
-export const batchItem = <S extends Schema.Top & { readonly DecodingServices: never }, R>(
-  schema: S,
-  handle: (value: S["Type"]) => Effect.Effect<Answer, never, R>
-) => {
-  const decode = Schema.decodeUnknownResult(schema as never, { errors: "all" }) as (u: unknown) => Result.Result<S["Type"], Schema.SchemaError>
-  return (item: unknown): Effect.Effect<Answer, never, R> => {
-    const decoded = decode(item)
-    if (Result.isSuccess(decoded)) return handle(decoded.success)
-    const details = issueDetails(decoded.failure.issue)
-    return Effect.succeed(failure(400, "VALIDATION_ERROR", summarise(details), details))
-  }
-}
-
-/** Item results of a batch endpoint, in order: `{ index, success, status, data | error }`. */
-export const batchResults = (answers: ReadonlyArray<Answer>) =>
-  answers.map((a, index) => {
-    const body = a.body as { data?: unknown; error?: unknown }
-    return a.status < 300
-      ? { index, success: true, status: a.status, data: body.data }
-      : { index, success: false, status: a.status, error: body.error }
-  })
+export const asJson = <A>(value: A): A => JSON.parse(JSON.stringify(value)) as A

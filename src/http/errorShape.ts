@@ -1,6 +1,7 @@
 import { Cause, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { isInfrastructureFailure } from "../../core/db/Database.ts"
+import { DatabaseUnavailable } from "../../core/db/DatabaseFailure.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { failure, respond, RETRY_AFTER_S } from "./answers.ts"
 
@@ -16,6 +17,9 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
     Effect.map((response) =>
       response.status === 415
         ? shaped(415, "UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json")
+        : response.status === 503 && response.headers["retry-after"] === undefined
+        // Every 503 tells the client when to retry (the Unavailable error body carries the same seconds).
+        ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
         : response
     ),
     Effect.catchCause((cause) => {
@@ -27,7 +31,7 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
           ? shaped(413, "PAYLOAD_TOO_LARGE", "The request body is too large")
           : shaped(400, "INVALID_REQUEST", "The request could not be read"))
       }
-      if (isInfrastructureFailure(error) || isInfrastructureFailure((error as { cause?: unknown })?.cause)) {
+      if (error instanceof DatabaseUnavailable || isInfrastructureFailure(error) || isInfrastructureFailure((error as { cause?: unknown })?.cause)) {
         // The database (or NATS) is away: a retry later will work, so this is not an internal error.
         log("warn", "request failed: infrastructure unavailable", { error: errorText(error) })
         return Effect.succeed(shaped(503, "SERVICE_UNAVAILABLE", "Temporarily unavailable; retry after Retry-After seconds", { retry_after_seconds: RETRY_AFTER_S }))

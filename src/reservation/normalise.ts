@@ -1,6 +1,6 @@
 import type { Warning } from "../../schemas/common.ts"
-import type { ReservationGuest, ReservationRequest } from "../../schemas/reservation.ts"
-import type { GuestInput, ReservationFields, UpsertReservation } from "../../actors/reservation/command.ts"
+import { type ReservationGuest, ReservationRequest } from "../../schemas/reservation.ts"
+import { type GuestInput, ReservationFields, type UpsertReservation } from "../../actors/reservation/protocol.ts"
 import { normaliseAddress, normaliseCountry, normaliseEmail, normalisePhone } from "../../core/normalise/index.ts"
 
 const LANGUAGE = /^[a-z]{2,3}([-_][a-z0-9]{2,8})?$/i
@@ -65,11 +65,10 @@ const normaliseGuest = (g: ReservationGuest, at: string, warnings: Array<Warning
   }
 }
 
-const FIELD_KEYS = [
-  "confirmation_number", "booking_id", "booking_date", "status", "channel", "source", "company", "amount",
-  "amount_net", "currency", "market_segment", "agency", "agency_code", "external_created_at", "external_updated_at",
-  "comments", "metadata"
-] as const
+/** The reservation columns this API sets as sent (the actor's fields that the public request also has). */
+const FIELD_KEYS = Object.keys(ReservationFields.fields).filter(
+  (k) => k in ReservationRequest.fields && k !== "check_in" && k !== "check_out"
+) as ReadonlyArray<keyof ReservationFields & keyof ReservationRequest>
 
 /**
  * Turns a validated request into the actor command: phones to E.164, emails lower-cased, countries to alpha-2,

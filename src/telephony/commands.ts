@@ -1,5 +1,5 @@
 import { Result, Schema } from "effect"
-import type { CallCommand, CallFacts } from "../../actors/telephony/command.ts"
+import type { CallCommand, CallFacts } from "../../actors/telephony/protocol.ts"
 import type { Warning } from "../../schemas/common.ts"
 import { CallEvent, CallEventTypes, CompletedCall } from "../../schemas/telephony.ts"
 import { issueDetails, summarise } from "../http/issues.ts"

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { jetstream } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { randomUUID } from "node:crypto"
+import { ReservationProtocol } from "../../actors/reservation/protocol.ts"
 import { encode, decode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import { partitionOf } from "../../streams/partition.ts"
 import { ingressSubject } from "../../streams/subjects.ts"
@@ -74,9 +75,11 @@ describe("exactly-once effects on at-least-once delivery", () => {
 
       const hotelId = tenant.hotel_id
       const envelope: Envelope = {
-        id: randomUUID(), actor: "reservation", type: "reservation.upsert", tenant_id: tenant.tenant_id, sandbox: false,
+        id: randomUUID(), actor: "reservation", type: "upsert", tenant_id: tenant.tenant_id, sandbox: false,
         key: body.reservation_id, sent_at: Date.now(), reply_to: `_test.reply.${randomUUID()}`,
-        payload: { external_id: body.reservation_id, hotel_id: hotelId, fields: { check_in: "2026-12-01", check_out: "2026-12-09", amount: 1 }, guests: [], warnings: [] }
+        payload: ReservationProtocol.codecs.upsert.encodePayload({
+          external_id: body.reservation_id, hotel_id: hotelId, fields: { check_in: "2026-12-01", check_out: "2026-12-09", amount: 1 }, guests: [], warnings: []
+        })
       }
       const replies: Array<Reply> = []
       const sub = nc.subscribe(envelope.reply_to!, { callback: (_e, m) => void replies.push(decode<Reply>(m.data)) })

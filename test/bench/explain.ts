@@ -1,16 +1,17 @@
 /**
  * EXPLAIN ANALYZE of every statement of one real reservation transaction, on the database as the run left it.
  *
- * The platform's own `applyEnvelope` runs once for a reservation whose guests are existing contacts, inside a
+ * The platform's own `applyGroup` runs once, with one envelope, for a reservation whose guests are existing contacts, inside a
  * transaction that is rolled back; postgres.js's `debug` hook records each statement with its parameters. The
  * statements are then replayed in order, each as `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`, in a second
  * transaction that is also rolled back: nothing stays, and every plan is the one the worker gets.
  */
 import postgres from "postgres"
 import { Schema } from "effect"
-import { applyEnvelope } from "../../actors/runtime/applyEnvelope.ts"
+import { Cause, Effect, Exit } from "effect"
+import { applyGroup } from "../../actors/runtime/applyGroup.ts"
 import { acquire, release } from "../../actors/runtime/leases.ts"
-import { ReservationActor } from "../../actors/reservation/handler.ts"
+import { ReservationActor } from "../../actors/reservation/actor.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
 import { toUpsertCommand } from "../../src/reservation/normalise.ts"
 import type { Sql } from "../../core/db/Database.ts"
@@ -76,9 +77,9 @@ export const explainStatements = async (benchSql: postgres.Sql, tenantId: string
     const envelope = envelopeOf(tenantId, false, command, "explain")
     // A lease of its own (another namespace than the worker's), so the fence check is part of the transaction.
     const fence = await acquire(sql, `explain-${envelope.id}`, "reservation", 0, "explain", 60_000)
-    await applyEnvelope(rollingBack, ReservationActor, envelope, { namespace: "explain" }, fence).catch((e: unknown) => {
-      if (!(e instanceof Rollback)) throw e
-    })
+    const exit = await Effect.runPromiseExit(applyGroup(rollingBack, ReservationActor, [envelope], { namespace: "explain", fence: fence ?? undefined }))
+    const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) as { cause?: unknown } : undefined
+    if (failure !== undefined && !(failure.cause instanceof Rollback)) throw failure
     capturing = false
     if (fence) await release(sql, fence)
 

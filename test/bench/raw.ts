@@ -4,7 +4,7 @@
  *   256 in flight), its ack latency (1 in flight and under load), pull consume + ack, core NATS round trip;
  * - PostgreSQL upsert of reservation-shaped rows (the columns and jsonb of `reservations`), one row per autocommit
  *   statement with 64 in flight, 500-row statements, and the commit latency at 1 in flight;
- * - the platform's whole reservation transaction (`applyEnvelope` with the reservation actor and a partition lease
+ * - the platform's whole reservation transaction (`applyGroup` of one envelope, with the reservation actor and a partition lease
  *   fence, in this process, no HTTP and no NATS), to separate PostgreSQL's share from the rest of the pipeline.
  */
 import { AckPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream"
@@ -12,12 +12,13 @@ import { nanos, type NatsConnection } from "@nats-io/transport-node"
 import { randomUUID } from "node:crypto"
 import postgres from "postgres"
 import { Schema } from "effect"
-import { applyEnvelope } from "../../actors/runtime/applyEnvelope.ts"
-import { ReservationActor } from "../../actors/reservation/handler.ts"
+import { Effect } from "effect"
+import { applyGroup } from "../../actors/runtime/applyGroup.ts"
+import { ReservationActor } from "../../actors/reservation/actor.ts"
 import { acquire, release } from "../../actors/runtime/leases.ts"
 import { partitionOf } from "../../streams/partition.ts"
 import { mergeReservation, type ReservationRow } from "../../actors/reservation/state.ts"
-import type { UpsertReservation } from "../../actors/reservation/command.ts"
+import { ReservationProtocol, type UpsertReservation } from "../../actors/reservation/protocol.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
 import { toUpsertCommand } from "../../src/reservation/normalise.ts"
 import { encode, type Envelope } from "../../streams/envelope.ts"
@@ -32,16 +33,16 @@ export const commandsFor = (o: PayloadOptions, count: number, hotelIds: Readonly
   return Array.from({ length: count }, (_, i) => toUpsertCommand(decodeRequest(stream.next()) as ReservationRequest, hotelIds[i % hotelIds.length]!))
 }
 
-export const envelopeOf = (tenantId: string, sandbox: boolean, cmd: UpsertReservation, namespace: string): Envelope<UpsertReservation> => {
+export const envelopeOf = (tenantId: string, sandbox: boolean, cmd: UpsertReservation, namespace: string): Envelope => {
   const id = randomUUID()
   return {
     id,
     actor: "reservation",
-    type: "reservation.upsert",
+    type: "upsert",
     tenant_id: tenantId,
     sandbox,
     key: cmd.external_id,
-    payload: cmd,
+    payload: ReservationProtocol.codecs.upsert.encodePayload(cmd),
     reply_to: `${namespace}.reply.${randomUUID()}.${id}`,
     sent_at: Date.now()
   }
@@ -243,7 +244,7 @@ export interface ActorTxnResult {
 
 /**
  * The reservation actor's transaction (inbox + reservation + contacts + guests + hotel links + consents + event +
- * outbox) through the platform's own `applyEnvelope`, on a pool as large as the worker's (20). Sandbox scope, so
+ * outbox) through the platform's own `applyGroup` (one envelope per transaction), on a pool as large as the worker's (20). Sandbox scope, so
  * these rows never count among the live contacts of the run.
  */
 export const actorTransactions = async (
@@ -268,7 +269,8 @@ export const actorTransactions = async (
     let i = 0
     const apply = () => {
       const envelope = envelopeOf(tenantId, true, commands[i++ % commands.length]!, namespace)
-      return applyEnvelope(sql, ReservationActor, envelope, { namespace }, fences[partitionOf(tenantId, envelope.key, partitions)])
+      const fence = fences[partitionOf(tenantId, envelope.key, partitions)] ?? undefined
+      return Effect.runPromise(applyGroup(sql, ReservationActor, [envelope], { namespace, fence }))
     }
     const latency1 = await sequential(200, apply)
     const s0 = statements

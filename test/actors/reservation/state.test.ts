@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { UpsertReservation } from "../../../actors/reservation/command.ts"
+import type { UpsertReservation } from "../../../actors/reservation/protocol.ts"
 import { bookingEventFor, guestStageOf, mergeReservation, nightsBetween } from "../../../actors/reservation/state.ts"
 import { ReservationStatuses } from "../../../schemas/reservation.ts"
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { CallFacts } from "../../../actors/telephony/command.ts"
+import type { CallFacts } from "../../../actors/telephony/protocol.ts"
 import { mergeCall, transcriptArrived } from "../../../actors/telephony/state.ts"
 
 const facts = fc.record({

@@ -1,0 +1,136 @@
+import { Effect } from "effect"
+import { databaseFailure, isDatabaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
+import { actAsTenant, type Sql, type Tx } from "../../core/db/Database.ts"
+import type { ReplyExit } from "../../streams/ActorProtocol.ts"
+import { decode, encode, type Envelope } from "../../streams/envelope.ts"
+import { outboxSubject } from "../../streams/subjects.ts"
+import { ActorTransaction, type AnyActor, type OutboxMessage } from "./Actor.ts"
+import { checkFence, LeaseLost, type Fence } from "./leases.ts"
+import { transaction } from "./transaction.ts"
+
+/** One envelope's result: the answer for its caller, the outbox rows it wrote, and whether it was a redelivery. */
+export interface Applied {
+  readonly exit: ReplyExit
+  readonly outbox: ReadonlyArray<OutboxMessage>
+  readonly duplicate: boolean
+}
+
+export interface GroupOptions {
+  readonly namespace: string
+  /** The partition lease the group is applied under; checked once, last, inside the transaction. */
+  readonly fence?: Fence | undefined
+}
+
+/**
+ * Applies envelopes of one partition together, exactly once each: ONE transaction holds every envelope's inbox row,
+ * state change and outbox rows, ONE fence check, ONE commit. Envelopes of one key run in order; different keys run
+ * concurrently on the transaction's connection (their statements pipelined). A redelivered envelope finds its inbox
+ * row and gets its stored answer without touching state. Results are in input order.
+ *
+ * The group fails as a whole (nothing commits) when a statement or a handler fails unexpectedly; the caller then
+ * retries it or applies its envelopes one group each, so one bad envelope never fails or stalls the others.
+ */
+export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
+  sql: Sql,
+  actor: AnyActor,
+  envelopes: ReadonlyArray<Envelope>,
+  options: GroupOptions
+) {
+  return yield* transaction(sql, (tx) =>
+    Effect.gen(function*() {
+      const results = new Array<Applied>(envelopes.length)
+      const tenants = groupBy(envelopes.map((_, i) => i), (i) => envelopes[i]!.tenant_id)
+      let phase = 0
+      // Row-level security confines a transaction to one tenant at a time: each tenant's envelopes form a phase.
+      for (const [tenantId, indices] of tenants) {
+        phase++
+        const ids = indices.map((i) => envelopes[i]!.id)
+        const [, seen] = yield* tryQuery(() => Promise.all([
+          actAsTenant(tx, tenantId),
+          tx`SELECT envelope_id, reply FROM inbox WHERE envelope_id = ANY(${ids})`
+        ]))
+        const stored = new Map(seen.map((r) => [r.envelope_id as string, decode<ReplyExit>(r.reply as Uint8Array)]))
+        const first = new Map<string, number>()
+        const chains = new Map<string, Array<number>>()
+        for (const i of indices) {
+          const e = envelopes[i]!
+          const reply = stored.get(e.id)
+          if (reply !== undefined) results[i] = { exit: reply, outbox: [], duplicate: true }
+          else if (first.has(e.id)) continue // the same envelope twice in one fetch: answered from the first below
+          else {
+            first.set(e.id, i)
+            const chain = chains.get(e.key)
+            if (chain) chain.push(i)
+            else chains.set(e.key, [i])
+          }
+        }
+        yield* Effect.forEach(chains.values(), (chain) =>
+          Effect.forEach(chain, (i) =>
+            applyOne(tx, actor, envelopes[i]!, options.namespace).pipe(Effect.map((applied) => {
+              results[i] = applied
+            })), { discard: true }), { concurrency: "unbounded", discard: true })
+        for (const i of indices) {
+          if (results[i] === undefined) results[i] = { ...results[first.get(envelopes[i]!.id)!]!, outbox: [], duplicate: true }
+        }
+
+        const fresh = [...first.values()]
+        const inbox = fresh.map((i) => ({
+          envelope_id: envelopes[i]!.id, tenant_id: tenantId, actor: actor.protocol.name, actor_key: envelopes[i]!.key,
+          reply: Buffer.from(encode(results[i]!.exit)), owner: options.fence?.owner ?? null, epoch: options.fence?.epoch ?? null
+        }))
+        const outbox = fresh.flatMap((i) => results[i]!.outbox.map((m) => ({
+          id: m.id, tenant_id: tenantId, subject: m.subject, payload: Buffer.from(encode(m.payload))
+        })))
+        // Sent together (one round trip). The fence check is last in the transaction: the share lock on the lease
+        // row is held only for the commit itself, so rows waited on above never delay renewals; a takeover still
+        // waits for this commit or makes it fail.
+        const last = phase === tenants.size
+        yield* tryQuery(() => Promise.all([
+          inbox.length > 0 ? tx`INSERT INTO inbox ${tx(inbox, "envelope_id", "tenant_id", "actor", "actor_key", "reply", "owner", "epoch")}` : undefined,
+          outbox.length > 0 ? tx`INSERT INTO outbox ${tx(outbox, "id", "tenant_id", "subject", "payload")}` : undefined,
+          last && options.fence !== undefined ? checkFence(tx, options.fence) : undefined
+        ]))
+      }
+      return results
+    }))
+})
+
+/** Runs one envelope's handler inside the group's transaction; a domain error is an answer, not a failure. */
+const applyOne = (tx: Tx, actor: AnyActor, envelope: Envelope, namespace: string): Effect.Effect<Applied, DatabaseFailure> => {
+  const handler = actor.handlers[envelope.type]
+  const codec = actor.protocol.codecs[envelope.type]
+  if (handler === undefined || codec === undefined) {
+    return Effect.die(new Error(`${actor.protocol.name} actor: unknown message ${envelope.type}`))
+  }
+  const outbox: Array<OutboxMessage> = []
+  return Effect.suspend(() => handler(codec.decodePayload(envelope.payload))).pipe(
+    Effect.map((value): ReplyExit => ({ _tag: "Success", value: codec.encodeSuccess(value) })),
+    Effect.catch((error) =>
+      isDatabaseFailure(error)
+        ? Effect.fail(error)
+        : Effect.succeed<ReplyExit>({ _tag: "Failure", error: codec.encodeError(error) })),
+    Effect.map((exit): Applied => ({ exit, outbox, duplicate: false })),
+    Effect.provideService(ActorTransaction, {
+      tx,
+      scope: { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox },
+      envelopeId: envelope.id,
+      subject: (kind, name) => outboxSubject(namespace, kind, name),
+      emit: (m) => void outbox.push(m)
+    })
+  )
+}
+
+/** Runtime statements: a lost lease stays itself (the partition is abandoned), anything else is a database failure. */
+const tryQuery = <A>(f: () => Promise<A>): Effect.Effect<A, DatabaseFailure | LeaseLost> =>
+  Effect.tryPromise({ try: f, catch: (e) => (e instanceof LeaseLost ? e : databaseFailure(e)) })
+
+const groupBy = <A>(items: ReadonlyArray<A>, keyOf: (a: A) => string): Map<string, Array<A>> => {
+  const groups = new Map<string, Array<A>>()
+  for (const item of items) {
+    const k = keyOf(item)
+    const g = groups.get(k)
+    if (g) g.push(item)
+    else groups.set(k, [item])
+  }
+  return groups
+}

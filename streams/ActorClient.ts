@@ -1,0 +1,104 @@
+import { Context, Data, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { AppConfig } from "../core/config/AppConfig.ts"
+import { Metrics } from "../core/observability/metrics.ts"
+import type { TenantScope } from "../core/TenantScope.ts"
+import type { ActorMessage, ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "./ActorProtocol.ts"
+import { decode, encode, type Envelope, type Reply } from "./envelope.ts"
+import { Nats } from "./Nats.ts"
+import { partitionOf } from "./partition.ts"
+import { ingressSubject, replyPrefix } from "./subjects.ts"
+
+/** The envelope was not confirmed in time (JetStream did not ack, or the actor did not answer). Safe to retry. */
+export class NotConfirmed extends Data.TaggedError("NotConfirmed")<{ readonly stage: "publish" | "reply" }> {}
+
+/** The actor could not apply the message after repeated attempts; it was dead-lettered for an operator. */
+export class ActorDefect extends Data.TaggedError("ActorDefect")<{ readonly message: string }> {}
+
+/** One method per message: the committed domain answer, a domain error, or why it could not be confirmed. */
+export type Client<M extends Messages> = {
+  readonly [K in keyof M]: (payload: PayloadOf<M[K]>) => Effect.Effect<SuccessOf<M[K]>, ErrorOf<M[K]> | NotConfirmed | ActorDefect>
+}
+
+export interface ActorClientShape {
+  readonly for: <Name extends string, M extends Messages>(protocol: ActorProtocol<Name, M>, scope: TenantScope) => Client<M>
+}
+
+/**
+ * Asks actors: publishes the envelope on its key's partition (acked by JetStream, `Nats-Msg-Id` = envelope id) and
+ * waits on this process's one reply subscription for the answer the actor sends after its transaction committed.
+ */
+export class ActorClient extends Context.Service<ActorClient, ActorClientShape>()("app/streams/ActorClient") {
+  static readonly layer = Layer.effect(ActorClient, Effect.gen(function*() {
+    const config = yield* AppConfig
+    const { nc, js } = yield* Nats
+    const prefix = replyPrefix(config.namespace, randomUUID())
+    const waiting = new Map<string, (reply: Reply) => void>()
+    const sub = nc.subscribe(`${prefix}.*`, {
+      callback: (err, msg) => {
+        if (err) return
+        const reply = decode<Reply>(msg.data)
+        waiting.get(reply.envelope_id)?.(reply)
+      }
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => sub.unsubscribe()))
+
+    const ask = <M extends ActorMessage>(protocol: ActorProtocol, tag: string, scope: TenantScope, payload: PayloadOf<M>) =>
+      Effect.callback<SuccessOf<M>, ErrorOf<M> | NotConfirmed | ActorDefect>((resume) => {
+        const codec = protocol.codecs[tag]!
+        const id = randomUUID()
+        const key = protocol.key(payload)
+        const envelope: Envelope = {
+          id, actor: protocol.name, type: tag, tenant_id: scope.tenant_id, sandbox: scope.sandbox, key,
+          payload: codec.encodePayload(payload), reply_to: `${prefix}.${id}`, sent_at: Date.now()
+        }
+        const subject = ingressSubject(config.namespace, protocol.name, partitionOf(scope.tenant_id, key, config.partitions))
+        let done = false
+        const finish = (effect: Effect.Effect<SuccessOf<M>, ErrorOf<M> | NotConfirmed | ActorDefect>) => {
+          if (done) return
+          done = true
+          clearTimeout(timer)
+          waiting.delete(id)
+          resume(effect)
+        }
+        // One timer and one map entry per request; no promise chain, no Error objects on the way.
+        const timer = setTimeout(() => finish(Effect.fail(new NotConfirmed({ stage: "reply" }))), config.replyTimeoutMs)
+        waiting.set(id, (reply) => {
+          const exit = reply.exit
+          if (exit._tag === "Success") finish(Effect.succeed(codec.decodeSuccess(exit.value) as SuccessOf<M>))
+          else if (exit._tag === "Failure") finish(Effect.fail(codec.decodeError(exit.error) as ErrorOf<M>))
+          else finish(Effect.fail(new ActorDefect({ message: exit.message })))
+        })
+        js.publish(subject, encode(envelope), { msgID: id, timeout: config.replyTimeoutMs }).then(
+          () => Metrics.published.inc({ actor: protocol.name, result: "acked" }),
+          () => {
+            Metrics.published.inc({ actor: protocol.name, result: "failed" })
+            finish(Effect.fail(new NotConfirmed({ stage: "publish" })))
+          }
+        )
+        return Effect.sync(() => {
+          done = true
+          clearTimeout(timer)
+          waiting.delete(id)
+        })
+      })
+
+    const clients = new WeakMap<ActorProtocol, (scope: TenantScope) => Client<Messages>>()
+    const forProtocol = <Name extends string, M extends Messages>(protocol: ActorProtocol<Name, M>, scope: TenantScope): Client<M> => {
+      let make = clients.get(protocol as never)
+      if (make === undefined) {
+        const tags = Object.keys(protocol.messages)
+        make = (s) => Object.fromEntries(tags.map((tag) => [
+          tag,
+          Effect.fn(`ActorClient.${protocol.name}.${tag}`)(function*(payload: unknown) {
+            yield* Effect.annotateCurrentSpan({ tenant_id: s.tenant_id, actor: protocol.name })
+            return yield* ask(protocol as never, tag, s, payload as never)
+          })
+        ])) as Client<Messages>
+        clients.set(protocol as never, make)
+      }
+      return make(scope) as unknown as Client<M>
+    }
+    return ActorClient.of({ for: forProtocol })
+  }))
+}
