@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { InternalError, NotFound, Unavailable, Unprocessable } from "./errors.ts"
+import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
@@ -74,7 +74,7 @@ export const GuestsGroup = HttpApiGroup.make("guests")
 
 export const FieldsGroup = HttpApiGroup.make("fields")
   .add(
-    HttpApiEndpoint.post("define", "/api/v1/fields", { payload: FieldsRequest, success: FieldsResponse })
+    HttpApiEndpoint.post("define", "/api/v1/fields", { payload: FieldsRequest, success: FieldsResponse, error: ValidationFailed })
       .annotate(RequiredScope, "custom_fields:write")
       .annotate(OpenApi.Summary, "Create or update up to 50 custom field definitions (upsert by field_key)")
   )

@@ -38,12 +38,12 @@ export const FieldsRequest = Schema.Struct({
 export const FieldDefinition = Schema.Struct({
   field_key: Schema.String,
   field_label: Schema.String,
-  field_type: Schema.String,
+  field_type: Schema.Literals(FieldTypes),
   options: Schema.NullOr(Schema.Array(Schema.String)),
   description: Schema.NullOr(Schema.String),
   is_required: Schema.Boolean,
   is_visible: Schema.Boolean,
-  display_order: Schema.Number,
+  display_order: Schema.Int,
   created_at: Schema.String,
   updated_at: Schema.String
 })

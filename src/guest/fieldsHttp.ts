@@ -1,10 +1,9 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
-import type { FieldDefinitionInput } from "../../schemas/fields.ts"
+import type { FieldDefinition, FieldDefinitionInput } from "../../schemas/fields.ts"
 import { Database, type Sql } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import { respond } from "../http/answers.ts"
 
 const COLUMNS = `field_key, field_label, field_type, options, description, is_required, is_visible, display_order,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
@@ -25,7 +24,7 @@ const upsertDefinitions = (sql: Sql, p: TenantScope, fields: ReadonlyArray<Field
       is_visible: f.is_visible ?? true,
       display_order: f.display_order ?? 0
     }))
-    return tx.unsafe(
+    return tx.unsafe<Array<FieldDefinition>>(
       `INSERT INTO custom_field_definitions (tenant_id, sandbox, field_key, field_label, field_type, options, description,
          is_required, is_visible, display_order)
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(tenant_id uuid, sandbox boolean, field_key text, field_label text,
@@ -40,7 +39,7 @@ const upsertDefinitions = (sql: Sql, p: TenantScope, fields: ReadonlyArray<Field
   })
 
 const listDefinitions = (sql: Sql, p: TenantScope) =>
-  sql.unsafe(
+  sql.unsafe<Array<FieldDefinition>>(
     `SELECT ${COLUMNS} FROM custom_field_definitions WHERE tenant_id = $1 AND sandbox = $2 ORDER BY display_order, field_key`,
     [p.tenant_id, p.sandbox]
   )
@@ -53,12 +52,12 @@ export const FieldsLive = HttpApiBuilder.group(Api, "fields", (handlers) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const rows = yield* db.query((sql) => upsertDefinitions(sql, principal, payload.fields))
-          return respond({ status: 200, body: { success: true, data: { fields: [...rows], message: `${rows.length} field definition(s) saved` } } })
+          return { success: true as const, data: { fields: [...rows], message: `${rows.length} field definition(s) saved` } }
         }))
       .handle("list", () =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const rows = yield* db.query((sql) => listDefinitions(sql, principal))
-          return respond({ status: 200, body: { success: true, data: { fields: [...rows], message: `${rows.length} field definition(s)` } } })
+          return { success: true as const, data: { fields: [...rows], message: `${rows.length} field definition(s)` } }
         }))
   }))
