@@ -104,7 +104,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("create", "/api/v1/webhooks", {
       payload: CreateWebhookRequest,
       success: WebhookCreatedResponse.pipe(HttpApiSchema.status(201)),
-      error: Unprocessable
+      error: [ValidationFailed, Unprocessable]
     }).annotate(RequiredScope, "webhooks:manage")
       .annotate(OpenApi.Summary, "Subscribe a URL to events; the answer shows the signing secret, once")
   )
@@ -114,7 +114,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "One subscription (never its secret)"))
   .add(
     HttpApiEndpoint.patch("update", "/api/v1/webhooks/:id", {
-      params: webhook, payload: UpdateWebhookRequest, success: WebhookResponse, error: [NotFound, Unprocessable]
+      params: webhook, payload: UpdateWebhookRequest, success: WebhookResponse, error: [ValidationFailed, NotFound, Unprocessable]
     }).annotate(RequiredScope, "webhooks:manage")
       .annotate(OpenApi.Summary, "Change fields sent; enabled: true re-enables a subscription disabled by a 410")
   )
@@ -130,14 +130,18 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       params: webhook,
       query: { limit: Schema.optionalKey(Schema.String), cursor: Schema.optionalKey(Schema.String) },
       success: DeliveryListResponse,
-      error: NotFound
+      error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "webhooks:manage")
       .annotate(OpenApi.Summary, "Delivery attempts of the last 14 days, newest first; limit 1-100 (20), cursor = next_cursor")
   )
   .add(HttpApiEndpoint.get("getSettings", "/api/v1/webhook-settings", { success: WebhookSettingsResponse })
     .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "Local times of the reservation date events"))
   .add(
-    HttpApiEndpoint.patch("updateSettings", "/api/v1/webhook-settings", { payload: WebhookSettingsRequest, success: WebhookSettingsResponse })
+    HttpApiEndpoint.patch("updateSettings", "/api/v1/webhook-settings", {
+      payload: WebhookSettingsRequest,
+      success: WebhookSettingsResponse,
+      error: ValidationFailed
+    })
       .annotate(RequiredScope, "webhooks:manage")
       .annotate(OpenApi.Summary, "Set the local check-in / check-out event times (HH:MM, hotel time zone)")
   )

@@ -115,7 +115,7 @@ export const WebhookSubscription = Schema.Struct({
   enabled: Schema.Boolean,
   disabled_reason: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String),
-  retry_policy: Schema.Struct({ max_attempts: Schema.Number, initial_backoff_seconds: Schema.Number, max_backoff_seconds: Schema.Number }),
+  retry_policy: Schema.Struct({ max_attempts: Schema.Int, initial_backoff_seconds: Schema.Int, max_backoff_seconds: Schema.Int }),
   previous_secret_expires_at: Schema.NullOr(Schema.String),
   created_at: Schema.String,
   updated_at: Schema.String
@@ -141,14 +141,15 @@ export const DeliveryAttempt = Schema.Struct({
   id: Schema.String.annotate({ description: "X-Webhook-Delivery of the attempt" }),
   event_id: Schema.String.annotate({ description: "X-Webhook-Event-Id: the same for every attempt of one event" }),
   event_type: Schema.String,
-  attempt: Schema.Number,
-  outcome: Schema.String.annotate({ description: "succeeded, failed, gone (410: subscription disabled) or skipped" }),
-  response_status: Schema.NullOr(Schema.Number),
+  attempt: Schema.Int,
+  outcome: Schema.Literals(["succeeded", "failed", "gone", "skipped"]).annotate({ description: "succeeded, failed, gone (410: subscription disabled) or skipped" }),
+  response_status: Schema.NullOr(Schema.Int),
   error: Schema.NullOr(Schema.String),
-  duration_ms: Schema.Number,
+  duration_ms: Schema.Int,
   next_attempt_at: Schema.NullOr(Schema.String),
   attempted_at: Schema.String
 })
+export type DeliveryAttempt = typeof DeliveryAttempt.Type
 export const DeliveryListResponse = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Array(DeliveryAttempt),

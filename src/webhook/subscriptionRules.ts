@@ -1,15 +1,10 @@
 import { DefaultRetryPolicy, type CreateWebhookRequest, type UpdateWebhookRequest } from "../../schemas/webhook.ts"
 import { checkHost, parseTargetUrl, policyFor, type Resolver } from "../../core/webhook/destination.ts"
 import type { SubscriptionFields, SubscriptionRow } from "../../core/webhook/repository.ts"
+import { Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 
-/** An answer the handler returns as is: status and core-shaped body. */
-export interface Refusal {
-  readonly status: number
-  readonly body: { success: false; error: { message: string; code: string; details: Record<string, Array<string>> } }
-}
-
-export const refusal = (status: number, code: string, message: string, details: Record<string, Array<string>> = {}): Refusal =>
-  ({ status, body: { success: false, error: { message, code, details } } })
+/** Why a subscription is refused: malformed (400) or well-formed but not allowed (422). The handler fails with it. */
+export type Refusal = ValidationFailed | Unprocessable
 
 /**
  * A subscription URL, checked as the deliverer will reach it: syntax and scheme (400), then every address its host
@@ -17,23 +12,23 @@ export const refusal = (status: number, code: string, message: string, details: 
  */
 export const checkSubscriptionUrl = async (raw: string, allowLoopback: boolean, resolve?: Resolver): Promise<Refusal | undefined> => {
   const parsed = parseTargetUrl(raw, allowLoopback)
-  if (!parsed.ok) return refusal(400, "VALIDATION_ERROR", `Invalid request: url ${parsed.problem}`, { url: [parsed.problem] })
+  if (!parsed.ok) return ValidationFailed.of(`Invalid request: url ${parsed.problem}`, { url: [parsed.problem] })
   const host = await checkHost(parsed.url.hostname, policyFor(parsed.url, allowLoopback), resolve)
   if (!host.ok) {
     const message = `is not allowed: ${host.reason}`
-    return refusal(422, "URL_NOT_ALLOWED", `The webhook url ${message}`, { url: [message] })
+    return Unprocessable.of("URL_NOT_ALLOWED", `The webhook url ${message}`, { url: [message] })
   }
   return undefined
 }
 
-const backoffProblem = (f: SubscriptionFields): Refusal | undefined =>
+const backoffProblem = (f: SubscriptionFields): ValidationFailed | undefined =>
   f.max_backoff_seconds < f.initial_backoff_seconds
-    ? refusal(400, "VALIDATION_ERROR", "Invalid request: retry_policy.max_backoff_seconds must not be less than initial_backoff_seconds", {
+    ? ValidationFailed.of("Invalid request: retry_policy.max_backoff_seconds must not be less than initial_backoff_seconds", {
       "retry_policy.max_backoff_seconds": ["must not be less than initial_backoff_seconds"]
     })
     : undefined
 
-export const fieldsForCreate = (r: CreateWebhookRequest): SubscriptionFields | Refusal => {
+export const fieldsForCreate = (r: CreateWebhookRequest): SubscriptionFields | ValidationFailed => {
   const fields: SubscriptionFields = {
     url: r.url,
     event_types: r.event_types,
@@ -49,7 +44,7 @@ export const fieldsForCreate = (r: CreateWebhookRequest): SubscriptionFields | R
 }
 
 /** Fields sent replace stored ones; re-enabling clears the reason the platform disabled it for. */
-export const fieldsForUpdate = (row: SubscriptionRow, r: UpdateWebhookRequest): SubscriptionFields | Refusal => {
+export const fieldsForUpdate = (row: SubscriptionRow, r: UpdateWebhookRequest): SubscriptionFields | ValidationFailed => {
   const enabled = r.enabled ?? row.enabled
   const fields: SubscriptionFields = {
     url: r.url ?? row.url,
@@ -65,8 +60,7 @@ export const fieldsForUpdate = (row: SubscriptionRow, r: UpdateWebhookRequest): 
   return backoffProblem(fields) ?? fields
 }
 
-export const isRefusal = (x: unknown): x is Refusal =>
-  typeof x === "object" && x !== null && "status" in x && "body" in x
+export const isRefusal = (x: unknown): x is Refusal => x instanceof ValidationFailed || x instanceof Unprocessable
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isUuid = (s: string) => UUID.test(s)
