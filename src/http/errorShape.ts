@@ -3,10 +3,17 @@ import { HttpServerResponse } from "effect/http"
 import { isInfrastructureFailure } from "../../core/db/Database.ts"
 import { DatabaseUnavailable } from "../../core/db/DatabaseFailure.ts"
 import { errorText, log } from "../../core/observability/log.ts"
-import { failure, respond, RETRY_AFTER_S } from "./answers.ts"
+import { RETRY_AFTER_S } from "./answers.ts"
 
+/**
+ * A raw answer in the core error shape `{ success: false, error: { message, code, details } }`: the router's own
+ * answers have no endpoint (so no declared schema) to encode them. A 503 tells the client when to retry.
+ */
 const shaped = (status: number, code: string, message: string, details: Record<string, unknown> = {}) =>
-  respond(failure(status, code, message, details))
+  HttpServerResponse.jsonUnsafe(
+    { success: false, error: { message, code, details } },
+    { status, headers: status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {} }
+  )
 
 /**
  * Every answer the router produces on its own (unknown route, unsupported media type, an unexpected defect) in the
