@@ -3,6 +3,7 @@ import { nanos } from "@nats-io/transport-node"
 import {
   consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
 } from "./subjects.ts"
+import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
 import { ensureWebhookTopology } from "./webhookTopology.ts"
 
 export interface TopologyOptions {
@@ -13,8 +14,6 @@ export interface TopologyOptions {
   /** The actor types (their protocols' names): one durable consumer per type and partition. */
   readonly actors: ReadonlyArray<string>
 }
-
-const isNotFound = (e: unknown) => String((e as Error)?.message ?? e).includes("not found")
 
 const ensureStream = async (
   jsm: JetStreamManager,
@@ -38,7 +37,7 @@ const ensureStream = async (
     await jsm.streams.info(name)
     await jsm.streams.update(name, config)
   } catch (e) {
-    if (!isNotFound(e)) throw e
+    if (!isStreamNotFound(e)) throw e
     await jsm.streams.add(config)
   }
 }
@@ -62,7 +61,7 @@ export const partitionConsumerConfig = (ns: string, actor: string, partition: nu
  */
 export const resetPartitionConsumer = async (jsm: JetStreamManager, ns: string, actor: string, partition: number, ackWaitMs: number) => {
   await jsm.consumers.delete(ingressStream(ns), consumerName(ns, actor, partition)).catch((e) => {
-    if (!isNotFound(e)) throw e
+    if (!isConsumerNotFound(e)) throw e
   })
   await jsm.consumers.add(ingressStream(ns), partitionConsumerConfig(ns, actor, partition, ackWaitMs))
 }
@@ -80,7 +79,7 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
       try {
         await jsm.consumers.info(ingressStream(ns), name)
       } catch (e) {
-        if (!isNotFound(e)) throw e
+        if (!isConsumerNotFound(e)) throw e
         await jsm.consumers.add(ingressStream(ns), partitionConsumerConfig(ns, actor, p, options.ackWaitMs))
       }
     }

@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/transport-node"
+import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
 import { outboxStream, outboxSubject } from "./subjects.ts"
 
 /**
@@ -24,13 +25,11 @@ export interface WebhookTopologyOptions {
   readonly replicas: number
 }
 
-const isNotFound = (e: unknown) => String((e as Error)?.message ?? e).includes("not found")
-
 const ensureConsumer = async (jsm: JetStreamManager, stream: string, config: Parameters<JetStreamManager["consumers"]["add"]>[1]) => {
   try {
     await jsm.consumers.info(stream, config.durable_name!)
   } catch (e) {
-    if (!isNotFound(e)) throw e
+    if (!isConsumerNotFound(e)) throw e
     await jsm.consumers.add(stream, config)
   }
 }
@@ -52,7 +51,7 @@ export const ensureWebhookTopology = async (jsm: JetStreamManager, options: Webh
     await jsm.streams.info(config.name)
     await jsm.streams.update(config.name, config)
   } catch (e) {
-    if (!isNotFound(e)) throw e
+    if (!isStreamNotFound(e)) throw e
     await jsm.streams.add(config)
   }
   await ensureConsumer(jsm, outboxStream(ns), {
@@ -82,7 +81,7 @@ export const ensureSubscriptionConsumer = (jsm: JetStreamManager, ns: string, su
 /** A deleted subscription's consumer and its undelivered messages. */
 export const removeSubscriptionConsumer = async (jsm: JetStreamManager, ns: string, subscriptionId: string) => {
   await jsm.consumers.delete(webhookStream(ns), subscriptionConsumer(ns, subscriptionId)).catch((e) => {
-    if (!isNotFound(e)) throw e
+    if (!isConsumerNotFound(e)) throw e
   })
   await jsm.streams.purge(webhookStream(ns), { filter: deliverySubject(ns, subscriptionId) })
 }
