@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { inject } from "vitest"
@@ -9,6 +12,7 @@ import { testConfig } from "../support/platform.ts"
 
 const run = promisify(execFile)
 const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
+const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 
 const gep = async (...args: Array<string>) => {
   const env = { ...process.env, DATABASE_URL: inject("databaseUrl"), GEP_NAMESPACE: `${inject("namespace")}_cli` }
@@ -53,4 +57,56 @@ describe("gep CLI", () => {
     expect(await worker.exited).toBe(0)
     expect(worker.stderr()).toContain("worker stopped")
   }, 30_000)
+
+  // The README's forms, as an operator types them. `npx` runs with an empty npm cache of its own (a fresh clone's
+  // situation: no npx cache entry from an earlier run) and without the npm_* variables of the npm that started
+  // vitest, so it decides alone, under the project's .npmrc (strict-allow-scripts), how to find `gep`.
+  it("every documented form runs the CLI: npx gep (also from a subdirectory), npm run gep --, bin/gep", async () => {
+    const tenant = await gep("tenant", "create", "--name", `CLI forms ${Date.now()}`)
+    const cache = mkdtempSync(join(tmpdir(), "gep-npm-cache-"))
+    const env: Record<string, string> = { npm_config_cache: cache, DATABASE_URL: inject("databaseUrl"), GEP_NAMESPACE: `${inject("namespace")}_cli` }
+    for (const [name, value] of Object.entries(process.env)) {
+      if (value !== undefined && !/^npm_/i.test(name) && !(name in env)) env[name] = value
+    }
+    const form = (command: string, args: Array<string>, cwd: string) =>
+      run(command, args, { cwd, env }).then(
+        (r) => ({ stdout: r.stdout, stderr: r.stderr, code: 0 }),
+        (e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code })
+      )
+    const list = ["conflicts", "list", "--tenant", tenant.tenant_id]
+    try {
+      for (const [command, args, cwd] of [
+        ["npx", ["gep", ...list], ROOT],
+        ["npx", ["gep", ...list], join(ROOT, "src")],
+        ["npm", ["exec", "--", "gep", ...list], ROOT],
+        ["npm", ["run", "-s", "gep", "--", ...list], ROOT],
+        ["npm", ["run", "gep", "--", ...list], ROOT],
+        [join(ROOT, "bin/gep"), list, ROOT]
+      ] as const) {
+        const { stdout, stderr, code } = await form(command, [...args], cwd)
+        const label = `${command} ${args.join(" ")} in ${cwd}`
+        expect({ label, code, stderr: code === 0 ? "" : stderr }).toEqual({ label, code: 0, stderr: "" })
+        // `npm run` without -s prints its banner first; the command's own output is the last line.
+        const lines = stdout.trim().split("\n")
+        expect(JSON.parse(lines.at(-1)!), label).toEqual({ conflicts: [] })
+        if (!(command === "npm" && args[1] === "gep")) expect(lines, label).toHaveLength(1)
+      }
+    } finally {
+      rmSync(cache, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  // npx runs a bin the root package.json declares by installing the project itself into the npx cache as a
+  // dependency, where package.json#allowScripts does not apply, so strict-allow-scripts refuses the project's own
+  // postinstall. The command therefore lives in bin/package.json, linked into node_modules/.bin by npm install.
+  // npm install still applies patches/ through the project's own postinstall.
+  it("the project declares no bin of its own; gep comes from the linked bin/ package; the postgres patch is applied", () => {
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
+    expect(root.bin).toBeUndefined()
+    expect(root.dependencies["gep-cli"]).toBe("file:bin")
+    expect(JSON.parse(readFileSync(join(ROOT, "bin/package.json"), "utf8")).bin).toEqual({ gep: "gep" })
+    expect(root.scripts.postinstall).toBe("patch-package")
+    expect(readFileSync(join(ROOT, "node_modules/postgres/src/connection.js"), "utf8"))
+      .toContain("The connection closed after this write was scheduled")
+  })
 })
