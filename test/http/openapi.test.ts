@@ -1,0 +1,494 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { WINDOW_MS, windowStartOf } from "../../src/auth/slidingWindow.ts"
+import { phone, reservation, uniqueId } from "../support/fixtures.ts"
+import { type JsonSchema, resolveRef, validate } from "../support/jsonSchema.ts"
+import {
+  createCtiIntegration, createKey, createTenant, type HttpResult, request, startPlatform, testSql, type RunningPlatform, type TestTenant
+} from "../support/platform.ts"
+
+/**
+ * Conformance of real answers to /openapi.json: every route the document lists has a case table entry below, every
+ * status it documents for that route is either produced by a real request here or explained in `notCaused`, and
+ * every answer's status is documented for its route and its JSON body validates against the documented schema.
+ * A new route fails "every documented route has cases" until its cases are added.
+ */
+
+// URL_NOT_ALLOWED (422) needs the loopback switch off, as in production.
+delete process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK
+
+let platform: RunningPlatform
+let tenant: TestTenant
+let doc: OpenApiDocument
+/** A key of the tenant holding only a scope no route needs: 403 everywhere. */
+let narrowKey: string
+/** A key whose rate-limit bucket is already full in the shared counters: 429 everywhere. */
+let limitedKey: string
+let ctiToken: string
+/** A CTI token of another tenant whose telephony bucket is full. */
+let limitedCtiToken: string
+const sql = testSql()
+
+interface OpenApiOperation {
+  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema?: JsonSchema }> }>
+}
+interface OpenApiDocument {
+  readonly openapi: string
+  readonly paths: Record<string, Record<string, OpenApiOperation>>
+}
+
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"]
+const operationsOf = (d: OpenApiDocument) =>
+  Object.entries(d.paths).flatMap(([path, item]) =>
+    Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([m, op]) => ({ key: `${m.toUpperCase()} ${path}`, op })))
+
+/** Fill the rate-limit bucket's shared counters (previous, current and next minute), before any ingress loads it. */
+const exhaust = async (bucket: string) => {
+  const now = windowStartOf(Date.now())
+  for (const start of [now - WINDOW_MS, now, now + WINDOW_MS]) {
+    await sql`INSERT INTO rate_counters (bucket, window_start, count) VALUES (${bucket}, ${new Date(start)}, 1000000000)
+      ON CONFLICT (bucket, window_start) DO UPDATE SET count = EXCLUDED.count`
+  }
+}
+
+beforeAll(async () => {
+  platform = await startPlatform("openapi")
+  const other = await Promise.all([createTenant("oa"), createTenant("oa-limited")])
+  tenant = other[0]
+  const [narrow, limited, cti, limitedCti] = await Promise.all([
+    createKey(tenant.tenant_id, ["surveys:write"]),
+    createKey(tenant.tenant_id, ["*"]),
+    createCtiIntegration(tenant.tenant_id, "aircall"),
+    createCtiIntegration(other[1].tenant_id, "aircall")
+  ])
+  narrowKey = narrow.key
+  limitedKey = limited.key
+  ctiToken = cti.token
+  limitedCtiToken = limitedCti.token
+  await exhaust(limited.key_id)
+  await exhaust(`telephony:${other[1].tenant_id}`)
+  const res = await request(platform.baseUrl, "GET", "/openapi.json")
+  expect(res.status).toBe(200)
+  doc = res.body as OpenApiDocument
+}, 60_000)
+afterAll(async () => {
+  await platform?.stop()
+  await sql.end()
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests
+
+type Options = { key?: string; body?: unknown; raw?: string }
+const call = (method: string, path: string, options: Options = {}) => request(platform.baseUrl, method, path, options)
+const as = (method: string, path: string, body?: unknown) => call(method, path, { key: tenant.live_key, ...(body === undefined ? {} : { body }) })
+const data = async (res: Promise<HttpResult>) => {
+  const r = await res
+  if (r.status >= 300) throw new Error(`fixture request failed: ${r.status} ${JSON.stringify(r.body)}`)
+  return r.body.data
+}
+
+const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000"
+const guestPhone = () => phone(Math.floor(Math.random() * 80_000_000))
+const newGuest = () => data(as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "Open", last_name: "Api" }))
+// Nothing in this file emits broadcast.completed, and the subscription is disabled: the worker never delivers to it.
+const PUBLIC_URL = "https://93.184.215.14/hooks/openapi"
+const subscription = (overrides: Record<string, unknown> = {}) => ({ url: PUBLIC_URL, event_types: ["broadcast.completed"], enabled: false, ...overrides })
+const newSubscription = () => data(as("POST", "/api/v1/webhooks", subscription()))
+const callId = () => uniqueId("call")
+const ctiEvent = (overrides: Record<string, unknown> = {}) => ({ event_type: "call_missed", call_id: callId(), ...overrides })
+const completedCall = (overrides: Record<string, unknown> = {}) => ({
+  event: "call_completed", call_id: callId(), direction: "inbound", from: guestPhone(), to: "+34910000000",
+  started_at: "2026-11-20T10:00:00Z", answered_at: "2026-11-20T10:00:05Z", ended_at: "2026-11-20T10:04:05Z", ...overrides
+})
+const cti = (body: unknown, path = "/api/webhooks/cti", token = ctiToken) => call("POST", path, { key: token, body })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Case table: one entry per route of the document
+
+interface Case {
+  readonly status: number
+  readonly name: string
+  readonly send: () => Promise<HttpResult>
+}
+interface RouteCases {
+  readonly cases: ReadonlyArray<Case>
+  /** Documented statuses no request here produces, each with the reason. */
+  readonly notCaused?: Readonly<Record<number, string>>
+  /** Set while the route is being added elsewhere: its cases are skipped only as long as the document lacks it. */
+  readonly pendingUntilDocumented?: string
+}
+
+const c = (status: number, name: string, send: () => Promise<HttpResult>): Case => ({ status, name, send })
+
+/** 401 without a key, 403 with a key lacking the scope, 429 with a key over its limit: API-key routes. */
+const keyCases = (method: string, path: string, body?: unknown): Array<Case> => {
+  const withBody = body === undefined ? {} : { body }
+  return [
+    c(401, "no API key", () => call(method, path, withBody)),
+    c(403, "a key without the route's scope", () => call(method, path, { key: narrowKey, ...withBody })),
+    c(429, "a key over its rate limit", () => call(method, path, { key: limitedKey, ...withBody }))
+  ]
+}
+
+const ACTOR_FAILURES = {
+  500: "a dead-lettered actor call: needs a poisoned actor, which the actor runtime tests cover",
+  503: "a write not confirmed in time: needs NATS or the worker away, which the chaos tests cover"
+} as const
+const NOTHING_TO_VALIDATE = "documented by the ValidationErrors middleware of the group, but the route has no body or query to fail"
+const ANY_STRING_PARAM = "documented by the ValidationErrors middleware; the only input is a path parameter declared as any string"
+
+const routes: Record<string, RouteCases> = {
+  "POST /api/v1/reservations": {
+    cases: [
+      c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),
+      c(200, "the same reservation_id again", async () => {
+        const body = reservation({ hotel_code: tenant.hotel_code })
+        await data(as("POST", "/api/v1/reservations", body))
+        return as("POST", "/api/v1/reservations", { ...body, status: "modified" })
+      }),
+      c(200, "no guests and no existing reservation: skipped", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }, { guests: [] }))),
+      c(400, "a body failing the schema (HttpApi's 400 through ValidationErrors)", () =>
+        as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }, { check_in: "tomorrow" }))),
+      c(400, "a body that is not JSON (the router's 400)", () => call("POST", "/api/v1/reservations", { key: tenant.live_key, raw: "{" })),
+      c(422, "an unknown hotel_code", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: "NO-SUCH-HOTEL" }))),
+      ...keyCases("POST", "/api/v1/reservations", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/reservations/batch": {
+    cases: [
+      c(200, "one good and one bad item", () =>
+        as("POST", "/api/v1/reservations/batch", { reservations: [reservation({ hotel_code: tenant.hotel_code }), { reservation_id: "x" }] })),
+      c(400, "an empty batch", () => as("POST", "/api/v1/reservations/batch", { reservations: [] })),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/reservations/batch", { reservations: "all" })),
+      ...keyCases("POST", "/api/v1/reservations/batch", { reservations: [] })
+    ],
+    notCaused: { 503: ACTOR_FAILURES[503] }
+  },
+  "GET /api/v1/reservations/{reservation_id}": {
+    cases: [
+      c(200, "a stored reservation", async () => {
+        const body = reservation({ hotel_code: tenant.hotel_code })
+        await data(as("POST", "/api/v1/reservations", body))
+        return as("GET", `/api/v1/reservations/${encodeURIComponent(body.reservation_id)}`)
+      }),
+      c(404, "an unknown reservation_id", () => as("GET", "/api/v1/reservations/NO-SUCH-RESERVATION")),
+      ...keyCases("GET", "/api/v1/reservations/x")
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "POST /api/v1/guests": {
+    cases: [
+      c(201, "a new contact", () => as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "New", last_name: "Guest", hotel_code: tenant.hotel_code })),
+      c(200, "an existing contact", async () => {
+        const body = { phone: guestPhone(), first_name: "Known", last_name: "Guest" }
+        await data(as("POST", "/api/v1/guests", body))
+        return as("POST", "/api/v1/guests", body)
+      }),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/guests", { phone: guestPhone() })),
+      c(400, "a phone that is no number", () => as("POST", "/api/v1/guests", { phone: "12", first_name: "A", last_name: "B" })),
+      c(422, "an unknown hotel_code", () => as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "A", last_name: "B", hotel_code: "NO-SUCH-HOTEL" })),
+      ...keyCases("POST", "/api/v1/guests", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/guests": {
+    cases: [
+      c(200, "a known phone", async () => {
+        const p = guestPhone()
+        await data(as("POST", "/api/v1/guests", { phone: p, first_name: "Look", last_name: "Up", tags: ["vip"] }))
+        return as("GET", `/api/v1/guests?phone=${encodeURIComponent(p)}`)
+      }),
+      c(400, "no phone in the query", () => as("GET", "/api/v1/guests")),
+      c(400, "a phone that is no number", () => as("GET", "/api/v1/guests?phone=12")),
+      c(404, "an unknown phone", () => as("GET", `/api/v1/guests?phone=${encodeURIComponent(guestPhone())}`)),
+      ...keyCases("GET", "/api/v1/guests?phone=%2B34600000000")
+    ]
+  },
+  "POST /api/v1/guests/batch": {
+    cases: [
+      c(200, "one good and one bad item", () => as("POST", "/api/v1/guests/batch", { guests: [{ phone: guestPhone(), first_name: "A", last_name: "B" }, { phone: "12" }] })),
+      c(400, "an empty batch", () => as("POST", "/api/v1/guests/batch", { guests: [] })),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/guests/batch", {})),
+      ...keyCases("POST", "/api/v1/guests/batch", { guests: [] })
+    ],
+    notCaused: { 503: ACTOR_FAILURES[503] }
+  },
+  "POST /api/v1/fields": {
+    cases: [
+      c(200, "definitions upserted", () => as("POST", "/api/v1/fields", { fields: [
+        { field_key: "room_pref", field_label: "Room", field_type: "select", options: ["high", "low"], display_order: 1 },
+        { field_key: "notes", field_label: "Notes", field_type: "text", description: "free text" }
+      ] })),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/fields", { fields: [] })),
+      ...keyCases("POST", "/api/v1/fields", { fields: [] })
+    ]
+  },
+  "GET /api/v1/fields": {
+    cases: [c(200, "the definitions", () => as("GET", "/api/v1/fields")), ...keyCases("GET", "/api/v1/fields")],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "POST /api/v1/events": {
+    cases: [
+      c(201, "a new event", () => as("POST", "/api/v1/events", { event_type: "guest.message", payload: { text: "hi" }, idempotency_key: uniqueId("ev") })),
+      c(200, "a repeated idempotency_key", async () => {
+        const body = { event_type: "review.requested", payload: {}, idempotency_key: uniqueId("ev"), hotel_code: tenant.hotel_code }
+        await data(as("POST", "/api/v1/events", body))
+        return as("POST", "/api/v1/events", body)
+      }),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/events", { event_type: "Not A Type", payload: {} })),
+      c(400, "a guest_phone that is no number", () => as("POST", "/api/v1/events", { event_type: "guest.message", payload: {}, guest_phone: "12" })),
+      c(422, "an unknown contact_id", () => as("POST", "/api/v1/events", { event_type: "guest.message", payload: {}, contact_id: NO_SUCH_ID })),
+      c(422, "an unknown hotel_code", () => as("POST", "/api/v1/events", { event_type: "guest.message", payload: {}, hotel_code: "NO-SUCH-HOTEL" })),
+      ...keyCases("POST", "/api/v1/events", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/webhooks": {
+    cases: [
+      c(201, "a new subscription", () => as("POST", "/api/v1/webhooks", subscription({ headers: { "X-Partner": "p" }, description: "openapi" }))),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/webhooks", subscription({ event_types: ["booking.exploded"] }))),
+      c(400, "a plain http url", () => as("POST", "/api/v1/webhooks", subscription({ url: "http://93.184.215.14/hook" }))),
+      c(400, "a backoff cap below the first wait", () =>
+        as("POST", "/api/v1/webhooks", subscription({ retry_policy: { initial_backoff_seconds: 600, max_backoff_seconds: 60 } }))),
+      c(422, "a private address", () => as("POST", "/api/v1/webhooks", subscription({ url: "https://10.0.0.1/hook" }))),
+      ...keyCases("POST", "/api/v1/webhooks", subscription())
+    ]
+  },
+  "GET /api/v1/webhooks": {
+    cases: [
+      c(200, "the subscriptions", async () => {
+        await newSubscription()
+        return as("GET", "/api/v1/webhooks")
+      }),
+      ...keyCases("GET", "/api/v1/webhooks")
+    ],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "GET /api/v1/webhooks/{id}": {
+    cases: [
+      c(200, "a subscription", async () => as("GET", `/api/v1/webhooks/${(await newSubscription()).id}`)),
+      c(404, "an unknown id", () => as("GET", `/api/v1/webhooks/${NO_SUCH_ID}`)),
+      c(404, "an id that is no uuid", () => as("GET", "/api/v1/webhooks/not-a-uuid")),
+      ...keyCases("GET", `/api/v1/webhooks/${NO_SUCH_ID}`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "PATCH /api/v1/webhooks/{id}": {
+    cases: [
+      c(200, "fields changed", async () =>
+        as("PATCH", `/api/v1/webhooks/${(await newSubscription()).id}`, { description: null, retry_policy: { max_attempts: 3 } })),
+      c(400, "a body failing the schema", async () => as("PATCH", `/api/v1/webhooks/${(await newSubscription()).id}`, { enabled: "yes" })),
+      c(400, "a backoff cap below the stored first wait", async () =>
+        as("PATCH", `/api/v1/webhooks/${(await newSubscription()).id}`, { retry_policy: { max_backoff_seconds: 1 } })),
+      c(404, "an unknown id", () => as("PATCH", `/api/v1/webhooks/${NO_SUCH_ID}`, { enabled: false })),
+      c(422, "a private address", async () => as("PATCH", `/api/v1/webhooks/${(await newSubscription()).id}`, { url: "https://169.254.169.254/" })),
+      ...keyCases("PATCH", `/api/v1/webhooks/${NO_SUCH_ID}`, { enabled: false })
+    ]
+  },
+  "DELETE /api/v1/webhooks/{id}": {
+    cases: [
+      c(200, "deleted", async () => as("DELETE", `/api/v1/webhooks/${(await newSubscription()).id}`)),
+      c(404, "an unknown id", () => as("DELETE", `/api/v1/webhooks/${NO_SUCH_ID}`)),
+      ...keyCases("DELETE", `/api/v1/webhooks/${NO_SUCH_ID}`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "POST /api/v1/webhooks/{id}/rotate-secret": {
+    cases: [
+      c(200, "a new secret", async () => as("POST", `/api/v1/webhooks/${(await newSubscription()).id}/rotate-secret`)),
+      c(404, "an unknown id", () => as("POST", `/api/v1/webhooks/${NO_SUCH_ID}/rotate-secret`)),
+      ...keyCases("POST", `/api/v1/webhooks/${NO_SUCH_ID}/rotate-secret`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "GET /api/v1/webhooks/{id}/deliveries": {
+    cases: [
+      c(200, "a page of attempts", async () => {
+        const sub = await newSubscription()
+        await sql`INSERT INTO webhook_deliveries (id, subscription_id, tenant_id, sandbox, event_id, event_type, attempt, outcome, response_status, error, duration_ms, next_attempt_at)
+          VALUES (gen_random_uuid(), ${sub.id}, ${tenant.tenant_id}, false, 'e1', 'broadcast.completed', 1, 'failed', 500, 'HTTP 500', 12, now() + interval '1 minute'),
+                 (gen_random_uuid(), ${sub.id}, ${tenant.tenant_id}, false, 'e1', 'broadcast.completed', 2, 'succeeded', 200, NULL, 8, NULL)`
+        return as("GET", `/api/v1/webhooks/${sub.id}/deliveries?limit=1`)
+      }),
+      c(400, "a limit out of range", async () => as("GET", `/api/v1/webhooks/${(await newSubscription()).id}/deliveries?limit=0`)),
+      c(400, "a cursor this API never returned", async () => as("GET", `/api/v1/webhooks/${(await newSubscription()).id}/deliveries?cursor=bogus`)),
+      c(404, "an unknown id", () => as("GET", `/api/v1/webhooks/${NO_SUCH_ID}/deliveries`)),
+      ...keyCases("GET", `/api/v1/webhooks/${NO_SUCH_ID}/deliveries`)
+    ]
+  },
+  "GET /api/v1/webhook-settings": {
+    cases: [c(200, "the settings", () => as("GET", "/api/v1/webhook-settings")), ...keyCases("GET", "/api/v1/webhook-settings")],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "PATCH /api/v1/webhook-settings": {
+    cases: [
+      c(200, "times changed", () => as("PATCH", "/api/v1/webhook-settings", { check_in_time: "14:30" })),
+      c(400, "a body failing the schema", () => as("PATCH", "/api/v1/webhook-settings", { check_out_time: "25:00" })),
+      ...keyCases("PATCH", "/api/v1/webhook-settings", {})
+    ]
+  },
+  "POST /api/webhooks/cti": {
+    cases: [
+      c(201, "the first message of a call, ringing: with the screen pop", () =>
+        cti(ctiEvent({ event_type: "call_ringing", from_number: guestPhone(), to_number: "+34910000000", direction: "inbound" }))),
+      c(201, "a completed-call record", () => cti(completedCall())),
+      c(200, "a later message of the call", async () => {
+        const first = ctiEvent()
+        await data(cti(first))
+        return cti({ event_type: "call_hangup", call_id: first.call_id, duration: 3 })
+      }),
+      c(400, "an unknown event type", () => cti(ctiEvent({ event_type: "call_exploded" }))),
+      c(400, "a body that is no object (HttpApi's 400 through ValidationErrors)", () => cti([1, 2])),
+      c(401, "an unknown token", () => cti(ctiEvent(), "/api/webhooks/cti", "svccti_" + "A".repeat(32))),
+      c(401, "no token", () => call("POST", "/api/webhooks/cti", { body: ctiEvent() })),
+      c(422, "a full record without ended_at", () => cti(completedCall({ ended_at: undefined, answered_at: undefined }))),
+      c(429, "a tenant over its telephony limit", () => cti(ctiEvent(), "/api/webhooks/cti", limitedCtiToken))
+    ],
+    notCaused: {
+      403: "documented by CtiAuthentication for the group; without a provider in the path nothing can mismatch",
+      ...ACTOR_FAILURES
+    }
+  },
+  "POST /api/webhooks/cti/{provider}": {
+    cases: [
+      c(201, "the first message of a call", () => cti(ctiEvent(), "/api/webhooks/cti/aircall")),
+      c(200, "a later message of the call", async () => {
+        const first = completedCall()
+        await data(cti(first, "/api/webhooks/cti/aircall"))
+        return cti({ event: "call_completed", call_id: first.call_id, summary: "patched" }, "/api/webhooks/cti/aircall")
+      }),
+      c(400, "a missing call_id", () => cti({ event_type: "call_missed" }, "/api/webhooks/cti/aircall")),
+      c(401, "an unknown token", () => cti(ctiEvent(), "/api/webhooks/cti/aircall", "svccti_" + "A".repeat(32))),
+      c(403, "another provider than the token's", () => cti(ctiEvent(), "/api/webhooks/cti/twilio")),
+      c(422, "a full record without started_at", () => cti(completedCall({ started_at: undefined }), "/api/webhooks/cti/aircall")),
+      c(429, "a tenant over its telephony limit", () => cti(ctiEvent(), "/api/webhooks/cti/aircall", limitedCtiToken))
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/contacts/{id}/calls": {
+    cases: [
+      c(200, "a contact's calls", async () => {
+        const recorded = await data(cti(completedCall()))
+        return as("GET", `/api/contacts/${recorded.contact_id}/calls?limit=5`)
+      }),
+      c(400, "a limit out of range", async () => as("GET", `/api/contacts/${(await newGuest()).contact_id}/calls?limit=0`)),
+      c(400, "a cursor this API never returned", async () => as("GET", `/api/contacts/${(await newGuest()).contact_id}/calls?cursor=garbage`)),
+      c(404, "an unknown contact", () => as("GET", `/api/contacts/${NO_SUCH_ID}/calls`)),
+      ...keyCases("GET", `/api/contacts/${NO_SUCH_ID}/calls`)
+    ]
+  },
+  "POST /api/contacts/{id}/call": {
+    cases: [
+      c(202, "a dial request", async () => as("POST", `/api/contacts/${(await newGuest()).contact_id}/call`, { agent: { id: "a1", extension: "201" } })),
+      c(400, "a body failing the schema", async () => as("POST", `/api/contacts/${(await newGuest()).contact_id}/call`, { to: 5 })),
+      c(400, "a to that is no number", async () => as("POST", `/api/contacts/${(await newGuest()).contact_id}/call`, { to: "12" })),
+      c(404, "an unknown contact", () => as("POST", `/api/contacts/${NO_SUCH_ID}/call`, {})),
+      c(422, "a provider the account has no integration for", async () =>
+        as("POST", `/api/contacts/${(await newGuest()).contact_id}/call`, { provider: "twilio" })),
+      ...keyCases("POST", `/api/contacts/${NO_SUCH_ID}/call`, {})
+    ]
+  },
+  "GET /api/calls/{call_record_id}": {
+    // TODO(contact-calls): GET /api/calls/{call_record_id} is being added to schemas/telephonyApi.ts. These cases run as
+    // soon as /openapi.json lists the route; until then they are skipped (and only then). Adjust them to the route's
+    // declared answers when it lands.
+    pendingUntilDocumented: "GET /api/calls/{call_record_id} is not in the document yet",
+    cases: [
+      c(200, "a call record", async () => as("GET", `/api/calls/${(await data(cti(completedCall()))).call_record_id}`)),
+      c(404, "an unknown call record", () => as("GET", `/api/calls/${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/calls/${NO_SUCH_ID}`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checks
+
+const operation = (key: string) => operationsOf(doc).find((o) => o.key === key)?.op
+
+const schemaFor = (op: OpenApiOperation, status: number) => op.responses[String(status)]?.content?.["application/json"]?.schema
+
+describe("/openapi.json", () => {
+  it("is an OpenAPI 3.1 document", () => {
+    expect(doc.openapi).toMatch(/^3\.1\./)
+    expect(operationsOf(doc).length).toBeGreaterThan(0)
+  })
+
+  it("is checked by a validator that rejects what the document does not allow", () => {
+    const created = schemaFor(operation("POST /api/v1/webhooks")!, 201)!
+    const sub = { id: "i", url: "u", event_types: ["*"], headers: {}, enabled: true, disabled_reason: null, description: null,
+      retry_policy: { max_attempts: 1, initial_backoff_seconds: 1, max_backoff_seconds: 1 }, previous_secret_expires_at: null,
+      created_at: "c", updated_at: "u", secret: "s" }
+    expect(validate(created, { success: true, data: sub }, doc)).toEqual([])
+    const { secret: _secret, ...withoutSecret } = sub
+    for (const wrong of [
+      { success: false, data: sub }, { success: true, data: withoutSecret }, { success: true, data: { ...sub, extra: 1 } },
+      { success: true, data: { ...sub, retry_policy: { ...sub.retry_policy, max_attempts: 1.5 } } }, { success: true, data: { ...sub, description: 3 } }
+    ]) expect(validate(created, wrong, doc), JSON.stringify(wrong)).not.toEqual([])
+  })
+
+  it("every documented route has cases, and every case table entry is a documented route", () => {
+    const documented = operationsOf(doc).map((o) => o.key)
+    expect(documented.filter((k) => routes[k] === undefined), "routes in /openapi.json without cases in this file").toEqual([])
+    const stale = Object.entries(routes).filter(([k, r]) => !documented.includes(k) && r.pendingUntilDocumented === undefined).map(([k]) => k)
+    expect(stale, "case table entries for routes the document does not list").toEqual([])
+  })
+
+  it("every status a route documents is produced by a case here, or explained in notCaused", () => {
+    const gaps: Array<string> = []
+    for (const { key, op } of operationsOf(doc)) {
+      const route = routes[key]
+      if (!route) continue
+      const caused = new Set(route.cases.map((x) => x.status))
+      for (const status of Object.keys(op.responses).map(Number)) {
+        if (!caused.has(status) && route.notCaused?.[status] === undefined) gaps.push(`${key} ${status}`)
+      }
+      for (const status of caused) if (op.responses[String(status)] === undefined) gaps.push(`${key} ${status} (a case expects an undocumented status)`)
+    }
+    expect(gaps).toEqual([])
+  })
+
+  it("every documented error answer is the core error shape { success: false, error: { message, code, details } }", () => {
+    const core = { success: false, error: { message: "m", code: "C", details: { field: ["issue"] } } }
+    const wrong = [{ success: false, error: { message: "m", code: "C" } }, { success: true, error: core.error }, { error: "m" }]
+    const problems: Array<string> = []
+    for (const { key, op } of operationsOf(doc)) {
+      for (const status of Object.keys(op.responses).filter((s) => Number(s) >= 400)) {
+        const schema = schemaFor(op, Number(status))
+        if (schema === undefined) problems.push(`${key} ${status}: no JSON schema`)
+        else {
+          const errors = validate(schema, core, doc)
+          if (errors.length > 0) problems.push(`${key} ${status}: ${errors.join("; ")}`)
+          for (const w of wrong) if (validate(schema, w, doc).length === 0) problems.push(`${key} ${status}: accepts ${JSON.stringify(w)}`)
+          const resolved = typeof schema === "object" && typeof schema.$ref === "string" ? resolveRef(doc, schema.$ref) : schema
+          if (typeof resolved !== "object" || resolved.additionalProperties !== false) problems.push(`${key} ${status}: allows extra properties`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+})
+
+for (const [key, route] of Object.entries(routes)) {
+  describe(key, () => {
+    for (const x of route.cases) {
+      it(`${x.status}: ${x.name}`, async (ctx) => {
+        const op = operation(key)
+        if (op === undefined && route.pendingUntilDocumented !== undefined) return ctx.skip(route.pendingUntilDocumented)
+        expect(op, `${key} is not in /openapi.json`).toBeDefined()
+        const res = await x.send()
+        const shown = JSON.stringify(res.body)?.slice(0, 600)
+        expect(Object.keys(op!.responses), `${key} answered an undocumented ${res.status}: ${shown}`).toContain(String(res.status))
+        expect(res.status, shown).toBe(x.status)
+        expect(res.headers.get("content-type")).toMatch(/^application\/json/)
+        const schema = schemaFor(op!, res.status)
+        expect(schema, `${key} ${res.status} has no JSON schema`).toBeDefined()
+        expect(validate(schema!, res.body, doc), `${key} ${res.status}: ${shown}`).toEqual([])
+        if (res.status >= 400) expect(res.body.success).toBe(false)
+        if (res.status === 429) expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      })
+    }
+  })
+}
