@@ -1,4 +1,5 @@
 import type { Sql, Tx } from "../../core/db/Database.ts"
+import { isLockTimeout } from "../../core/db/DatabaseFailure.ts"
 
 export interface Fence {
   readonly namespace: string
@@ -42,8 +43,6 @@ const withLockTimeout = <A>(sql: Sql, f: (tx: Tx) => Promise<A>): Promise<A> =>
     await tx`SET LOCAL lock_timeout = '1s'`
     return f(tx)
   }) as Promise<A>
-
-const isLockTimeout = (e: unknown) => (e as { code?: string })?.code === "55P03"
 
 /** Takes the lease when it is free, expired, or already ours: a new epoch either way. */
 export const acquire = async (sql: Sql, namespace: string, actor: string, partition: number, owner: string, ttlMs: number): Promise<Fence | undefined> => {

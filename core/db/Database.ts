@@ -1,23 +1,33 @@
 import { Context, Effect, Layer } from "effect"
 import postgres from "postgres"
 import { AppConfig } from "../config/AppConfig.ts"
+import { databaseFailure, type DatabaseFailure, isInfrastructureFailure, isRetryable } from "./DatabaseFailure.ts"
+import { migrate } from "./migrate.ts"
 
 export type Sql = postgres.Sql
 export type Tx = postgres.TransactionSql
 
+// The classification lives in DatabaseFailure.ts; re-exported for the modules that import it from here.
+export { isInfrastructureFailure, isRetryable }
+
+/**
+ * The service boundary of PostgreSQL. `attempt` / `attemptTransaction` fail with a typed `DatabaseFailure`
+ * (`DatabaseUnavailable`: the database is away; `DatabaseError`: the statement failed) for callers that act on it.
+ * `query` / `transaction` are for callers that cannot (an HTTP handler whose endpoint declares no such error): the same
+ * typed failure, as a defect, so the router's error shape still tells `DatabaseUnavailable` (503 + Retry-After) from
+ * anything else (500).
+ */
 export interface DatabaseShape {
   readonly sql: Sql
-  /** Runs `f` in one transaction; serialization failures and deadlocks are retried, other failures are defects. */
-  readonly transaction: <A>(f: (tx: Tx) => Promise<A>) => Effect.Effect<A>
+  /** `f` on the pool; a rejection is classified into a `DatabaseFailure`. */
+  readonly attempt: <A>(f: (sql: Sql) => Promise<A>) => Effect.Effect<A, DatabaseFailure>
+  /** `f` in one transaction (serialization failures and deadlocks retried, see `runTransaction`); typed failure. */
+  readonly attemptTransaction: <A>(f: (tx: Tx) => Promise<A>) => Effect.Effect<A, DatabaseFailure>
+  /** `attempt`, its failure a defect (the typed `DatabaseFailure`, for the error shape at the edge). */
   readonly query: <A>(f: (sql: Sql) => Promise<A>) => Effect.Effect<A>
+  /** `attemptTransaction`, its failure a defect (the typed `DatabaseFailure`). */
+  readonly transaction: <A>(f: (tx: Tx) => Promise<A>) => Effect.Effect<A>
 }
-
-// Serialization failure, deadlock, and a unique violation from a concurrent insert: re-running the transaction
-// sees the winner's row and converges.
-const RETRYABLE = new Set(["40001", "40P01", "23505"])
-
-export const isRetryable = (e: unknown): boolean =>
-  typeof e === "object" && e !== null && RETRYABLE.has((e as { code?: string }).code ?? "")
 
 export const runTransaction = async <A>(sql: Sql, f: (tx: Tx) => Promise<A>): Promise<A> => {
   for (let attempt = 1; ; attempt++) {
@@ -38,18 +48,27 @@ export const connect = (url: string, max = 20): Sql =>
     connection: { idle_in_transaction_session_timeout: 5_000 }
   })
 
+/** Creates the database if missing and applies pending migrations; returns the versions applied. */
+export const migrateDatabase = (url: string): Effect.Effect<ReadonlyArray<string>, DatabaseFailure> =>
+  Effect.tryPromise({ try: () => migrate(url), catch: databaseFailure })
+
 export class Database extends Context.Service<Database, DatabaseShape>()("app/db/Database") {
   static readonly make = (url: string, max?: number) =>
     Effect.acquireRelease(
       Effect.sync(() => connect(url, max)),
       (sql) => Effect.promise(() => sql.end({ timeout: 5 }))
-    ).pipe(Effect.map((sql) =>
-      Database.of({
+    ).pipe(Effect.map((sql) => {
+      const attempt = <A>(f: (sql: Sql) => Promise<A>) => Effect.tryPromise({ try: () => f(sql), catch: databaseFailure })
+      const attemptTransaction = <A>(f: (tx: Tx) => Promise<A>) =>
+        Effect.tryPromise({ try: () => runTransaction(sql, f), catch: databaseFailure })
+      return Database.of({
         sql,
-        transaction: (f) => Effect.promise(() => runTransaction(sql, f)),
-        query: (f) => Effect.promise(() => f(sql))
+        attempt,
+        attemptTransaction,
+        query: (f) => Effect.orDie(attempt(f)),
+        transaction: (f) => Effect.orDie(attemptTransaction(f))
       })
-    ))
+    }))
 
   static readonly layer = Layer.effect(
     Database,
@@ -77,11 +96,3 @@ export const withTenant = <A>(sql: Sql, tenantId: string, f: (tx: Tx) => Promise
 /** A jsonb parameter (postgres.js would otherwise send a JS string as a JSON string literal). */
 export const jsonb = (sql: Sql | Tx, value: unknown) =>
   value === null || value === undefined ? null : sql.json(value as postgres.JSONValue)
-
-/** Failures worth retrying forever (the database or network is away) rather than counting toward dead-lettering. */
-export const isInfrastructureFailure = (e: unknown): boolean => {
-  const code = String((e as { code?: unknown })?.code ?? "")
-  if (/^(08|53|57|58)/.test(code)) return true // connection, resources, operator intervention, system
-  return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED",
-    "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ENOTFOUND"].includes(code)
-}

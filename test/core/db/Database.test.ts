@@ -1,0 +1,56 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit } from "effect"
+import { inject } from "vitest"
+import { Database } from "../../../core/db/Database.ts"
+import {
+  DatabaseError, databaseFailure, DatabaseUnavailable, isInfrastructureFailure, isLockTimeout, isRetryable
+} from "../../../core/db/DatabaseFailure.ts"
+
+const failing = (code: string) => Object.assign(new Error(`failed with ${code}`), { code })
+
+/** A database nothing listens for: postgres.js is refused at once (ECONNREFUSED). */
+const nowhere = "postgres://postgres@127.0.0.1:1/gep"
+
+const withDatabase = <A, E>(url: string, f: (db: Database["Service"]) => Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(Database.make(url, 1), f))
+
+describe("DatabaseFailure: classification by SQLSTATE or socket code", () => {
+  it("the database or the network away is DatabaseUnavailable; anything else a DatabaseError, retryable or not", () => {
+    for (const code of ["08006", "57P01", "53300", "ECONNREFUSED", "CONNECTION_CLOSED", "CONNECT_TIMEOUT"]) {
+      expect(isInfrastructureFailure(failing(code))).toBe(true)
+      expect(databaseFailure(failing(code))).toBeInstanceOf(DatabaseUnavailable)
+    }
+    for (const code of ["40001", "40P01", "23505"]) {
+      expect(isRetryable(failing(code))).toBe(true)
+      expect(databaseFailure(failing(code))).toMatchObject({ _tag: "DatabaseError", code, retryable: true })
+    }
+    expect(databaseFailure(failing("42P01"))).toMatchObject({ _tag: "DatabaseError", code: "42P01", retryable: false })
+    expect(databaseFailure(new Error("connection refused"))).toMatchObject({ _tag: "DatabaseError", retryable: false })
+    expect(isLockTimeout(failing("55P03"))).toBe(true)
+    const classified = databaseFailure(failing("08006"))
+    expect(databaseFailure(classified)).toBe(classified)
+  })
+})
+
+describe("Database service boundary", () => {
+  it.effect("attempt fails with a typed DatabaseFailure: unavailable when nothing answers, an error for a bad statement", () =>
+    Effect.gen(function*() {
+      const away = yield* withDatabase(nowhere, (db) => db.attempt((sql) => sql`SELECT 1`)).pipe(Effect.flip)
+      expect(away).toBeInstanceOf(DatabaseUnavailable)
+      expect(away.code).toBe("ECONNREFUSED")
+      const bad = yield* withDatabase(inject("databaseUrl"), (db) => db.attemptTransaction((tx) => tx`SELECT * FROM no_such_table`)).pipe(Effect.flip)
+      expect(bad).toBeInstanceOf(DatabaseError)
+      expect(bad).toMatchObject({ code: "42P01", retryable: false })
+      expect(yield* withDatabase(inject("databaseUrl"), (db) => db.attempt((sql) => sql`SELECT 1 AS one`))).toEqual([{ one: 1 }])
+    }))
+
+  it.effect("query dies with the typed failure, so the error shape at the edge tells 503 from 500", () =>
+    Effect.gen(function*() {
+      const exit = yield* withDatabase(nowhere, (db) => db.query((sql) => sql`SELECT 1`)).pipe(Effect.exit)
+      expect(Exit.isFailure(exit) && Cause.hasDies(exit.cause)).toBe(true)
+      if (Exit.isFailure(exit)) expect(Cause.squash(exit.cause)).toBeInstanceOf(DatabaseUnavailable)
+      const tx = yield* withDatabase(inject("databaseUrl"), (db) => db.transaction((tx) => tx`SELECT * FROM no_such_table`)).pipe(Effect.exit)
+      if (Exit.isFailure(tx)) expect(Cause.squash(tx.cause)).toBeInstanceOf(DatabaseError)
+      else expect.unreachable()
+    }))
+})
