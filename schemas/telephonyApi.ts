@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { InternalError, NotFound, Unavailable, Unprocessable } from "./errors.ts"
+import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { CallCreated, CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
 
@@ -31,7 +31,7 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
       params: { id: Schema.String },
       query: { cursor: Schema.optionalKey(Schema.String), limit: Schema.optionalKey(Schema.String) },
       success: CallsPage,
-      error: NotFound
+      error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
       .annotate(OpenApi.Summary, "A contact's calls, newest first; `next_cursor` pages on (limit 1-100, default 25)")
   )
@@ -40,7 +40,7 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
       params: { id: Schema.String },
       payload: DialRequest,
       success: CtiResponse.pipe(HttpApiSchema.status(202)).annotate({ description: "Dial request recorded and handed to the provider adapter" }),
-      error: [NotFound, Unprocessable]
+      error: [ValidationFailed, NotFound, Unprocessable]
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Click-to-call: ask the tenant's telephony provider to dial the contact")
   )

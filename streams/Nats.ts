@@ -1,7 +1,8 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { AppConfig } from "../core/config/AppConfig.ts"
+import { natsFailure, type NatsFailure } from "./natsErrors.ts"
 
 export interface NatsShape {
   readonly nc: NatsConnection
@@ -10,19 +11,28 @@ export interface NatsShape {
 }
 
 export class Nats extends Context.Service<Nats, NatsShape>()("app/streams/Nats") {
-  static readonly make = (url: string, name: string) =>
+  /** Connects (a refused or timed-out first connection fails with `NatsUnavailable`); drains on release. */
+  static readonly make = (url: string, name: string): Effect.Effect<NatsShape, NatsFailure, Scope.Scope> =>
     Effect.acquireRelease(
-      Effect.promise(async () => {
-        const nc = await connect({
-          servers: url.split(","),
-          name,
-          maxReconnectAttempts: -1,
-          reconnectTimeWait: 500,
-          // No stack captured for every request/publish "in case it fails": that was a measurable share of the
-          // ingress's CPU. Failures still carry their codes; only the caller's stack is missing from them.
-          noAsyncTraces: true
-        })
-        return { nc, js: jetstream(nc, { timeout: 5_000 }), jsm: await jetstreamManager(nc) }
+      Effect.tryPromise({
+        try: async () => {
+          const nc = await connect({
+            servers: url.split(","),
+            name,
+            maxReconnectAttempts: -1,
+            reconnectTimeWait: 500,
+            // No stack captured for every request/publish "in case it fails": that was a measurable share of the
+            // ingress's CPU. Failures still carry their codes; only the caller's stack is missing from them.
+            noAsyncTraces: true
+          })
+          // JetStream not answering (yet): this connection is not kept open behind the failure.
+          const jsm = await jetstreamManager(nc).catch(async (e) => {
+            await nc.close()
+            throw e
+          })
+          return { nc, js: jetstream(nc, { timeout: 5_000 }), jsm }
+        },
+        catch: natsFailure
       }),
       ({ nc }) => Effect.promise(() => nc.drain().catch(() => nc.close()))
     ).pipe(Effect.map((s) => Nats.of(s)))

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
+import { NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 import type { DialRequest } from "../../schemas/telephony.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { encode } from "../../streams/envelope.ts"
@@ -10,7 +11,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { Database, jsonb, type Sql, type Tx, withTenant } from "../../core/db/Database.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { contactCalls } from "./reads.ts"
-import { type Answer, failure, respond } from "../http/answers.ts"
+import { asJson } from "../http/answers.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -20,39 +21,25 @@ const findContact = async (sql: Sql | Tx, p: TenantScope, id: string) => {
   return c as { id: string; phone: string | null } | undefined
 }
 
-const notFound = (id: string) => failure(404, "NOT_FOUND", `No contact with id ${JSON.stringify(id)}`, { id: ["not found"] })
+const contactNotFound = (id: string) => NotFound.of(`No contact with id ${JSON.stringify(id)}`, { id: ["not found"] })
 
 /**
  * Click-to-call: the request is recorded and a `call.dial_requested` command is written to the outbox in the same
  * transaction; the provider adapter consumes it from the stream.
  */
-const requestDial = async (sql: Sql, namespace: string, p: Principal, contact: { id: string; phone: string | null }, body: DialRequest): Promise<Answer> => {
-  let to = contact.phone
-  if (body.to !== undefined) {
-    const n = normalisePhone(body.to)
-    if (!n.ok) return failure(400, "VALIDATION_ERROR", "Invalid request: to is not a valid international number", { to: ["must be a phone number in E.164"] })
-    to = n.e164
-  }
-  if (to === null) return failure(422, "NO_PHONE", "The contact has no phone number; send `to`", { to: ["is required: the contact has no phone"] })
-  const integrations = await sql`SELECT provider FROM cti_integrations WHERE tenant_id = ${p.tenant_id} AND revoked_at IS NULL`
-  const providers = [...new Set(integrations.map((r) => r.provider as string))]
-  const provider = body.provider ?? (providers.length === 1 ? providers[0] : undefined)
-  if (provider === undefined || !providers.includes(provider)) {
-    return failure(422, "NO_TELEPHONY_INTEGRATION", providers.length === 0
-      ? "This account has no telephony integration" : "Name the provider: this account has several (or not this one)", { provider: [`one of: ${providers.join(", ") || "(none)"}`] })
-  }
+const recordDial = async (sql: Sql, namespace: string, p: Principal, contactId: string, to: string, provider: string, body: DialRequest) => {
   const id = randomUUID()
   await sql.begin(async (tx) => {
     await tx`INSERT INTO call_dial_requests (id, tenant_id, sandbox, contact_id, to_number, provider, agent, requested_by)
-      VALUES (${id}, ${p.tenant_id}, ${p.sandbox}, ${contact.id}, ${to}, ${provider}, ${jsonb(tx, body.agent)}, ${p.key_id})`
+      VALUES (${id}, ${p.tenant_id}, ${p.sandbox}, ${contactId}, ${to}, ${provider}, ${jsonb(tx, body.agent)}, ${p.key_id})`
     const payload = {
       tenant_id: p.tenant_id, sandbox: p.sandbox, occurred_at: new Date().toISOString(), event_type: "call.dial_requested",
-      data: { dial_request_id: id, contact_id: contact.id, to, provider, agent: body.agent ?? null }
+      data: { dial_request_id: id, contact_id: contactId, to, provider, agent: body.agent ?? null }
     }
     await tx`INSERT INTO outbox (id, tenant_id, subject, payload)
       VALUES (${id}, ${p.tenant_id}, ${outboxSubject(namespace, "cmd", "call.dial_requested")}, ${Buffer.from(encode(payload))})`
   })
-  return { status: 202, body: { success: true, data: { dial_request_id: id, status: "requested", contact_id: contact.id, to, provider } } }
+  return id
 }
 
 export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handlers) =>
@@ -65,21 +52,36 @@ export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handl
           const principal = yield* CurrentPrincipal
           const limit = query.limit === undefined ? 25 : Number(query.limit)
           if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-            return respond(failure(400, "VALIDATION_ERROR", "Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] }))
+            return yield* ValidationFailed.of("Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] })
           }
           const page = yield* db.query((sql) => withTenant(sql, principal.tenant_id, async (tx) => {
             const contact = await findContact(tx, principal, params.id)
             return contact ? contactCalls(tx, contact.id, query.cursor, limit) : undefined
           }))
-          if (page === undefined) return respond(notFound(params.id))
-          if ("error" in page) return respond(failure(400, "VALIDATION_ERROR", "Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] }))
-          return respond({ status: 200, body: { success: true, data: page } })
+          if (page === undefined) return yield* contactNotFound(params.id)
+          if ("error" in page) return yield* ValidationFailed.of("Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] })
+          return { success: true as const, data: asJson(page) }
         }))
       .handle("dial", ({ params, payload }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const contact = yield* db.query((sql) => findContact(sql, principal, params.id))
-          if (!contact) return respond(notFound(params.id))
-          return respond(yield* db.query((sql) => requestDial(sql, config.namespace, principal, contact, payload)))
+          if (!contact) return yield* contactNotFound(params.id)
+          let to = contact.phone
+          if (payload.to !== undefined) {
+            const n = normalisePhone(payload.to)
+            if (!n.ok) return yield* ValidationFailed.of("Invalid request: to is not a valid international number", { to: ["must be a phone number in E.164"] })
+            to = n.e164
+          }
+          if (to === null) return yield* Unprocessable.of("NO_PHONE", "The contact has no phone number; send `to`", { to: ["is required: the contact has no phone"] })
+          const integrations = yield* db.query((sql) => sql`SELECT provider FROM cti_integrations WHERE tenant_id = ${principal.tenant_id} AND revoked_at IS NULL`)
+          const providers = [...new Set(integrations.map((r) => r.provider as string))]
+          const provider = payload.provider ?? (providers.length === 1 ? providers[0] : undefined)
+          if (provider === undefined || !providers.includes(provider)) {
+            return yield* Unprocessable.of("NO_TELEPHONY_INTEGRATION", providers.length === 0
+              ? "This account has no telephony integration" : "Name the provider: this account has several (or not this one)", { provider: [`one of: ${providers.join(", ") || "(none)"}`] })
+          }
+          const id = yield* db.query((sql) => recordDial(sql, config.namespace, principal, contact.id, to, provider, payload))
+          return { success: true as const, data: { dial_request_id: id, status: "requested", contact_id: contact.id, to, provider } }
         }))
   }))
