@@ -76,5 +76,54 @@ export const CallsPage = Schema.Struct({
   })
 })
 
+const Timestamp = Schema.String.annotate({ format: "date-time" })
+
+/** A stored transcript turn: `offset_ms` is null when the provider sent none (always for `transcript_text`). */
+export const StoredTranscriptTurn = Schema.Struct({
+  speaker: Schema.String.annotate({ description: "guest, agent, unknown, or the provider's own label" }),
+  text: Schema.String,
+  offset_ms: Schema.NullOr(Schema.Finite).annotate({ description: "milliseconds from the start of the call" })
+})
+
+/** One call as stored: what the provider's events and completed-call records said, merged (see README, Telephony). */
+export const CallRecord = Schema.Struct({
+  call_record_id: Schema.String.annotate({ description: "The platform's id of the call (also in call.* events)" }),
+  provider: Schema.String,
+  call_id: Schema.String.annotate({ description: "The provider's id of the call" }),
+  direction: Schema.NullOr(Schema.Literals(["inbound", "outbound"])),
+  from_number: Schema.NullOr(Schema.String),
+  to_number: Schema.NullOr(Schema.String),
+  contact_id: Schema.NullOr(Schema.String).annotate({ description: "The guest's contact, when the guest's number is known" }),
+  status: Schema.String.annotate({ description: "received, ringing, in_progress, ended, missed or completed" }),
+  answered: Schema.NullOr(Schema.Boolean),
+  outcome: Schema.NullOr(Schema.String).annotate({ description: "As stored: no_answer and voicemail become missed" }),
+  outcome_raw: Schema.NullOr(Schema.String).annotate({ description: "The outcome as the provider sent it" }),
+  started_at: Schema.NullOr(Timestamp),
+  answered_at: Schema.NullOr(Timestamp),
+  ended_at: Schema.NullOr(Timestamp),
+  duration_seconds: Schema.NullOr(Schema.Int),
+  agent: Schema.NullOr(Schema.Struct({
+    id: Schema.optionalKey(Schema.NullOr(Schema.Union([Schema.String, Schema.Finite]))),
+    email: Schema.optionalKey(Schema.NullOr(Schema.String))
+  })),
+  caller: Schema.NullOr(Schema.Struct({
+    first_name: Schema.optionalKey(Schema.String),
+    last_name: Schema.optionalKey(Schema.String),
+    email: Schema.optionalKey(Schema.String)
+  })).annotate({ description: "Who the caller said they were (names that are carrier labels are left out)" }),
+  recording_url: Schema.NullOr(Schema.String),
+  transcript: Schema.NullOr(Schema.Array(StoredTranscriptTurn)),
+  transcript_truncated: Schema.Boolean.annotate({ description: "The transcript was cut at 500 turns or 200,000 characters" }),
+  transcript_received_at: Schema.NullOr(Timestamp),
+  summary: Schema.NullOr(Schema.String),
+  language: Schema.NullOr(Schema.String),
+  metadata: Schema.Record(Schema.String, Schema.Unknown),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type CallRecord = typeof CallRecord.Type
+
+export const CallRecordResponse = Schema.Struct({ success: Schema.Literal(true), data: CallRecord })
+
 /** The first message about a call: the same body as CtiResponse, answered 201 (later ones are answered 200). */
 export class CallCreated extends Schema.Class<CallCreated>("CallCreated")(CtiResponse) {}

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
-import { CallCreated, CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
+import { CallCreated, CallRecordResponse, CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
 
 const ctiSuccess = [
   CallCreated.pipe(HttpApiSchema.status(201)).annotate({ description: "First message of this call_id" }),
@@ -34,6 +34,14 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
       .annotate(OpenApi.Summary, "A contact's calls, newest first; `next_cursor` pages on (limit 1-100, default 25)")
+  )
+  .add(
+    HttpApiEndpoint.get("call", "/api/calls/:call_record_id", {
+      params: { call_record_id: Schema.String },
+      success: CallRecordResponse,
+      error: NotFound
+    }).annotate(RequiredScope, "guests:read")
+      .annotate(OpenApi.Summary, "One call record, whole: transcript turns, summary, recording, agent, caller, metadata")
   )
   .add(
     HttpApiEndpoint.post("dial", "/api/contacts/:id/call", {

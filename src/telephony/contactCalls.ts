@@ -11,6 +11,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { Database, jsonb, type Sql, type Tx, withTenant } from "../../core/db/Database.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { contactCalls } from "./reads.ts"
+import { readCall } from "./callDetail.ts"
 import { asJson } from "../http/answers.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -61,6 +62,15 @@ export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handl
           if (page === undefined) return yield* contactNotFound(params.id)
           if ("error" in page) return yield* ValidationFailed.of("Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] })
           return { success: true as const, data: asJson(page) }
+        }))
+      .handle("call", ({ params }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const call = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => readCall(tx, principal, params.call_record_id)))
+          if (call === undefined) {
+            return yield* NotFound.of(`No call record with call_record_id ${JSON.stringify(params.call_record_id)}`, { call_record_id: ["not found"] })
+          }
+          return { success: true as const, data: call }
         }))
       .handle("dial", ({ params, payload }) =>
         Effect.gen(function*() {

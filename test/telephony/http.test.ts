@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { e164, phone, reservation } from "../support/fixtures.ts"
-import { createCtiIntegration, createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { createCtiIntegration, createKey, createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 
 let platform: RunningPlatform
 let tenant: TestTenant
@@ -226,6 +226,104 @@ describe("contact call history and click-to-call", () => {
     const none = await post(platform.baseUrl, `/api/contacts/${g2.body.data.contact_id}/call`, other.live_key, {})
     expect(none.status).toBe(422)
     expect(none.body.error.code).toBe("NO_TELEPHONY_INTEGRATION")
+  })
+})
+
+describe("call detail: GET /api/calls/{call_record_id}", () => {
+  const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+  const read = (id: string, key: string | null = tenant.live_key) =>
+    request(platform.baseUrl, "GET", `/api/calls/${id}`, key === null ? {} : { key })
+  const notFound = (id: string) => ({
+    success: false, error: { code: "NOT_FOUND", message: `No call record with call_record_id ${JSON.stringify(id)}`, details: { call_record_id: ["not found"] } }
+  })
+
+  it("reads a completed call back whole: transcript turns, summary, language, recording, agent, outcome, metadata", async () => {
+    const id = callId()
+    const sent = await cti(full(id, 40, {
+      outcome: "completed", recording_url: "https://rec.example/40", agent: { id: "ag-7", email: "agent@hotel.com" },
+      caller: { name: "Nuria Vidal" }, summary: "Late check-in asked", language: "ca", metadata: { crm_ticket: "T-40", tags: ["vip"] },
+      transcript: [{ speaker: "guest", text: "Bon dia", offset_ms: 0 }, { speaker: "agent", text: "Good morning", offset_ms: 1250 }, { speaker: "guest", text: "I arrive late" }]
+    }))
+    expect(sent.status).toBe(201)
+    const res = await read(sent.body.data.call_record_id)
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({
+      success: true,
+      data: {
+        call_record_id: sent.body.data.call_record_id, provider: "aircall", call_id: id, direction: "inbound",
+        from_number: e164(40), to_number: "+34910000000", contact_id: sent.body.data.contact_id,
+        status: "completed", answered: true, outcome: "completed", outcome_raw: "completed",
+        started_at: "2026-11-20T10:00:00.000Z", answered_at: "2026-11-20T10:00:05.000Z", ended_at: "2026-11-20T10:04:05.000Z",
+        duration_seconds: 245, agent: { id: "ag-7", email: "agent@hotel.com" }, caller: { first_name: "Nuria", last_name: "Vidal" },
+        recording_url: "https://rec.example/40",
+        transcript: [
+          { speaker: "guest", text: "Bon dia", offset_ms: 0 },
+          { speaker: "agent", text: "Good morning", offset_ms: 1250 },
+          { speaker: "guest", text: "I arrive late", offset_ms: null }
+        ],
+        transcript_truncated: false, transcript_received_at: expect.stringMatching(ISO),
+        summary: "Late check-in asked", language: "ca", metadata: { crm_ticket: "T-40", tags: ["vip"] },
+        created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO)
+      }
+    })
+    // The same record the contact's call list points at.
+    const list = await request(platform.baseUrl, "GET", `/api/contacts/${sent.body.data.contact_id}/calls`, { key: tenant.live_key })
+    expect(list.body.data.calls.map((c: { call_record_id: string }) => c.call_record_id)).toContain(sent.body.data.call_record_id)
+  })
+
+  it("answers a call known only from streamed events with nulls, and says when a transcript was truncated", async () => {
+    const ring = await cti({ event_type: "call_ringing", call_id: callId(), from_number: phone(41), to_number: "+34910000000", direction: "inbound", timestamp: "2026-11-21T09:00:00+01:00" })
+    const ringing = await read(ring.body.data.call_record_id)
+    expect(ringing.status).toBe(200)
+    expect(ringing.body.data).toMatchObject({
+      status: "ringing", started_at: "2026-11-21T08:00:00.000Z", contact_id: null, transcript: null, transcript_truncated: false,
+      transcript_received_at: null, summary: null, agent: null, caller: null, duration_seconds: null, metadata: {}
+    })
+    const long = await cti(full(callId(), 42, { transcript_text: Array.from({ length: 600 }, (_, i) => `${i % 2 ? "Agent" : "Guest"}: line ${i}`).join("\n") }))
+    const cut = await read(long.body.data.call_record_id)
+    expect(cut.body.data.transcript_truncated).toBe(true)
+    expect(cut.body.data.transcript).toHaveLength(500)
+    expect(cut.body.data.transcript[0]).toEqual({ speaker: "guest", text: "line 0", offset_ms: null })
+  })
+
+  it("answers 404 in the core shape for an unknown, malformed, other tenant's or sandbox-invisible id", async () => {
+    const sent = await cti(full(callId(), 43))
+    const id = sent.body.data.call_record_id as string
+    for (const unknown of ["00000000-0000-4000-8000-000000000000", "not-a-uuid", "1", "00000000-0000-4000-8000-00000000000Z"]) {
+      const res = await read(unknown)
+      expect(res.status, unknown).toBe(404)
+      expect(res.body).toEqual(notFound(unknown))
+    }
+    const other = await createTenant("cti-other")
+    expect((await read(id, other.live_key)).body).toEqual(notFound(id))
+    // Calls are live data: the same tenant's sandbox key sees none.
+    expect((await read(id, tenant.test_key)).body).toEqual(notFound(id))
+    expect((await read(id)).status).toBe(200)
+  })
+
+  it("needs an API key with guests:read: 401 without one or with a CTI token, 403 without the scope", async () => {
+    const sent = await cti(full(callId(), 44))
+    const id = sent.body.data.call_record_id as string
+    const none = await read(id, null)
+    expect(none.status).toBe(401)
+    expect(none.body.error.code).toBe("UNAUTHORIZED")
+    expect((await read(id, token)).status).toBe(401)
+    const writeOnly = await createKey(tenant.tenant_id, ["guests:write"])
+    const forbidden = await read(id, writeOnly.key)
+    expect(forbidden.status).toBe(403)
+    expect(forbidden.body.error.code).toBe("FORBIDDEN")
+    const reader = await createKey(tenant.tenant_id, ["guests:read"])
+    expect((await read(id, reader.key)).status).toBe(200)
+  })
+
+  it("is in /openapi.json with its scope, its declared body and its 404", async () => {
+    const doc = (await request(platform.baseUrl, "GET", "/openapi.json")).body
+    const op = doc.paths["/api/calls/{call_record_id}"]?.get
+    expect(op).toBeDefined()
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "401", "403", "404"]))
+    expect(op.parameters).toContainEqual(expect.objectContaining({ name: "call_record_id", in: "path" }))
+    const body = JSON.stringify(op.responses["200"]) + JSON.stringify(doc.components?.schemas ?? {})
+    for (const field of ["transcript_truncated", "offset_ms", "recording_url", "outcome_raw", "duration_seconds"]) expect(body).toContain(field)
   })
 })
 
