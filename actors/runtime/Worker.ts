@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database } from "../../core/db/Database.ts"
-import { log } from "../../core/observability/log.ts"
 import { Metrics, sample } from "../../core/observability/metrics.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
@@ -53,19 +52,19 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
         set({}, row!.n as number)
       })
     ]
+    const ids = { worker_id: workerId }
     yield* Effect.acquireRelease(
-      Effect.promise(async () => {
+      Effect.sync(() => {
         ownership.start()
         relay.start()
-        log("info", "worker started", { worker_id: workerId })
-      }),
+      }).pipe(Effect.andThen(Effect.logInfo("worker started").pipe(Effect.annotateLogs(ids)))),
+      // Never rejects: each step catches and logs its own failures (a lease not released expires by itself).
       () => Effect.promise(async () => {
         await ownership.stop()
         await relay.stop()
         await relay.sweep(0)
         for (const u of unsample) u()
-        log("info", "worker stopped", { worker_id: workerId })
-      })
+      }).pipe(Effect.andThen(Effect.logInfo("worker stopped").pipe(Effect.annotateLogs(ids))))
     )
     return Worker.of({ workerId, ownership })
   }))

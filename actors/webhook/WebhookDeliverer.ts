@@ -4,6 +4,7 @@ import { Database } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { Nats } from "../../streams/Nats.ts"
+import { natsFailure } from "../../streams/natsErrors.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
 import { deliverOne } from "./attempt.ts"
 import { runDateScan, type DateScanResult } from "./dateScan.ts"
@@ -48,25 +49,30 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
       runDateScan({ sql, namespace: config.namespace, publish: (m) => relay.publish(m) }, now, options)
     const timers: Array<NodeJS.Timeout> = []
     const every = (ms: number, task: () => Promise<unknown>, name: string) => {
+      // A timer callback, outside any fiber: the plain log() (same logger and format).
       const t = setInterval(() => void task().catch((e) => log("warn", `${name} failed`, { error: errorText(e) })), ms)
       t.unref()
       timers.push(t)
     }
 
     yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        await channels.start(CHANNEL_SYNC_MS)
-        await fanOut.start()
-        every(webhook.dateScanIntervalMs, () => scan(new Date()), "webhook date scan")
-        every(PURGE_EVERY_MS, () => purgeDeliveryLog(sql), "webhook delivery log purge")
-        log("info", "webhook deliverer started", { subscriptions: channels.size })
-      }),
+      Effect.tryPromise({
+        try: async () => {
+          await channels.start(CHANNEL_SYNC_MS)
+          await fanOut.start()
+          every(webhook.dateScanIntervalMs, () => scan(new Date()), "webhook date scan")
+          every(PURGE_EVERY_MS, () => purgeDeliveryLog(sql), "webhook delivery log purge")
+        },
+        // The channel sync catches its own failures; what reaches here is the fan-out consumer not being there.
+        catch: natsFailure
+      }).pipe(Effect.andThen(Effect.suspend(() =>
+        Effect.logInfo("webhook deliverer started").pipe(Effect.annotateLogs({ subscriptions: channels.size }))))),
+      // Never rejects: stopping closes consumers and waits for attempts in flight, each catching its own failures.
       () => Effect.promise(async () => {
         timers.forEach(clearInterval)
         await fanOut.stop()
         await channels.stop()
-        log("info", "webhook deliverer stopped")
-      })
+      }).pipe(Effect.andThen(Effect.logInfo("webhook deliverer stopped")))
     )
     return WebhookDeliverer.of({ scan, channels: () => channels.size })
   }))

@@ -2,7 +2,6 @@ import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
-import { log } from "../observability/log.ts"
 
 export interface WebhookConfigShape {
   /** GEP_WEBHOOKS_ALLOW_LOOPBACK=1: loopback targets (and plain http to loopback) allowed. Development and tests only. */
@@ -34,7 +33,6 @@ const localKey = async (): Promise<Buffer> => {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
   }
-  log("warn", "GEP_WEBHOOK_ENCRYPTION_KEY is not set: using the development key in .data/webhook-encryption.key; production must set it")
   return decodeKey(await readFile(KEY_FILE, "utf8"), KEY_FILE)
 }
 
@@ -50,10 +48,11 @@ export class WebhookConfig extends Context.Service<WebhookConfig, WebhookConfigS
     const c = yield* WebhookConfig.config
     const key = Option.isSome(c.key)
       ? decodeKey(Redacted.value(c.key.value), "GEP_WEBHOOK_ENCRYPTION_KEY")
-      : yield* Effect.promise(localKey)
+      : yield* Effect.promise(localKey).pipe(Effect.tap(() =>
+        Effect.logWarning("GEP_WEBHOOK_ENCRYPTION_KEY is not set: using the development key in .data/webhook-encryption.key; production must set it")))
     // Only the exact value 1 turns the switch on: no typo or "false" relaxes the SSRF checks by accident.
     const allowLoopback = c.allowLoopback === "1"
-    if (allowLoopback) log("warn", "GEP_WEBHOOKS_ALLOW_LOOPBACK=1: webhooks may target loopback (development and tests only)")
+    if (allowLoopback) yield* Effect.logWarning("GEP_WEBHOOKS_ALLOW_LOOPBACK=1: webhooks may target loopback (development and tests only)")
     return WebhookConfig.of({
       allowLoopback,
       encryptionKey: Redacted.make(key),

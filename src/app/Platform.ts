@@ -15,6 +15,7 @@ import { RateLimiter } from "../auth/RateLimiter.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database } from "../../core/db/Database.ts"
 import { migrate } from "../../core/db/migrate.ts"
+import { Logging } from "../../core/observability/log.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { Observability } from "../http/metrics.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
@@ -72,14 +73,14 @@ export const IngressServer = (port: number) =>
 /** What a worker process runs: the actors, and outbound webhook delivery. */
 const WorkerRole = Layer.mergeAll(Worker.layer(Actors), WebhookDeliverer.layer.pipe(Layer.provide(WebhookConfig.layer)))
 
-/** The whole platform for a role, given AppConfig. */
+/** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */
 export const Platform = (role: Role, port: number) => {
   const app = role === "ingress"
     ? IngressServer(port)
     : role === "worker"
     ? Layer.mergeAll(WorkerRole, HealthOnly(port))
     : Layer.mergeAll(IngressServer(port), WorkerRole)
-  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)))
+  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(Logging))
 }
 
 /** A worker-only process still answers /healthz and /readyz for its orchestrator. */

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { Database, type Sql } from "../../core/db/Database.ts"
+import { databaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { type Decision, decide, type WindowCounts, WINDOW_MS, windowStartOf } from "./slidingWindow.ts"
 
@@ -34,18 +35,25 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       const previous = ws - b.windowStart === WINDOW_MS ? b.globalCurrent + b.unsynced : 0
       Object.assign(b, { windowStart: ws, globalPrevious: previous, globalCurrent: 0, unsynced: 0 })
     }
-    /** A bucket this process has not seen lately starts from the cluster's counts, not from zero. */
-    const load = async (bucket: string): Promise<Bucket> => {
+    /**
+     * A bucket this process has not seen lately starts from the cluster's counts, not from zero. Runs in the
+     * request's fiber: its warning carries the request's span.
+     */
+    const load = (bucket: string): Effect.Effect<Bucket> => Effect.gen(function*() {
       const t = now()
       const b: Bucket = { windowStart: windowStartOf(t), globalCurrent: 0, globalPrevious: 0, unsynced: 0, touched: t }
       if (sql) {
-        const rows = await sql`
-          SELECT window_start, count::int AS count FROM rate_counters
-          WHERE bucket = ${bucket} AND window_start >= ${new Date(b.windowStart - WINDOW_MS)}`.catch((e) => {
-            // Availability first: without the shared store, decide on what this process counts.
-            log("warn", "rate limit load failed; deciding on local counts", { error: errorText(e) })
-            return []
-          })
+        const rows = yield* Effect.tryPromise({
+          try: () => sql`
+            SELECT window_start, count::int AS count FROM rate_counters
+            WHERE bucket = ${bucket} AND window_start >= ${new Date(b.windowStart - WINDOW_MS)}`,
+          catch: databaseFailure
+        }).pipe(Effect.catch((e) =>
+          // Availability first: without the shared store, decide on what this process counts.
+          Effect.logWarning("rate limit load failed; deciding on local counts").pipe(
+            Effect.annotateLogs({ error: errorText(e) }),
+            Effect.as([] as ReadonlyArray<Record<string, unknown>>)
+          )))
         for (const r of rows) {
           const ws = (r.window_start as Date).getTime()
           if (ws === b.windowStart) b.globalCurrent = r.count as number
@@ -53,7 +61,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
         }
       }
       return buckets.get(bucket) ?? (buckets.set(bucket, b), b)
-    }
+    })
     const take = (b: Bucket, limit: number): RateDecision => {
       const t = now()
       roll(b, t)
@@ -96,7 +104,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       const known = buckets.get(k)
       return known
         ? Effect.sync(() => take(known, l))
-        : Effect.promise(() => load(k)).pipe(Effect.map((b) => take(b, l)))
+        : load(k).pipe(Effect.map((b) => take(b, l)))
     }
     return { service: RateLimiter.of({ take: takeBucket }), sync }
   }
@@ -111,6 +119,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
     const timer = setInterval(() => {
       if (running) return
       running = true
+      // A timer callback, outside any fiber: the plain log() (same logger and format).
       sync().catch((e) => log("warn", "rate limit sync failed; deciding on local counts", { error: errorText(e) })).finally(() => (running = false))
     }, SYNC_MS)
     timer.unref()

@@ -1,12 +1,12 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Runtime } from "effect"
+import { Cause, Effect, Layer, Runtime } from "effect"
 import { parseArgs } from "node:util"
 import { Platform, type Role } from "../app/Platform.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database } from "../../core/db/Database.ts"
 import { migrate } from "../../core/db/migrate.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
-import { JsonLogger, log } from "../../core/observability/log.ts"
+import { log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 
 const USAGE = `gep <command>
@@ -72,7 +72,7 @@ const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError, Tenanc
         announce.pipe(Effect.provide(Tenancy.layer), Effect.provideContext(context), Effect.provideService(AppConfig, config), Effect.orDie))
     )
     return yield* Layer.launch(app)
-  }).pipe(Effect.provide([AppConfig.layer, JsonLogger]))
+  }).pipe(Effect.provide(AppConfig.layer))
 
 const baseInfo = (role: Role) =>
   Effect.gen(function*() {
@@ -155,10 +155,18 @@ process.once("SIGTERM", () => {
   terminated = true
   const limitMs = Number(process.env.GEP_SHUTDOWN_TIMEOUT_MS ?? 25_000)
   setTimeout(() => {
+    // A timer callback, outside any fiber: the plain log() (same logger and format).
     log("error", "graceful shutdown did not finish in time; exiting", { limit_ms: limitMs })
     process.exit(1)
   }, limitMs).unref()
 })
-NodeRuntime.runMain(command() as Effect.Effect<unknown>, {
+// Every line of the command, the runtime's own included, is a JSON line on stderr: a failure is reported here, inside
+// Logging, instead of by runMain's default reporter (which would print to stdout).
+const main = command().pipe(
+  Effect.tapCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("command failed", cause)),
+  Effect.provide(Logging)
+)
+NodeRuntime.runMain(main as Effect.Effect<unknown>, {
+  disableErrorReporting: true,
   teardown: (exit, onExit) => Runtime.defaultTeardown(exit, (code) => onExit(terminated && code === 130 ? 0 : code))
 })
