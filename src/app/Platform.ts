@@ -13,9 +13,9 @@ import { ensureTopology } from "../../streams/topology.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { Database } from "../../core/db/Database.ts"
-import { migrate } from "../../core/db/migrate.ts"
+import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import { Logging } from "../../core/observability/log.ts"
+import { natsFailure } from "../../streams/natsErrors.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { Observability } from "../http/metrics.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
@@ -33,18 +33,20 @@ import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
-/** Database created and migrated before anything connects to it. */
+/** Database created and migrated before anything connects to it (a DatabaseFailure fails the start, typed). */
 const Migrated = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
-  yield* Effect.promise(() => migrate(config.databaseUrl))
+  yield* migrateDatabase(config.databaseUrl)
 }))
 
-/** Streams and consumers exist before ingress publishes or workers consume. */
+/** Streams and consumers exist before ingress publishes or workers consume (a NatsFailure fails the start, typed). */
 const Topology = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const { jsm } = yield* Nats
-  yield* Effect.promise(() =>
-    ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs, actors: ActorNames }))
+  yield* Effect.tryPromise({
+    try: () => ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs, actors: ActorNames }),
+    catch: natsFailure
+  })
 }))
 
 /** PostgreSQL and NATS connections, built after migrations; topology ensured before anyone uses them. */

@@ -8,11 +8,15 @@ const CACHE_MS = 5_000
 const CACHE_MAX = 10_000
 
 export class ApiKeys extends Context.Service<ApiKeys, {
-  /** The principal of an active key, or undefined for a malformed, unknown or revoked key. */
+  /**
+   * The principal of an active key, or undefined for a malformed, unknown or revoked key. The database failing is a
+   * defect on purpose: the authentication middleware can do nothing with it but answer, and the error shape answers a
+   * `DatabaseUnavailable` defect with 503 + Retry-After (anything else with 500).
+   */
   readonly authenticate: (key: string) => Effect.Effect<Principal | undefined>
 }>()("app/auth/ApiKeys") {
   static readonly layer = Layer.effect(ApiKeys, Effect.gen(function*() {
-    const { sql } = yield* Database
+    const db = yield* Database
     const cache = new Map<string, { principal: Principal | undefined; until: number }>()
 
     const authenticate = Effect.fn("ApiKeys.authenticate")(function*(key: string) {
@@ -21,7 +25,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const cacheKey = hash.toString("base64")
       const hit = cache.get(cacheKey)
       if (hit && hit.until > Date.now()) return hit.principal
-      const rows = yield* Effect.promise(() => sql`
+      const rows = yield* db.query((sql) => sql`
         SELECT id, tenant_id, sandbox, scopes, rate_limit_per_minute FROM api_keys
         WHERE key_hash = ${hash} AND revoked_at IS NULL`)
       const row = rows[0]

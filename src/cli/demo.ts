@@ -19,11 +19,11 @@ export interface DemoTenant {
  * committed) so later starts can print them again; keys themselves are stored only as hashes in the database.
  */
 export const ensureDemoTenant = Effect.gen(function*() {
-  const { sql } = yield* Database
+  const db = yield* Database
   const tenancy = yield* Tenancy
   const saved = yield* Effect.promise(() => readFile(DEMO_FILE, "utf8").then((s) => JSON.parse(s) as DemoTenant, () => undefined))
   if (saved) {
-    const still = yield* Effect.promise(() => sql`SELECT 1 FROM tenants WHERE id = ${saved.tenant_id}`)
+    const still = yield* db.attempt((sql) => sql`SELECT 1 FROM tenants WHERE id = ${saved.tenant_id}`)
     if (still.length > 0) return { ...saved, first_run: false }
   }
   const name = `Demo Hotels ${new Date().toISOString().slice(0, 10)} ${Math.random().toString(36).slice(2, 6)}`

@@ -3,10 +3,10 @@ import { Cause, Effect, Layer, Runtime } from "effect"
 import { parseArgs } from "node:util"
 import { Platform, type Role } from "../app/Platform.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { Database } from "../../core/db/Database.ts"
-import { migrate } from "../../core/db/migrate.ts"
+import { Database, migrateDatabase } from "../../core/db/Database.ts"
+import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
-import { log, Logging } from "../../core/observability/log.ts"
+import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 
 const USAGE = `gep <command>
@@ -19,7 +19,8 @@ const USAGE = `gep <command>
   hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}
   channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}
   conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first
-  cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)`
+  cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)
+A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
 
@@ -48,23 +49,40 @@ const AdminLayer = Tenancy.layer.pipe(
   Layer.provideMerge(Database.layer),
   Layer.provide(Layer.effectDiscard(Effect.gen(function*() {
     const c = yield* AppConfig
-    yield* Effect.promise(() => migrate(c.databaseUrl))
+    yield* migrateDatabase(c.databaseUrl)
   }))),
   Layer.provideMerge(AppConfig.layer)
 )
 
-const admin = <A>(effect: Effect.Effect<A, TenancyError, Tenancy | Database | AppConfig>) =>
+/** The command's one JSON object on stdout is an error; the exit code says whether a retry can help. */
+const refuse = (message: string, exitCode: number) =>
+  Effect.sync(() => {
+    process.stdout.write(JSON.stringify({ error: message }) + "\n")
+    process.exitCode = exitCode
+  })
+
+/** EX_TEMPFAIL (sysexits.h): the database is away, the same command later may work. */
+const EXIT_UNAVAILABLE = 75
+
+const databaseRefused = (e: DatabaseFailure) =>
+  e._tag === "DatabaseUnavailable"
+    ? Effect.logWarning("database unavailable").pipe(Effect.annotateLogs({ code: e.code, error: errorText(e.cause) }),
+      Effect.andThen(refuse(`database unavailable (${e.code || "no code"}); retry later`, EXIT_UNAVAILABLE)))
+    : Effect.logError("database error").pipe(Effect.annotateLogs({ code: e.code, error: errorText(e.cause) }),
+      Effect.andThen(refuse(`database error (${e.code || "no code"})`, 1)))
+
+const admin = <A>(effect: Effect.Effect<A, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>) =>
   effect.pipe(
     Effect.flatMap(out),
-    Effect.catchTag("TenancyError", (e) =>
-      Effect.sync(() => {
-        process.stdout.write(JSON.stringify({ error: e.message }) + "\n")
-        process.exitCode = 2
-      })),
-    Effect.provide(AdminLayer)
+    Effect.provide(AdminLayer),
+    Effect.catchTags({
+      TenancyError: (e) => refuse(e.message, 2),
+      DatabaseUnavailable: databaseRefused,
+      DatabaseError: databaseRefused
+    })
   )
 
-const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError, Tenancy | Database | AppConfig>) =>
+const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const app = Platform(role, config.port).pipe(
@@ -97,9 +115,9 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
     case "migrate":
       return Effect.gen(function*() {
         const c = yield* AppConfig
-        const applied = yield* Effect.promise(() => migrate(c.databaseUrl))
+        const applied = yield* migrateDatabase(c.databaseUrl)
         yield* out({ migrated: true, applied })
-      }).pipe(Effect.provide(AppConfig.layer))
+      }).pipe(Effect.provide(AppConfig.layer), Effect.catchTags({ DatabaseUnavailable: databaseRefused, DatabaseError: databaseRefused }))
     case "tenant create":
       return admin(Effect.gen(function*() {
         return yield* (yield* Tenancy).createTenant(yield* need("name", values.name))

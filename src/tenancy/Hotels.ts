@@ -13,12 +13,16 @@ export type HotelResolution =
 
 const CACHE_MS = 30_000
 
-/** Resolves a hotel reference within a tenant: by id, else code, else name (case-insensitive). */
+/**
+ * Resolves a hotel reference within a tenant: by id, else code, else name (case-insensitive). The database failing is
+ * a defect on purpose (the typed `DatabaseFailure`): the HTTP handlers calling this declare no such error, and the
+ * error shape answers a `DatabaseUnavailable` defect with 503 + Retry-After.
+ */
 export class Hotels extends Context.Service<Hotels, {
   readonly resolve: (tenantId: string, ref: HotelRef) => Effect.Effect<HotelResolution>
 }>()("app/tenancy/Hotels") {
   static readonly layer = Layer.effect(Hotels, Effect.gen(function*() {
-    const { sql } = yield* Database
+    const db = yield* Database
     const cache = new Map<string, { id: string; until: number }>()
 
     const resolve = Effect.fn("Hotels.resolve")(function*(tenantId: string, ref: HotelRef) {
@@ -28,7 +32,7 @@ export class Hotels extends Context.Service<Hotels, {
       const cacheKey = `${tenantId}|${field}|${field === "hotel_name" ? value.toLowerCase() : value}`
       const hit = cache.get(cacheKey)
       if (hit && hit.until > Date.now()) return { found: true, hotel_id: hit.id } as HotelResolution
-      const rows = yield* Effect.promise(() =>
+      const rows = yield* db.query((sql) =>
         field === "hotel_id"
           ? sql`SELECT id FROM hotels WHERE tenant_id = ${tenantId} AND id = ${value}::uuid`
           : field === "hotel_code"

@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { displayPrefix, generateKey, hashKey, Scopes } from "../auth/keys.ts"
-import { Database } from "../../core/db/Database.ts"
+import { Database, type Sql } from "../../core/db/Database.ts"
+import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { createIntegration } from "../telephony/Integrations.ts"
 
 export class TenancyError extends Data.TaggedError("TenancyError")<{ readonly message: string }> {}
@@ -22,22 +23,24 @@ const validTimezone = (tz: string) => {
   }
 }
 
-/** Administration of tenants, keys and hotels (CLI and start-up demo data). */
+/**
+ * Administration of tenants, keys and hotels (CLI and start-up demo data). A refused request fails with
+ * `TenancyError`; the database failing with a typed `DatabaseFailure` (the CLI tells "retry later" from an error).
+ */
 export class Tenancy extends Context.Service<Tenancy, {
-  readonly createTenant: (name: string) => Effect.Effect<{ tenant_id: string; live_key: string; test_key: string }, TenancyError>
-  readonly createKey: (tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, ratePerMinute?: number) => Effect.Effect<{ key_id: string; key: string }, TenancyError>
-  readonly revokeKey: (keyId: string) => Effect.Effect<{ key_id: string; revoked: boolean }, TenancyError>
-  readonly createHotel: (tenantId: string, h: { code: string; name: string; timezone: string }) => Effect.Effect<{ hotel_id: string }, TenancyError>
-  readonly setChannelMapping: (tenantId: string, m: { code: string; name: string; type: string }) => Effect.Effect<{ code: string; name: string; channel_type: string }, TenancyError>
-  readonly listConflicts: (tenantId: string, limit: number) => Effect.Effect<{ conflicts: ReadonlyArray<unknown> }, TenancyError>
-  readonly createCtiIntegration: (tenantId: string, provider: string) => Effect.Effect<{ integration_id: string; token: string }, TenancyError>
+  readonly createTenant: (name: string) => Effect.Effect<{ tenant_id: string; live_key: string; test_key: string }, TenancyError | DatabaseFailure>
+  readonly createKey: (tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, ratePerMinute?: number) => Effect.Effect<{ key_id: string; key: string }, TenancyError | DatabaseFailure>
+  readonly revokeKey: (keyId: string) => Effect.Effect<{ key_id: string; revoked: boolean }, TenancyError | DatabaseFailure>
+  readonly createHotel: (tenantId: string, h: { code: string; name: string; timezone: string }) => Effect.Effect<{ hotel_id: string }, TenancyError | DatabaseFailure>
+  readonly setChannelMapping: (tenantId: string, m: { code: string; name: string; type: string }) => Effect.Effect<{ code: string; name: string; channel_type: string }, TenancyError | DatabaseFailure>
+  readonly listConflicts: (tenantId: string, limit: number) => Effect.Effect<{ conflicts: ReadonlyArray<unknown> }, TenancyError | DatabaseFailure>
+  readonly createCtiIntegration: (tenantId: string, provider: string) => Effect.Effect<{ integration_id: string; token: string }, TenancyError | DatabaseFailure>
 }>()("app/tenancy/Tenancy") {
   static readonly layer = Layer.effect(Tenancy, Effect.gen(function*() {
-    const db = yield* Database
-    const sql = db.sql
+    const { attempt } = yield* Database
     const fail = (message: string) => Effect.fail(new TenancyError({ message }))
 
-    const insertKey = async (tx: typeof sql, tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, rate?: number) => {
+    const insertKey = async (tx: Sql, tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, rate?: number) => {
       const key = generateKey(sandbox)
       const [row] = await tx`
         INSERT INTO api_keys (tenant_id, sandbox, key_hash, display_prefix, scopes, rate_limit_per_minute)
@@ -47,17 +50,17 @@ export class Tenancy extends Context.Service<Tenancy, {
     }
 
     const tenantExists = (id: string) =>
-      Effect.promise(() => sql`SELECT 1 FROM tenants WHERE id::text = ${id}`).pipe(Effect.map((r) => r.length > 0))
+      attempt((sql) => sql`SELECT 1 FROM tenants WHERE id::text = ${id}`).pipe(Effect.map((r) => r.length > 0))
 
     const createTenant = Effect.fn("Tenancy.createTenant")(function*(name: string) {
       if (!name.trim()) return yield* fail("--name must not be empty")
-      const taken = yield* Effect.promise(() => sql`SELECT 1 FROM tenants WHERE name = ${name}`)
+      const taken = yield* attempt((sql) => sql`SELECT 1 FROM tenants WHERE name = ${name}`)
       if (taken.length > 0) return yield* fail(`a tenant named ${JSON.stringify(name)} already exists`)
-      return yield* Effect.promise(() => sql.begin(async (tx) => {
+      return yield* attempt((sql) => sql.begin(async (tx) => {
         const [t] = await tx`INSERT INTO tenants (name) VALUES (${name}) RETURNING id`
         const tenant_id = t!.id as string
-        const live = await insertKey(tx as unknown as typeof sql, tenant_id, ["*"], false)
-        const test = await insertKey(tx as unknown as typeof sql, tenant_id, ["*"], true)
+        const live = await insertKey(tx as unknown as Sql, tenant_id, ["*"], false)
+        const test = await insertKey(tx as unknown as Sql, tenant_id, ["*"], true)
         return { tenant_id, live_key: live.key, test_key: test.key }
       }))
     })
@@ -68,11 +71,11 @@ export class Tenancy extends Context.Service<Tenancy, {
       if (scopes.length === 0) return yield* fail("--scopes needs at least one scope")
       if (unknown.length > 0) return yield* fail(`unknown scopes: ${unknown.join(", ")}; known: ${Scopes.join(", ")}`)
       if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
-      return yield* Effect.promise(() => insertKey(sql, tenantId, scopes, sandbox, rate))
+      return yield* attempt((sql) => insertKey(sql, tenantId, scopes, sandbox, rate))
     })
 
     const revokeKey = Effect.fn("Tenancy.revokeKey")(function*(keyId: string) {
-      const rows = yield* Effect.promise(() =>
+      const rows = yield* attempt((sql) =>
         sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id::text = ${keyId} RETURNING id`)
       if (rows.length === 0) return yield* fail(`no key with id ${keyId}`)
       return { key_id: keyId, revoked: true }
@@ -82,10 +85,10 @@ export class Tenancy extends Context.Service<Tenancy, {
       if (!h.code.trim() || !h.name.trim()) return yield* fail("--code and --name must not be empty")
       if (!validTimezone(h.timezone)) return yield* fail(`--timezone ${JSON.stringify(h.timezone)} is not an IANA time zone`)
       if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
-      const clash = yield* Effect.promise(() => sql`
+      const clash = yield* attempt((sql) => sql`
         SELECT code, name FROM hotels WHERE tenant_id = ${tenantId} AND (code = ${h.code} OR lower(name) = lower(${h.name}))`)
       if (clash.length > 0) return yield* fail(`this tenant already has a hotel with code ${h.code} or name ${h.name}`)
-      const [row] = yield* Effect.promise(() => sql`
+      const [row] = yield* attempt((sql) => sql`
         INSERT INTO hotels (tenant_id, code, name, timezone) VALUES (${tenantId}, ${h.code}, ${h.name}, ${h.timezone})
         RETURNING id`)
       return { hotel_id: row!.id as string }
@@ -95,7 +98,7 @@ export class Tenancy extends Context.Service<Tenancy, {
       if (!m.code.trim() || !m.name.trim()) return yield* fail("--code and --name must not be empty")
       if (!["direct", "ota", "tour_operator"].includes(m.type)) return yield* fail("--type must be direct, ota or tour_operator")
       if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
-      yield* Effect.promise(() => sql`
+      yield* attempt((sql) => sql`
         INSERT INTO channel_mappings (tenant_id, code, name, channel_type) VALUES (${tenantId}, ${m.code}, ${m.name}, ${m.type})
         ON CONFLICT (tenant_id, code) DO UPDATE SET name = EXCLUDED.name, channel_type = EXCLUDED.channel_type, updated_at = now()`)
       return { code: m.code, name: m.name, channel_type: m.type }
@@ -103,7 +106,7 @@ export class Tenancy extends Context.Service<Tenancy, {
 
     const listConflicts = Effect.fn("Tenancy.listConflicts")(function*(tenantId: string, limit: number) {
       if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
-      const rows = yield* Effect.promise(() => sql`
+      const rows = yield* attempt((sql) => sql`
         SELECT id, sandbox, contact_id, other_contact_id, reason, phone, email, source, created_at FROM identity_conflicts
         WHERE tenant_id = ${tenantId} ORDER BY created_at DESC LIMIT ${limit}`)
       return { conflicts: [...rows] }
@@ -112,7 +115,7 @@ export class Tenancy extends Context.Service<Tenancy, {
     const createCtiIntegration = Effect.fn("Tenancy.createCtiIntegration")(function*(tenantId: string, provider: string) {
       if (!/^[a-z0-9][a-z0-9_-]{0,49}$/.test(provider)) return yield* fail("--provider must be lowercase letters, digits, - or _ (max 50)")
       if (!(yield* tenantExists(tenantId))) return yield* fail(`no tenant with id ${tenantId}`)
-      return yield* Effect.promise(() => createIntegration(sql, tenantId, provider))
+      return yield* attempt((sql) => createIntegration(sql, tenantId, provider))
     })
 
     return Tenancy.of({ createTenant, createKey, revokeKey, createHotel, setChannelMapping, listConflicts, createCtiIntegration })
