@@ -1,5 +1,4 @@
 import { Effect, Result, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
 import { type ApiError, Forbidden, InternalError, NotFound, statusOf, Unavailable, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 import type { ActorDefect, NotConfirmed } from "../../streams/ActorClient.ts"
 import { issueDetails, summarise } from "./issues.ts"
@@ -84,18 +83,6 @@ export const refusal = (status: number, code: string, message: string, details: 
   : status === 404 ? NotFound.of(message, details)
   : status === 422 ? Unprocessable.of(code, message, details)
   : ValidationFailed.of(message, details, code)
-
-/** An HTTP answer before it is rendered (routes not yet answering through their declared schemas). */
-export interface Answer {
-  readonly status: number
-  readonly body: unknown
-}
-
-export const failure = (status: number, code: string, message: string, details: Record<string, unknown> = {}): Answer =>
-  ({ status, body: { success: false, error: { message, code, details } } })
-
-export const respond = (a: Answer) =>
-  HttpServerResponse.jsonUnsafe(a.body, { status: a.status, headers: a.status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {} })
 
 /**
  * A stored row as the JSON it is answered with (timestamps as ISO strings): read endpoints whose body is declared
