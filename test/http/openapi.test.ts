@@ -390,13 +390,11 @@ const routes: Record<string, RouteCases> = {
     ]
   },
   "GET /api/calls/{call_record_id}": {
-    // TODO(contact-calls): GET /api/calls/{call_record_id} is being added to schemas/telephonyApi.ts. These cases run as
-    // soon as /openapi.json lists the route; until then they are skipped (and only then). Adjust them to the route's
-    // declared answers when it lands.
-    pendingUntilDocumented: "GET /api/calls/{call_record_id} is not in the document yet",
     cases: [
-      c(200, "a call record", async () => as("GET", `/api/calls/${(await data(cti(completedCall()))).call_record_id}`)),
+      c(200, "a call record with its transcript", async () =>
+        as("GET", `/api/calls/${(await data(cti(completedCall({ transcript: [{ speaker: "guest", text: "hi" }], summary: "s" })))).call_record_id}`)),
       c(404, "an unknown call record", () => as("GET", `/api/calls/${NO_SUCH_ID}`)),
+      c(404, "an id that is no uuid", () => as("GET", "/api/calls/not-a-uuid")),
       ...keyCases("GET", `/api/calls/${NO_SUCH_ID}`)
     ],
     notCaused: { 400: ANY_STRING_PARAM }
