@@ -46,7 +46,7 @@ const contactFor = async (tx: Tx, scope: TenantScope, cmd: RecordEvent): Promise
 }
 
 const record = Effect.fn("EventActor.record")(function*(cmd: RecordEvent) {
-  const { scope, subject } = yield* Effect.service(Actor.ActorTransaction)
+  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
   if (cmd.idempotency_key !== undefined) {
     const [original] = yield* Actor.query((tx) => tx<Array<EventRow>>`
       SELECT id, type, contact_id, hotel_id, created_at FROM events

@@ -1,13 +1,14 @@
 import { Effect } from "effect"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
-import { consentClaims, linkContactsToHotel, recordConsents } from "../shared/contacts.ts"
+import { consentClaims, linkContactsToHotels, recordConsents } from "../shared/contacts.ts"
 import { loadContactSummaries, resolveContacts } from "../shared/identity.ts"
 import { GuestProtocol, type UpsertContact, type UpsertContactResult } from "./protocol.ts"
 
 /** The guests API's upsert: resolve the phone to its contact, apply the profile, consents and the hotel link. */
 const upsert = Effect.fn("GuestActor.upsert")(function*(cmd: UpsertContact) {
-  const { scope, envelopeId, subject } = yield* Effect.service(Actor.ActorTransaction)
+  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const { envelopeId } = yield* Effect.service(Actor.ActorTransaction)
   const [r] = yield* Actor.query((tx) => resolveContacts(tx, scope, [cmd.profile], {
     source: `guests:${cmd.source}`,
     envelopeId,
@@ -21,9 +22,11 @@ const upsert = Effect.fn("GuestActor.upsert")(function*(cmd: UpsertContact) {
   const hotelId = cmd.hotel_id
   const [summaries] = yield* Actor.query((tx) => Promise.all([
     loadContactSummaries(tx, [resolved.contact_id]),
-    hotelId !== undefined && applied ? linkContactsToHotel(tx, scope, hotelId, [resolved.contact_id]) : undefined,
+    hotelId !== undefined && applied ? linkContactsToHotels(tx, scope, [{ contact_id: resolved.contact_id, hotel_id: hotelId }]) : undefined,
     applied
-      ? recordConsents(tx, scope, envelopeId, cmd.consent_source ?? `guests:${cmd.source}`, consentClaims([cmd.profile], [resolved.contact_id]), cmd.consent_timestamp)
+      ? recordConsents(tx, scope, consentClaims([cmd.profile], [resolved.contact_id]).map((c) => ({
+        ...c, source: cmd.consent_source ?? `guests:${cmd.source}`, envelope_id: envelopeId, captured_at: cmd.consent_timestamp
+      })))
       : undefined
   ]))
   yield* Actor.emit(contactChangeCommands(subject, { ...scope, occurred_at: new Date().toISOString() }, [resolved], summaries, hotelId ?? null))

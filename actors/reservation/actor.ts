@@ -1,93 +1,126 @@
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ReservationResult, SkippedResult } from "../../schemas/reservation.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
-import { consentClaims, linkContactsToHotel, recordConsents } from "../shared/contacts.ts"
-import { loadContactSummaries, resolveContacts } from "../shared/identity.ts"
+import { consentClaims, linkContactsToHotels, recordConsents } from "../shared/contacts.ts"
+import { type Claim, loadContactSummaries, resolveClaims } from "../shared/identity.ts"
 import { ReservationProtocol, type UpsertReservation } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { bookingEventFor, mergeReservation } from "./state.ts"
+import { bookingEventFor, mergeReservation, type ReservationRow } from "./state.ts"
 
-const skipped = (cmd: UpsertReservation): SkippedResult => ({
-  skipped: "no_guests_no_existing_reservation",
-  external_reservation_id: cmd.external_id,
-  message: "No guests were sent and no reservation with this reservation_id exists; nothing was stored",
-  warnings: cmd.warnings
+type Item = Actor.WaveItem<UpsertReservation>
+type Answer = Actor.WaveResult<ReservationResult | SkippedResult, never>
+
+const skipped = (cmd: UpsertReservation): Answer => ({
+  result: Result.succeed({
+    skipped: "no_guests_no_existing_reservation",
+    external_reservation_id: cmd.external_id,
+    message: "No guests were sent and no reservation with this reservation_id exists; nothing was stored",
+    warnings: cmd.warnings
+  }),
+  outbox: []
 })
 
-/** Load → pure merge → save, with the guests resolved to contacts, consents, hotel links and the booking event. */
-const upsert = Effect.fn("ReservationActor.upsert")(function*(cmd: UpsertReservation) {
-  const { scope, envelopeId, subject } = yield* Effect.service(Actor.ActorTransaction)
-  const existing = yield* Actor.query((tx) => Repo.findForUpdate(tx, scope, cmd.external_id))
-  if (cmd.guests.length === 0 && existing === undefined) return skipped(cmd)
+/** One reservation of the wave after the pure merge, with its guests' claims' place in the wave's claim list. */
+interface Planned {
+  readonly item: Item
+  readonly existing: ReservationRow | undefined
+  readonly reservation: ReservationRow
+  readonly firstClaim: number
+}
 
-  const reservation = mergeReservation(existing, randomUUID(), cmd)
-  const source = `reservation:${reservation.source}`
+/**
+ * Upserts a wave of reservations (distinct reservation ids) set-based: load → pure merge → save, the guests of all
+ * of them resolved to contacts together, then guests, hotel links, consents and booking events, each one statement
+ * for the whole wave.
+ */
+const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArray<Item>) {
+  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const stored = yield* Actor.query((tx) => Repo.findForUpdate(tx, scope, items.map((i) => i.payload.external_id)))
+
+  const planned: Array<Planned> = []
+  const claims: Array<Claim> = []
+  for (const item of items) {
+    const cmd = item.payload
+    const existing = stored.get(cmd.external_id)
+    if (cmd.guests.length === 0 && existing === undefined) continue
+    const reservation = mergeReservation(existing, randomUUID(), cmd)
+    planned.push({ item, existing, reservation, firstClaim: claims.length })
+    for (const profile of cmd.guests) claims.push({ profile, source: `reservation:${reservation.source}`, envelopeId: item.envelopeId })
+  }
   // Statements that do not depend on each other are sent together: postgres.js pipelines them on the transaction's
   // connection, so they cost one round trip instead of one each.
   const [, resolved] = yield* Actor.query((tx) => Promise.all([
-    Repo.save(tx, scope, cmd.external_id, reservation),
-    resolveContacts(tx, scope, cmd.guests, { source, envelopeId })
+    Repo.save(tx, scope, planned.map((p) => ({ external_id: p.item.payload.external_id, row: p.reservation }))),
+    resolveClaims(tx, scope, claims)
   ]))
-  const contactIds = resolved.map((r) => r?.contact_id ?? null)
-  const linked = contactIds.filter((id): id is string => id !== null)
-  const holderIndex = Math.max(0, cmd.guests.findIndex((g) => g.is_holder))
-  const primaryContact = contactIds[holderIndex] ?? linked[0] ?? null
-  const emitEvent = cmd.emit_event !== false
-  const eventType = bookingEventFor(existing?.status, reservation.status)
-  const eventId = randomUUID()
-  const eventPayload = {
-    reservation_id: reservation.id,
-    external_reservation_id: cmd.external_id,
-    hotel_id: reservation.hotel_id,
-    status: reservation.status,
-    guest_stage: reservation.guest_stage,
-    check_in: reservation.check_in,
-    check_out: reservation.check_out,
-    contact_ids: linked
-  }
-  const [summaries] = yield* Actor.query((tx) => Promise.all([
-    loadContactSummaries(tx, linked),
-    cmd.guests.length > 0 ? Repo.replaceGuests(tx, scope, reservation.id, cmd.guests, contactIds) : undefined,
-    linkContactsToHotel(tx, scope, reservation.hotel_id, linked),
-    recordConsents(tx, scope, envelopeId, source, consentClaims(cmd.guests, contactIds)),
-    emitEvent
-      ? Repo.insertEvent(tx, scope, {
-        id: eventId, type: eventType, contact_id: primaryContact, hotel_id: reservation.hotel_id,
-        reservation_id: reservation.id, source: reservation.source, payload: eventPayload
-      })
-      : undefined
-  ]))
-  const meta = { ...scope, occurred_at: new Date().toISOString() }
-  if (emitEvent) {
-    yield* Actor.emit([{
-      id: eventId,
-      subject: subject("evt", eventType),
-      payload: { ...meta, event_id: eventId, event_type: eventType, contact_id: primaryContact, data: eventPayload }
-    }])
-  }
-  yield* Actor.emit(contactChangeCommands(subject, meta, resolved, summaries, reservation.hotel_id))
 
-  return {
-    reservation_id: reservation.id,
-    external_reservation_id: cmd.external_id,
-    is_new: existing === undefined,
-    hotel_id: reservation.hotel_id,
-    status: reservation.status,
-    guest_stage: reservation.guest_stage,
-    nights: reservation.nights,
-    event_id: emitEvent ? eventId : null,
-    event_type: emitEvent ? eventType : null,
-    contacts: cmd.guests.map((g, i) => {
-      const r = resolved[i]
-      const c = r ? summaries.get(r.contact_id) : undefined
-      return r && c
-        ? { contact_id: r.contact_id, phone: c.phone, email: c.email, is_new: r.is_new, is_holder: g.is_holder }
-        : { contact_id: null, phone: null, email: null, is_new: false, is_holder: false }
-    }),
-    warnings: cmd.warnings
-  } satisfies ReservationResult
+  const now = new Date().toISOString()
+  const written = planned.map((p) => {
+    const cmd = p.item.payload
+    const guestsResolved = resolved.slice(p.firstClaim, p.firstClaim + cmd.guests.length)
+    const contactIds = guestsResolved.map((r) => r?.contact_id ?? null)
+    const linked = contactIds.filter((id): id is string => id !== null)
+    const holderIndex = Math.max(0, cmd.guests.findIndex((g) => g.is_holder))
+    const eventType = bookingEventFor(p.existing?.status, p.reservation.status)
+    const event = cmd.emit_event === false ? undefined : {
+      id: randomUUID(), type: eventType, contact_id: contactIds[holderIndex] ?? linked[0] ?? null,
+      hotel_id: p.reservation.hotel_id, reservation_id: p.reservation.id, source: p.reservation.source,
+      payload: {
+        reservation_id: p.reservation.id, external_reservation_id: cmd.external_id, hotel_id: p.reservation.hotel_id,
+        status: p.reservation.status, guest_stage: p.reservation.guest_stage, check_in: p.reservation.check_in,
+        check_out: p.reservation.check_out, contact_ids: linked
+      }
+    }
+    return { ...p, guestsResolved, contactIds, linked, event }
+  })
+
+  const [summaries] = yield* Actor.query((tx) => Promise.all([
+    loadContactSummaries(tx, [...new Set(written.flatMap((w) => w.linked))]),
+    Repo.replaceGuests(tx, scope, written.filter((w) => w.item.payload.guests.length > 0)
+      .map((w) => ({ reservationId: w.reservation.id, guests: w.item.payload.guests, contactIds: w.contactIds }))),
+    linkContactsToHotels(tx, scope, written.flatMap((w) => w.linked.map((contact_id) => ({ contact_id, hotel_id: w.reservation.hotel_id })))),
+    recordConsents(tx, scope, written.flatMap((w) =>
+      consentClaims(w.item.payload.guests, w.contactIds).map((c) => ({ ...c, source: `reservation:${w.reservation.source}`, envelope_id: w.item.envelopeId })))),
+    Repo.insertEvents(tx, scope, written.flatMap((w) => (w.event ? [w.event] : [])))
+  ]))
+
+  const answers = new Map<Item, Answer>(written.map((w) => {
+    const cmd = w.item.payload
+    const meta = { ...scope, occurred_at: now }
+    const outbox = [
+      ...(w.event
+        ? [{
+          id: w.event.id,
+          subject: subject("evt", w.event.type),
+          payload: { ...meta, event_id: w.event.id, event_type: w.event.type, contact_id: w.event.contact_id, data: w.event.payload }
+        }]
+        : []),
+      ...contactChangeCommands(subject, meta, w.guestsResolved, summaries, w.reservation.hotel_id)
+    ]
+    const result: ReservationResult = {
+      reservation_id: w.reservation.id,
+      external_reservation_id: cmd.external_id,
+      is_new: w.existing === undefined,
+      hotel_id: w.reservation.hotel_id,
+      status: w.reservation.status,
+      guest_stage: w.reservation.guest_stage,
+      nights: w.reservation.nights,
+      event_id: w.event?.id ?? null,
+      event_type: w.event?.type ?? null,
+      contacts: cmd.guests.map((g, i) => {
+        const r = w.guestsResolved[i]
+        const c = r ? summaries.get(r.contact_id) : undefined
+        return r && c
+          ? { contact_id: r.contact_id, phone: c.phone, email: c.email, is_new: r.is_new, is_holder: g.is_holder }
+          : { contact_id: null, phone: null, email: null, is_new: false, is_holder: false }
+      }),
+      warnings: cmd.warnings
+    }
+    return [w.item, { result: Result.succeed(result), outbox }]
+  }))
+  return items.map((item) => answers.get(item) ?? skipped(item.payload))
 })
 
-export const ReservationActor = Actor.make(ReservationProtocol, { upsert })
+export const ReservationActor = Actor.make(ReservationProtocol, { upsert: { wave: upsert } })

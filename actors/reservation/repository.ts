@@ -3,36 +3,45 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import type { GuestInput } from "./protocol.ts"
 import type { ReservationRow } from "./state.ts"
 
-const COLUMNS = `id, hotel_id, confirmation_number, booking_id, to_char(check_in, 'YYYY-MM-DD') AS check_in,
+// The reservation actor's tables, set-based: each statement carries every reservation of a wave.
+
+const COLUMNS = `external_id, id, hotel_id, confirmation_number, booking_id, to_char(check_in, 'YYYY-MM-DD') AS check_in,
   to_char(check_out, 'YYYY-MM-DD') AS check_out, to_char(booking_date, 'YYYY-MM-DD') AS booking_date, status, source,
   guest_stage, nights, channel, company, amount::float8 AS amount, amount_net::float8 AS amount_net, currency,
   market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras, version,
   booking_channel_code, channel_type, room_type, room_number, rate_plan`
 
-export const findForUpdate = async (tx: Tx, scope: TenantScope, externalId: string): Promise<ReservationRow | undefined> => {
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null))
+
+/** The stored reservations of these partner ids, locked (in id order) until the group commits; by partner id. */
+export const findForUpdate = async (tx: Tx, scope: TenantScope, externalIds: ReadonlyArray<string>): Promise<Map<string, ReservationRow>> => {
   const rows = await tx.unsafe(
-    `SELECT ${COLUMNS} FROM reservations WHERE tenant_id = $1 AND sandbox = $2 AND external_id = $3 FOR UPDATE`,
-    [scope.tenant_id, scope.sandbox, externalId]
+    `SELECT ${COLUMNS} FROM reservations WHERE tenant_id = $1 AND sandbox = $2 AND external_id = ANY($3::text[])
+     ORDER BY external_id FOR UPDATE`,
+    [scope.tenant_id, scope.sandbox, externalIds as never]
   )
-  const row = rows[0]
-  if (!row) return undefined
-  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null))
-  return { ...row, external_created_at: iso(row.external_created_at), external_updated_at: iso(row.external_updated_at) } as unknown as ReservationRow
+  return new Map(rows.map(({ external_id, ...row }) => [
+    external_id as string,
+    { ...row, external_created_at: iso(row.external_created_at), external_updated_at: iso(row.external_updated_at) } as unknown as ReservationRow
+  ]))
 }
 
-export const save = async (tx: Tx, scope: TenantScope, externalId: string, r: ReservationRow): Promise<void> => {
+const SAVED = [
+  "id", "tenant_id", "sandbox", "external_id", "hotel_id", "confirmation_number", "booking_id", "check_in", "check_out",
+  "nights", "booking_date", "status", "guest_stage", "channel", "source", "company", "amount", "amount_net", "currency",
+  "market_segment", "agency", "agency_code", "external_created_at", "external_updated_at", "comments", "metadata", "stays",
+  "extras", "version", "booking_channel_code", "channel_type", "room_type", "room_number", "rate_plan"
+] as const
+
+/** Inserts new reservations and overwrites existing ones with their merged state, in one statement. */
+export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArray<{ readonly external_id: string; readonly row: ReservationRow }>) => {
+  if (reservations.length === 0) return
+  const rows = reservations.map(({ external_id, row: r }) => ({
+    ...r, tenant_id: scope.tenant_id, sandbox: scope.sandbox, external_id,
+    metadata: jsonb(tx, r.metadata), stays: jsonb(tx, r.stays), extras: jsonb(tx, r.extras)
+  }))
   await tx`
-    INSERT INTO reservations (id, tenant_id, sandbox, external_id, hotel_id, confirmation_number, booking_id, check_in,
-      check_out, nights, booking_date, status, guest_stage, channel, source, company, amount, amount_net, currency,
-      market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras,
-      version, booking_channel_code, channel_type, room_type, room_number, rate_plan)
-    VALUES (${r.id}, ${scope.tenant_id}, ${scope.sandbox}, ${externalId}, ${r.hotel_id}, ${r.confirmation_number},
-      ${r.booking_id}, ${r.check_in}, ${r.check_out}, ${r.nights}, ${r.booking_date}, ${r.status}, ${r.guest_stage},
-      ${r.channel}, ${r.source}, ${r.company}, ${r.amount}, ${r.amount_net}, ${r.currency}, ${r.market_segment},
-      ${r.agency}, ${r.agency_code}, ${r.external_created_at}, ${r.external_updated_at}, ${r.comments},
-      ${jsonb(tx, r.metadata)}, ${jsonb(tx, r.stays)},
-      ${jsonb(tx, r.extras)}, ${r.version}, ${r.booking_channel_code}, ${r.channel_type}, ${r.room_type}, ${r.room_number},
-      ${r.rate_plan})
+    INSERT INTO reservations ${tx(rows, ...SAVED)}
     ON CONFLICT (tenant_id, sandbox, external_id) DO UPDATE SET
       hotel_id = EXCLUDED.hotel_id, confirmation_number = EXCLUDED.confirmation_number,
       booking_id = EXCLUDED.booking_id, check_in = EXCLUDED.check_in, check_out = EXCLUDED.check_out,
@@ -47,16 +56,14 @@ export const save = async (tx: Tx, scope: TenantScope, externalId: string, r: Re
       room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan, updated_at = now()`
 }
 
-/** Replaces the reservation's guest list (sent guests are the whole list; an empty list never reaches here). */
+/** Replaces the guest lists of these reservations (sent guests are the whole list; an empty list never reaches here). */
 export const replaceGuests = async (
   tx: Tx,
   scope: TenantScope,
-  reservationId: string,
-  guests: ReadonlyArray<GuestInput>,
-  contactIds: ReadonlyArray<string | null>
+  lists: ReadonlyArray<{ readonly reservationId: string; readonly guests: ReadonlyArray<GuestInput>; readonly contactIds: ReadonlyArray<string | null> }>
 ): Promise<void> => {
-  await tx`DELETE FROM reservation_guests WHERE reservation_id = ${reservationId}`
-  const rows = guests.map((g, position) => ({
+  if (lists.length === 0) return
+  const rows = lists.flatMap(({ reservationId, guests, contactIds }) => guests.map((g, position) => ({
     reservation_id: reservationId,
     position,
     tenant_id: scope.tenant_id,
@@ -80,17 +87,26 @@ export const replaceGuests = async (
     pre_checkin_completed_at: g.pre_checkin_completed_at ?? null,
     pre_checkin_source: g.pre_checkin_source ?? null,
     relationship_to_holder: g.relationship_to_holder ?? null
-  }))
-  await tx`INSERT INTO reservation_guests ${tx(rows)}`
+  })))
+  // Sent together: the connection runs them in order (the delete first), in one round trip.
+  await Promise.all([
+    tx`DELETE FROM reservation_guests WHERE reservation_id = ANY(${lists.map((l) => l.reservationId)}::uuid[])`,
+    tx`INSERT INTO reservation_guests ${tx(rows)}`
+  ])
 }
 
-export const insertEvent = async (
-  tx: Tx,
-  scope: TenantScope,
-  e: { id: string; type: string; contact_id: string | null; hotel_id: string; reservation_id: string; source: string; payload: unknown }
-) => {
-  await tx`
-    INSERT INTO events (id, tenant_id, sandbox, type, contact_id, hotel_id, reservation_id, source, payload)
-    VALUES (${e.id}, ${scope.tenant_id}, ${scope.sandbox}, ${e.type}, ${e.contact_id}, ${e.hotel_id},
-      ${e.reservation_id}, ${e.source}, ${jsonb(tx, e.payload)})`
+export interface BookingEvent {
+  readonly id: string
+  readonly type: string
+  readonly contact_id: string | null
+  readonly hotel_id: string
+  readonly reservation_id: string
+  readonly source: string
+  readonly payload: unknown
+}
+
+export const insertEvents = async (tx: Tx, scope: TenantScope, events: ReadonlyArray<BookingEvent>) => {
+  if (events.length === 0) return
+  const rows = events.map((e) => ({ ...e, tenant_id: scope.tenant_id, sandbox: scope.sandbox, payload: jsonb(tx, e.payload) }))
+  await tx`INSERT INTO events ${tx(rows, "id", "tenant_id", "sandbox", "type", "contact_id", "hotel_id", "reservation_id", "source", "payload")}`
 }

@@ -1,8 +1,8 @@
-import { Context, Effect } from "effect"
+import { Context, Effect, type Result } from "effect"
 import { databaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import type { ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "../../streams/ActorProtocol.ts"
+import type { ActorMessage, ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "../../streams/ActorProtocol.ts"
 
 /** A message for a later consumer, written in the state transaction and published after commit. */
 export interface OutboxMessage {
@@ -12,21 +12,25 @@ export interface OutboxMessage {
 }
 
 /**
- * What a handler runs inside: the transaction of the group its envelope is applied in (already confined to the
- * envelope's tenant by row-level security), the envelope's tenant scope, and the outbox its effects go to.
+ * The transaction a group of envelopes is applied in, confined to one tenant by row-level security while the
+ * handlers of that tenant's envelopes run, and the deployment's outbox subjects.
  */
-export class ActorTransaction extends Context.Service<ActorTransaction, {
+export class GroupTransaction extends Context.Service<GroupTransaction, {
   readonly tx: Tx
   readonly scope: TenantScope
-  readonly envelopeId: string
   /** Outbox subjects for the deployment's namespace: `cmd.webhook.contact.created`, `evt.booking.created`, ... */
   readonly subject: (kind: "cmd" | "evt", name: string) => string
+}>()("app/actors/GroupTransaction") {}
+
+/** What a one-envelope handler runs inside, beside the group's transaction: its envelope and its outbox. */
+export class ActorTransaction extends Context.Service<ActorTransaction, {
+  readonly envelopeId: string
   readonly emit: (message: OutboxMessage) => void
 }>()("app/actors/ActorTransaction") {}
 
-/** Statements on the actor's transaction (independent ones pipelined with Promise.all); failures are typed. */
-export const query = <A>(f: (tx: Tx, scope: TenantScope) => Promise<A>): Effect.Effect<A, DatabaseFailure, ActorTransaction> =>
-  Effect.flatMap(Effect.service(ActorTransaction), (t) => Effect.tryPromise({ try: () => f(t.tx, t.scope), catch: databaseFailure }))
+/** Statements on the group's transaction (independent ones pipelined with Promise.all); failures are typed. */
+export const query = <A>(f: (tx: Tx, scope: TenantScope) => Promise<A>): Effect.Effect<A, DatabaseFailure, GroupTransaction> =>
+  Effect.flatMap(Effect.service(GroupTransaction), (t) => Effect.tryPromise({ try: () => f(t.tx, t.scope), catch: databaseFailure }))
 
 /** Appends outbox messages: they commit with the state change and are published after it. */
 export const emit = (messages: ReadonlyArray<OutboxMessage>): Effect.Effect<void, never, ActorTransaction> =>
@@ -34,12 +38,40 @@ export const emit = (messages: ReadonlyArray<OutboxMessage>): Effect.Effect<void
     for (const m of messages) t.emit(m)
   })
 
-export const currentScope: Effect.Effect<TenantScope, never, ActorTransaction> = Effect.map(Effect.service(ActorTransaction), (t) => t.scope)
+/** A handler of one envelope: a domain value, a domain error, or a database failure (the group is retried). */
+export type Handler<M extends ActorMessage> = (
+  payload: PayloadOf<M>
+) => Effect.Effect<SuccessOf<M>, ErrorOf<M> | DatabaseFailure, ActorTransaction | GroupTransaction>
 
-/** One handler per message of the protocol: a domain value, a domain error, or a database failure (retried). */
-export type Handlers<M extends Messages> = {
-  readonly [K in keyof M]: (payload: PayloadOf<M[K]>) => Effect.Effect<SuccessOf<M[K]>, ErrorOf<M[K]> | DatabaseFailure, ActorTransaction>
+/** One envelope of a wave: its id (kept with what it writes) and its payload. */
+export interface WaveItem<P> {
+  readonly envelopeId: string
+  readonly payload: P
 }
+
+/** What one envelope of a wave answered, and the outbox messages it wrote. */
+export interface WaveResult<S, E> {
+  readonly result: Result.Result<S, E>
+  readonly outbox: ReadonlyArray<OutboxMessage>
+}
+
+/**
+ * A set-based handler: the envelopes of a wave (distinct keys, one tenant; each key's next envelope waits for the
+ * next wave) applied together with multi-row statements, one result per envelope, in order.
+ */
+export interface WaveHandler<M extends ActorMessage> {
+  readonly wave: (
+    items: ReadonlyArray<WaveItem<PayloadOf<M>>>
+  ) => Effect.Effect<ReadonlyArray<WaveResult<SuccessOf<M>, ErrorOf<M>>>, DatabaseFailure, GroupTransaction>
+}
+
+/** One handler per message of the protocol, either per envelope or set-based per wave. */
+export type Handlers<M extends Messages> = {
+  readonly [K in keyof M]: Handler<M[K]> | WaveHandler<M[K]>
+}
+
+export const isWaveHandler = <M extends ActorMessage>(h: Handler<M> | WaveHandler<M>): h is WaveHandler<M> =>
+  typeof h === "object" && "wave" in h
 
 /** An actor type as the worker runs it: its protocol and its handlers. */
 export interface Actor<Name extends string = string, M extends Messages = Messages> {

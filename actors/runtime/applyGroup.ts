@@ -1,10 +1,10 @@
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { databaseFailure, isDatabaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
-import { actAsTenant, type Sql, type Tx } from "../../core/db/Database.ts"
+import { actAsTenant, type Sql } from "../../core/db/Database.ts"
 import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { decode, encode, type Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
-import { ActorTransaction, type AnyActor, type OutboxMessage } from "./Actor.ts"
+import { ActorTransaction, type AnyActor, GroupTransaction, isWaveHandler, type OutboxMessage } from "./Actor.ts"
 import { checkFence, LeaseLost, type Fence } from "./leases.ts"
 import { transaction } from "./transaction.ts"
 
@@ -39,11 +39,13 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
   return yield* transaction(sql, (tx) =>
     Effect.gen(function*() {
       const results = new Array<Applied>(envelopes.length)
-      const tenants = groupBy(envelopes.map((_, i) => i), (i) => envelopes[i]!.tenant_id)
+      const scopes = groupBy(envelopes.map((_, i) => i), (i) => `${envelopes[i]!.tenant_id}/${envelopes[i]!.sandbox}`)
       let phase = 0
-      // Row-level security confines a transaction to one tenant at a time: each tenant's envelopes form a phase.
-      for (const [tenantId, indices] of tenants) {
+      // Row-level security confines a transaction to one tenant at a time: each tenant scope's envelopes (live or
+      // sandbox) form a phase.
+      for (const indices of scopes.values()) {
         phase++
+        const { tenant_id: tenantId, sandbox } = envelopes[indices[0]!]!
         const ids = indices.map((i) => envelopes[i]!.id)
         const [, seen] = yield* tryQuery(() => Promise.all([
           actAsTenant(tx, tenantId),
@@ -64,11 +66,16 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
             else chains.set(e.key, [i])
           }
         }
-        yield* Effect.forEach(chains.values(), (chain) =>
-          Effect.forEach(chain, (i) =>
-            applyOne(tx, actor, envelopes[i]!, options.namespace).pipe(Effect.map((applied) => {
-              results[i] = applied
-            })), { discard: true }), { concurrency: "unbounded", discard: true })
+        // Waves: the n-th envelope of every key together; a key's next envelope waits for the next wave.
+        const chainList = [...chains.values()]
+        for (let n = 0; chainList.some((c) => c.length > n); n++) {
+          const wave = chainList.filter((c) => c.length > n).map((c) => c[n]!)
+          yield* applyWave(actor, envelopes, wave, results).pipe(Effect.provideService(GroupTransaction, {
+            tx,
+            scope: { tenant_id: tenantId, sandbox },
+            subject: (kind, name) => outboxSubject(options.namespace, kind, name)
+          }))
+        }
         for (const i of indices) {
           if (results[i] === undefined) results[i] = { ...results[first.get(envelopes[i]!.id)!]!, outbox: [], duplicate: true }
         }
@@ -84,7 +91,7 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
         // Sent together (one round trip). The fence check is last in the transaction: the share lock on the lease
         // row is held only for the commit itself, so rows waited on above never delay renewals; a takeover still
         // waits for this commit or makes it fail.
-        const last = phase === tenants.size
+        const last = phase === scopes.size
         yield* tryQuery(() => Promise.all([
           inbox.length > 0 ? tx`INSERT INTO inbox ${tx(inbox, "envelope_id", "tenant_id", "actor", "actor_key", "reply", "owner", "epoch")}` : undefined,
           outbox.length > 0 ? tx`INSERT INTO outbox ${tx(outbox, "id", "tenant_id", "subject", "payload")}` : undefined,
@@ -95,29 +102,44 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
     }))
 })
 
-/** Runs one envelope's handler inside the group's transaction; a domain error is an answer, not a failure. */
-const applyOne = (tx: Tx, actor: AnyActor, envelope: Envelope, namespace: string): Effect.Effect<Applied, DatabaseFailure> => {
-  const handler = actor.handlers[envelope.type]
-  const codec = actor.protocol.codecs[envelope.type]
-  if (handler === undefined || codec === undefined) {
-    return Effect.die(new Error(`${actor.protocol.name} actor: unknown message ${envelope.type}`))
-  }
-  const outbox: Array<OutboxMessage> = []
-  return Effect.suspend(() => handler(codec.decodePayload(envelope.payload))).pipe(
-    Effect.map((value): ReplyExit => ({ _tag: "Success", value: codec.encodeSuccess(value) })),
-    Effect.catch((error) =>
-      isDatabaseFailure(error)
-        ? Effect.fail(error)
-        : Effect.succeed<ReplyExit>({ _tag: "Failure", error: codec.encodeError(error) })),
-    Effect.map((exit): Applied => ({ exit, outbox, duplicate: false })),
-    Effect.provideService(ActorTransaction, {
-      tx,
-      scope: { tenant_id: envelope.tenant_id, sandbox: envelope.sandbox },
-      envelopeId: envelope.id,
-      subject: (kind, name) => outboxSubject(namespace, kind, name),
-      emit: (m) => void outbox.push(m)
-    })
-  )
+/** One wave: set-based messages through their wave handler, the others one envelope each, all concurrently. */
+const applyWave = (actor: AnyActor, envelopes: ReadonlyArray<Envelope>, wave: ReadonlyArray<number>, results: Array<Applied>) => {
+  const byType = groupBy(wave, (i) => envelopes[i]!.type)
+  return Effect.forEach(byType, ([type, indices]) => {
+    const handler = actor.handlers[type]
+    const codec = actor.protocol.codecs[type]
+    if (handler === undefined || codec === undefined) {
+      return Effect.die(new Error(`${actor.protocol.name} actor: unknown message ${type}`))
+    }
+    if (isWaveHandler(handler)) {
+      return Effect.suspend(() =>
+        handler.wave(indices.map((i) => ({ envelopeId: envelopes[i]!.id, payload: codec.decodePayload(envelopes[i]!.payload) })))
+      ).pipe(Effect.map((answers) => {
+        indices.forEach((i, k) => {
+          const { result, outbox } = answers[k]!
+          const exit: ReplyExit = Result.isSuccess(result)
+            ? { _tag: "Success", value: codec.encodeSuccess(result.success) }
+            : { _tag: "Failure", error: codec.encodeError(result.failure) }
+          results[i] = { exit, outbox, duplicate: false }
+        })
+      }))
+    }
+    return Effect.forEach(indices, (i) => {
+      const envelope = envelopes[i]!
+      const outbox: Array<OutboxMessage> = []
+      return Effect.suspend(() => handler(codec.decodePayload(envelope.payload))).pipe(
+        Effect.map((value): ReplyExit => ({ _tag: "Success", value: codec.encodeSuccess(value) })),
+        Effect.catch((error) =>
+          isDatabaseFailure(error)
+            ? Effect.fail(error)
+            : Effect.succeed<ReplyExit>({ _tag: "Failure", error: codec.encodeError(error) })),
+        Effect.map((exit) => {
+          results[i] = { exit, outbox, duplicate: false }
+        }),
+        Effect.provideService(ActorTransaction, { envelopeId: envelope.id, emit: (m) => void outbox.push(m) })
+      )
+    }, { concurrency: "unbounded", discard: true })
+  }, { concurrency: "unbounded", discard: true })
 }
 
 /** Runtime statements: a lost lease stays itself (the partition is abandoned), anything else is a database failure. */

@@ -2,37 +2,41 @@ import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ProfileInput } from "../guest/protocol.ts"
 
-// Contact-side writes of the families that take a person's profile from a source (reservations, the guests API).
+// Contact-side writes of the families that take a person's profile from a source (reservations, the guests API),
+// set-based: one statement for all the people of a group.
 
-export const linkContactsToHotel = async (tx: Tx, scope: TenantScope, hotelId: string, contactIds: ReadonlyArray<string>) => {
-  if (contactIds.length === 0) return
-  const rows = [...new Set(contactIds)].sort().map((contact_id) => ({
-    contact_id, hotel_id: hotelId, tenant_id: scope.tenant_id, sandbox: scope.sandbox
-  }))
-  await tx`
-    INSERT INTO contact_hotels ${tx(rows)}
-    ON CONFLICT (contact_id, hotel_id) DO UPDATE SET last_seen_at = now()`
+export interface HotelLink {
+  readonly contact_id: string
+  readonly hotel_id: string
 }
 
-export const recordConsents = async (
-  tx: Tx,
-  scope: TenantScope,
-  envelopeId: string,
-  source: string,
-  claims: ReadonlyArray<ConsentClaim>,
-  capturedAt?: string
-) => {
-  if (claims.length === 0) return
-  const rows = claims.map((c) => ({
-    ...c, tenant_id: scope.tenant_id, sandbox: scope.sandbox, source, envelope_id: envelopeId, captured_at: capturedAt ?? null
-  }))
-  await tx`INSERT INTO consent_records ${tx(rows)}`
+/** Each contact seen at each hotel (once per pair, in a stable order: concurrent groups lock rows alike). */
+export const linkContactsToHotels = async (tx: Tx, scope: TenantScope, links: ReadonlyArray<HotelLink>) => {
+  if (links.length === 0) return
+  const pairs = new Map(links.map((l) => [`${l.contact_id}/${l.hotel_id}`, l]))
+  const rows = [...pairs.keys()].sort().map((k) => ({ ...pairs.get(k)!, tenant_id: scope.tenant_id, sandbox: scope.sandbox }))
+  await tx`
+    INSERT INTO contact_hotels ${tx(rows, "contact_id", "hotel_id", "tenant_id", "sandbox")}
+    ON CONFLICT (contact_id, hotel_id) DO UPDATE SET last_seen_at = now()`
 }
 
 export interface ConsentClaim {
   readonly contact_id: string
   readonly channel: "email" | "whatsapp"
   readonly granted: boolean
+}
+
+/** A consent statement as recorded: the claim, where it came from, and when the source says it was captured. */
+export interface ConsentRecord extends ConsentClaim {
+  readonly source: string
+  readonly envelope_id: string
+  readonly captured_at?: string | undefined
+}
+
+export const recordConsents = async (tx: Tx, scope: TenantScope, records: ReadonlyArray<ConsentRecord>) => {
+  if (records.length === 0) return
+  const rows = records.map((c) => ({ ...c, captured_at: c.captured_at ?? null, tenant_id: scope.tenant_id, sandbox: scope.sandbox }))
+  await tx`INSERT INTO consent_records ${tx(rows, "contact_id", "channel", "granted", "source", "envelope_id", "captured_at", "tenant_id", "sandbox")}`
 }
 
 /** The consents each person's profile states, for the contact it resolved to (people without a contact say nothing). */

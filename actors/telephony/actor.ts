@@ -9,7 +9,8 @@ import { mergeCall, transcriptArrived } from "./state.ts"
 
 /** Applies a streamed event or a completed-call record to the call, keyed by tenant + provider + call_id. */
 const record = Effect.fn("TelephonyActor.record")(function*(cmd: CallCommand) {
-  const { scope, envelopeId, subject } = yield* Effect.service(Actor.ActorTransaction)
+  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const { envelopeId } = yield* Effect.service(Actor.ActorTransaction)
   const existing = yield* Actor.query((tx) => findCallForUpdate(tx, scope.tenant_id, cmd.provider, cmd.call_id))
   const now = new Date().toISOString()
   let call = mergeCall(existing, randomUUID(), cmd.facts, now)
