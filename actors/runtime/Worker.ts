@@ -6,6 +6,7 @@ import { Database } from "../../core/db/Database.ts"
 import { Metrics, sample } from "../../core/observability/metrics.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
+import { Lane } from "./Lane.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
 import { PartitionOwnership } from "./PartitionOwnership.ts"
 import type { AnyActor } from "./Actor.ts"
@@ -29,7 +30,16 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     const { nc, js, jsm } = yield* Nats
     const relay = new OutboxRelay(sql, js)
     const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`
-    const deps = { sql, nc, js, jsm, relay, namespace: config.namespace, ackWaitMs: config.ackWaitMs }
+    // A few lanes per actor type, each applying the envelopes of its share of the partitions in groups.
+    const lanes = new Map(actors.map((a) => [
+      a.protocol.name,
+      Array.from({ length: Math.max(1, Math.min(config.applyLanes, config.partitions)) }, () => new Lane({ sql, nc, relay, namespace: config.namespace }, a))
+    ]))
+    const laneFor = (actor: string, partition: number) => {
+      const list = lanes.get(actor)!
+      return list[partition % list.length]!
+    }
+    const deps = { sql, js, jsm, namespace: config.namespace, ackWaitMs: config.ackWaitMs, laneFor }
     const ownership = new PartitionOwnership(deps, actors, {
       workerId, partitions: config.partitions, leaseTtlMs: config.leaseTtlMs, tickMs: Math.max(200, Math.floor(config.leaseTtlMs / 5))
     })
@@ -61,6 +71,7 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
       // Never rejects: each step catches and logs its own failures (a lease not released expires by itself).
       () => Effect.promise(async () => {
         await ownership.stop()
+        await Promise.all([...lanes.values()].flat().map((l) => l.stop()))
         await relay.stop()
         await relay.sweep(0)
         for (const u of unsample) u()

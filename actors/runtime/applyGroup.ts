@@ -5,7 +5,7 @@ import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { decode, encode, type Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { ActorTransaction, type AnyActor, GroupTransaction, isWaveHandler, type OutboxMessage } from "./Actor.ts"
-import { checkFence, LeaseLost, type Fence } from "./leases.ts"
+import { checkFences, LeaseLost, type Fence } from "./leases.ts"
 import { transaction } from "./transaction.ts"
 
 /** One envelope's result: the answer for its caller, the outbox rows it wrote, and whether it was a redelivery. */
@@ -17,8 +17,8 @@ export interface Applied {
 
 export interface GroupOptions {
   readonly namespace: string
-  /** The partition lease the group is applied under; checked once, last, inside the transaction. */
-  readonly fence?: Fence | undefined
+  /** The partition lease each envelope is applied under (by index); all checked once, last, inside the transaction. */
+  readonly fences?: ReadonlyArray<Fence | undefined> | undefined
 }
 
 /**
@@ -83,7 +83,7 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
         const fresh = [...first.values()]
         const inbox = fresh.map((i) => ({
           envelope_id: envelopes[i]!.id, tenant_id: tenantId, actor: actor.protocol.name, actor_key: envelopes[i]!.key,
-          reply: Buffer.from(encode(results[i]!.exit)), owner: options.fence?.owner ?? null, epoch: options.fence?.epoch ?? null
+          reply: Buffer.from(encode(results[i]!.exit)), owner: options.fences?.[i]?.owner ?? null, epoch: options.fences?.[i]?.epoch ?? null
         }))
         const outbox = fresh.flatMap((i) => results[i]!.outbox.map((m) => ({
           id: m.id, tenant_id: tenantId, subject: m.subject, payload: Buffer.from(encode(m.payload))
@@ -95,7 +95,7 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
         yield* tryQuery(() => Promise.all([
           inbox.length > 0 ? tx`INSERT INTO inbox ${tx(inbox, "envelope_id", "tenant_id", "actor", "actor_key", "reply", "owner", "epoch")}` : undefined,
           outbox.length > 0 ? tx`INSERT INTO outbox ${tx(outbox, "id", "tenant_id", "subject", "payload")}` : undefined,
-          last && options.fence !== undefined ? checkFence(tx, options.fence) : undefined
+          last ? checkFences(tx, distinctFences(options.fences ?? [])) : undefined
         ]))
       }
       return results
@@ -156,3 +156,6 @@ const groupBy = <A>(items: ReadonlyArray<A>, keyOf: (a: A) => string): Map<strin
   }
   return groups
 }
+
+const distinctFences = (fences: ReadonlyArray<Fence | undefined>): Array<Fence> =>
+  [...new Map(fences.flatMap((f) => (f ? [[f.partition, f] as const] : []))).values()]

@@ -9,11 +9,13 @@ export interface Fence {
   readonly epoch: number
 }
 
-/** The lease no longer belongs to this owner and epoch: whatever this transaction did must not commit. */
+/** Leases no longer this owner's at these epochs: whatever this transaction did must not commit. */
 export class LeaseLost extends Error {
-  constructor(fence: Fence) {
-    super(`lease of ${fence.actor}/${fence.partition} lost by ${fence.owner} (epoch ${fence.epoch})`)
+  readonly lost: ReadonlyArray<Fence>
+  constructor(lost: ReadonlyArray<Fence>) {
+    super(`leases lost: ${lost.map((f) => `${f.actor}/${f.partition} (owner ${f.owner}, epoch ${f.epoch})`).join(", ")}`)
     this.name = "LeaseLost"
+    this.lost = lost
   }
 }
 
@@ -79,14 +81,19 @@ export const release = async (sql: Sql, fence: Fence): Promise<void> => {
 }
 
 /**
- * Inside the state transaction: the lease must still be this owner's at this epoch. FOR SHARE makes a concurrent
- * takeover wait for this transaction, so a commit and a takeover are ordered, never interleaved.
+ * Inside the state transaction: every lease a group's envelopes came under must still be this owner's at its epoch,
+ * checked in one statement. FOR SHARE makes a concurrent takeover wait for this transaction, so a commit and a
+ * takeover are ordered, never interleaved.
  */
-export const checkFence = async (tx: Tx, fence: Fence): Promise<void> => {
+export const checkFences = async (tx: Tx, fences: ReadonlyArray<Fence>): Promise<void> => {
+  if (fences.length === 0) return
+  const { namespace, actor, owner } = fences[0]!
   const rows = await tx`
-    SELECT 1 FROM partition_leases
-    WHERE namespace = ${fence.namespace} AND actor = ${fence.actor} AND partition = ${fence.partition}
-      AND owner = ${fence.owner} AND epoch = ${fence.epoch} AND expires_at > now()
+    SELECT partition FROM partition_leases
+    WHERE namespace = ${namespace} AND actor = ${actor} AND owner = ${owner} AND expires_at > now()
+      AND (partition, epoch) IN (SELECT * FROM unnest(${fences.map((f) => f.partition)}::int[], ${fences.map((f) => f.epoch)}::bigint[]))
     FOR SHARE`
-  if (rows.length === 0) throw new LeaseLost(fence)
+  const held = new Set(rows.map((r) => r.partition as number))
+  const lost = fences.filter((f) => !held.has(f.partition))
+  if (lost.length > 0) throw new LeaseLost(lost)
 }

@@ -21,6 +21,8 @@ export interface AppConfigShape {
   readonly leaseTtlMs: number
   /** PostgreSQL connections per process. */
   readonly dbPoolSize: number
+  /** Group appliers per actor type in a worker, each over its share of the partitions (concurrent transactions). */
+  readonly applyLanes: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
@@ -36,7 +38,8 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     ackWaitMs: Config.Int("GEP_ACK_WAIT_MS").pipe(Config.withDefault(10_000)),
     telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
     leaseTtlMs: Config.Int("GEP_LEASE_TTL_MS").pipe(Config.withDefault(5_000)),
-    dbPoolSize: Config.Int("GEP_DB_POOL_SIZE").pipe(Config.withDefault(20))
+    dbPoolSize: Config.Int("GEP_DB_POOL_SIZE").pipe(Config.withDefault(20)),
+    applyLanes: Config.Int("GEP_APPLY_LANES").pipe(Config.withDefault(4))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

@@ -25,6 +25,7 @@ export const spawnWorker = async (config: AppConfigShape, env: Record<string, st
       GEP_ACK_WAIT_MS: String(config.ackWaitMs),
       GEP_LEASE_TTL_MS: String(config.leaseTtlMs),
       GEP_DB_POOL_SIZE: String(config.dbPoolSize),
+      GEP_APPLY_LANES: String(config.applyLanes),
       PORT: String(port),
       GEP_LOG_LEVEL: "info",
       ...env
