@@ -14,11 +14,24 @@ export interface FanOutDeps {
   readonly attach: (subscriptionId: string) => Promise<void>
 }
 
-const CONCURRENCY = 16
+/** Batches being fanned out at once. */
+const CONCURRENCY = 4
+/** Commands fanned out together: one subscription lookup for all of them. */
+const BATCH_MAX = 128
+/** Commands pulled and not yet acked: the fan-out consumer's max_ack_pending (streams/webhookTopology.ts). */
+const FETCH_MAX = 256
+
+interface Target {
+  readonly id: string
+  readonly tenant_id: string
+  readonly sandbox: boolean
+  readonly event_types: ReadonlyArray<string>
+}
 
 /**
  * Turns each outbox webhook command into one delivery job per enabled subscription of the same tenant and mode that
- * listens to its event type, then acks the command. Jobs carry Nats-Msg-Id `<event>:<subscription>`, so a command
+ * listens to its event type, then acks the command. Commands are taken in batches of what has arrived, with one
+ * subscription lookup per batch (not per command). Jobs carry Nats-Msg-Id `<event>:<subscription>`, so a command
  * redelivered after a crash mid-fan-out publishes nothing twice (within the stream's duplicate window). The fan-out
  * never calls a partner: it takes milliseconds whatever the partners do.
  */
@@ -26,6 +39,8 @@ export class FanOut {
   private readonly deps: FanOutDeps
   private messages: ConsumerMessages | undefined
   private readonly inFlight = new Set<Promise<void>>()
+  private readonly waiting: Array<JsMsg> = []
+  private scheduled = false
   private wake: (() => void) | undefined
   private loop: Promise<void> | undefined
 
@@ -35,14 +50,28 @@ export class FanOut {
 
   async start(): Promise<void> {
     const consumer = await this.deps.js.consumers.get(outboxStream(this.deps.namespace), fanOutConsumer(this.deps.namespace))
-    this.messages = await consumer.consume({ max_messages: 64 })
+    // At most the consumer's max_ack_pending (a larger pull is refused by the server).
+    this.messages = await consumer.consume({ max_messages: FETCH_MAX })
     this.loop = this.run(this.messages)
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {
     for await (const m of messages) {
+      this.waiting.push(m)
+      // Whatever arrives in this turn of the event loop joins the batch.
+      if (!this.scheduled) {
+        this.scheduled = true
+        setImmediate(() => void this.drain())
+      }
+    }
+  }
+
+  private async drain(): Promise<void> {
+    this.scheduled = false
+    while (this.waiting.length > 0) {
       while (this.inFlight.size >= CONCURRENCY) await new Promise<void>((r) => (this.wake = r))
-      const p: Promise<void> = this.handle(m).finally(() => {
+      const batch = this.waiting.splice(0, BATCH_MAX)
+      const p: Promise<void> = this.handle(batch).finally(() => {
         this.inFlight.delete(p)
         this.wake?.()
         this.wake = undefined
@@ -51,30 +80,47 @@ export class FanOut {
     }
   }
 
-  private async handle(m: JsMsg): Promise<void> {
-    let command: WebhookCommand
-    try {
-      command = decode<WebhookCommand>(m.data)
-    } catch (e) {
-      log("error", "webhook command undecodable, dropped", { seq: m.seq, error: errorText(e) })
-      return m.term()
+  private async handle(batch: ReadonlyArray<JsMsg>): Promise<void> {
+    const commands: Array<{ m: JsMsg; command: WebhookCommand; eventId: string }> = []
+    for (const m of batch) {
+      try {
+        // The outbox row id (its Nats-Msg-Id) names the event for every subscription and attempt.
+        const eventId = m.headers?.get("Nats-Msg-Id") || `${outboxStream(this.deps.namespace)}:${m.seq}`
+        commands.push({ m, command: decode<WebhookCommand>(m.data), eventId })
+      } catch (e) {
+        log("error", "webhook command undecodable, dropped", { seq: m.seq, error: errorText(e) })
+        m.term()
+      }
     }
-    // The outbox row id (its Nats-Msg-Id) names the event for every subscription and attempt.
-    const eventId = m.headers?.get("Nats-Msg-Id") || `${outboxStream(this.deps.namespace)}:${m.seq}`
+    if (commands.length === 0) return
+    let targets: ReadonlyArray<Target>
     try {
-      const targets = await this.deps.sql`
-        SELECT id FROM webhook_subscriptions
-        WHERE tenant_id = ${command.tenant_id} AND sandbox = ${command.sandbox} AND enabled
-          AND (${command.event_type} = ANY(event_types) OR '*' = ANY(event_types))`
+      const scopes = [...new Map(commands.map(({ command: c }) => [`${c.tenant_id}/${c.sandbox}`, c])).values()]
+      targets = await this.deps.sql<Array<Target>>`
+        SELECT id, tenant_id, sandbox, event_types FROM webhook_subscriptions
+        WHERE enabled AND (tenant_id, sandbox) IN (
+          SELECT * FROM unnest(${scopes.map((c) => c.tenant_id)}::uuid[], ${scopes.map((c) => String(c.sandbox))}::text[]::boolean[]))`
+    } catch (e) {
+      log("warn", "webhook fan-out deferred", { commands: commands.length, error: errorText(e) })
+      for (const { m } of commands) m.nak(2_000)
+      return
+    }
+    await Promise.all(commands.map(({ m, command, eventId }) => this.fanOut(m, command, eventId, targets)))
+  }
+
+  private async fanOut(m: JsMsg, command: WebhookCommand, eventId: string, all: ReadonlyArray<Target>): Promise<void> {
+    const targets = all.filter((t) =>
+      t.tenant_id === command.tenant_id && t.sandbox === command.sandbox &&
+      (t.event_types.includes(command.event_type) || t.event_types.includes("*")))
+    try {
       const body = webhookBody(command)
       await Promise.all(targets.map(async (t) => {
-        const subscriptionId = t.id as string
-        await this.deps.attach(subscriptionId)
+        await this.deps.attach(t.id)
         const job: DeliveryJob = {
-          event_id: eventId, subscription_id: subscriptionId, tenant_id: command.tenant_id, sandbox: command.sandbox,
+          event_id: eventId, subscription_id: t.id, tenant_id: command.tenant_id, sandbox: command.sandbox,
           event_type: command.event_type, body
         }
-        await this.deps.js.publish(deliverySubject(this.deps.namespace, subscriptionId), encode(job), { msgID: `${eventId}:${subscriptionId}` })
+        await this.deps.js.publish(deliverySubject(this.deps.namespace, t.id), encode(job), { msgID: `${eventId}:${t.id}` })
       }))
       m.ack()
       if (targets.length > 0) log("debug", "webhook fanned out", { tenant_id: command.tenant_id, event_id: eventId, event_type: command.event_type, subscriptions: targets.length })
@@ -86,6 +132,7 @@ export class FanOut {
 
   async stop(): Promise<void> {
     await this.messages?.close().catch(() => undefined)
+    await this.drain()
     this.wake?.()
     await Promise.allSettled([...this.inFlight])
     await this.loop?.catch(() => undefined)
