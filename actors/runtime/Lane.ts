@@ -8,7 +8,7 @@ import { Metrics } from "../../core/observability/metrics.ts"
 import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import type { AnyActor } from "./Actor.ts"
-import { type Applied, applyGroup } from "./applyGroup.ts"
+import { applyGroup, type GroupApplied } from "./applyGroup.ts"
 import { crashAfterCommit } from "./faults.ts"
 import { type Fence, LeaseLost } from "./leases.ts"
 import type { OutboxRelay } from "./OutboxRelay.ts"
@@ -132,9 +132,8 @@ export class Lane {
     })
   }
 
-  private finish(items: ReadonlyArray<Item>, results: ReadonlyArray<Applied>): void {
+  private finish(items: ReadonlyArray<Item>, { results, rows }: GroupApplied): void {
     crashAfterCommit(items.map((i) => i.envelope.key))
-    const outbox = []
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!
       const { msg, envelope } = item
@@ -142,14 +141,13 @@ export class Lane {
       if (envelope.reply_to) this.reply(envelope, applied.exit)
       msg.ack()
       item.source.settled(item)
-      outbox.push(...applied.outbox)
       Metrics.processed.inc({ actor: envelope.actor, result: applied.duplicate ? "duplicate" : "applied" })
       log("debug", "applied", {
         envelope_id: envelope.id, tenant_id: envelope.tenant_id, actor: envelope.actor, partition: item.source.fence.partition,
         duplicate: applied.duplicate, answer: applied.exit._tag
       })
     }
-    if (outbox.length > 0) void this.deps.relay.publish(outbox)
+    if (rows.length > 0) void this.deps.relay.publish(rows)
   }
 
   private reply(envelope: Envelope, exit: ReplyExit): void {

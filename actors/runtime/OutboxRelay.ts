@@ -1,11 +1,24 @@
 import type { JetStreamClient } from "@nats-io/jetstream"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
-import { encode } from "../../streams/envelope.ts"
+import { decode, encode } from "../../streams/envelope.ts"
 import type { OutboxMessage } from "./Actor.ts"
 
+/** A message as the outbox keeps it: its id (the Nats-Msg-Id), subject and encoded payload. */
+export interface StoredMessage {
+  readonly id: string
+  readonly subject: string
+  readonly data: Uint8Array
+}
+
+/** An outbox row: one message, or (a batch row) every message of a group's tenant phase. */
+export interface OutboxRow {
+  readonly id: string
+  readonly messages: ReadonlyArray<StoredMessage>
+}
+
 /**
- * Publishes outbox rows to JetStream with Nats-Msg-Id = row id, so a second publish of the same row (after a crash
+ * Publishes outbox rows to JetStream, each message with Nats-Msg-Id = its id, so a second publish (after a crash
  * between publish and marking) is deduplicated by the stream. The sweep republishes anything a crash left behind.
  */
 export class OutboxRelay {
@@ -22,13 +35,18 @@ export class OutboxRelay {
     this.js = js
   }
 
-  async publish(messages: ReadonlyArray<OutboxMessage>): Promise<void> {
+  async publish(rows: ReadonlyArray<OutboxRow>): Promise<void> {
     try {
-      await Promise.all(messages.map((m) => this.js.publish(m.subject, encode(m.payload), { msgID: m.id })))
-      for (const m of messages) this.published.push(m.id)
+      await Promise.all(rows.flatMap((r) => r.messages.map((m) => this.js.publish(m.subject, m.data, { msgID: m.id }))))
+      for (const r of rows) this.published.push(r.id)
     } catch (e) {
-      log("warn", "outbox publish deferred to sweep", { error: errorText(e), count: messages.length })
+      log("warn", "outbox publish deferred to sweep", { error: errorText(e), rows: rows.length })
     }
+  }
+
+  /** Rows of one message each (written one per message, as the date scan does). */
+  publishMessages(messages: ReadonlyArray<OutboxMessage>): Promise<void> {
+    return this.publish(messages.map((m) => ({ id: m.id, messages: [{ id: m.id, subject: m.subject, data: encode(m.payload) }] })))
   }
 
   /** Publishes rows older than `graceMs` that are still unpublished (the immediate path failed or crashed). */
@@ -38,13 +56,15 @@ export class OutboxRelay {
     try {
       return await this.sql.begin(async (tx) => {
         const rows = await tx`
-          SELECT id, subject, payload FROM outbox
+          SELECT id, subject, payload, batch FROM outbox
           WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${graceMs / 1000})
           ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`
         if (rows.length === 0) return 0
         // Grace must exceed the flush interval, or rows published a moment ago would be published again (harmless:
         // the stream deduplicates on the row id, but wasteful).
-        await Promise.all(rows.map((r) => this.js.publish(r.subject as string, r.payload as Uint8Array, { msgID: r.id as string })))
+        const messages = rows.flatMap((r): ReadonlyArray<StoredMessage> =>
+          r.batch ? decode<Array<StoredMessage>>(r.payload as Uint8Array) : [{ id: r.id as string, subject: r.subject as string, data: r.payload as Uint8Array }])
+        await Promise.all(messages.map((m) => this.js.publish(m.subject, m.data, { msgID: m.id })))
         await tx`UPDATE outbox SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
         return rows.length
       })

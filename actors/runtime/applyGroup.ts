@@ -1,4 +1,5 @@
 import { Effect, Result } from "effect"
+import { randomUUID } from "node:crypto"
 import { databaseFailure, isDatabaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { actAsTenant, type Sql } from "../../core/db/Database.ts"
 import type { ReplyExit } from "../../streams/ActorProtocol.ts"
@@ -6,6 +7,7 @@ import { decode, encode, type Envelope } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { ActorTransaction, type AnyActor, GroupTransaction, isWaveHandler, type OutboxMessage } from "./Actor.ts"
 import { checkFences, LeaseLost, type Fence } from "./leases.ts"
+import type { OutboxRow, StoredMessage } from "./OutboxRelay.ts"
 import { transaction } from "./transaction.ts"
 
 /** One envelope's result: the answer for its caller, the outbox rows it wrote, and whether it was a redelivery. */
@@ -13,6 +15,12 @@ export interface Applied {
   readonly exit: ReplyExit
   readonly outbox: ReadonlyArray<OutboxMessage>
   readonly duplicate: boolean
+}
+
+/** A group's results (in input order) and the outbox rows it wrote, to publish after commit. */
+export interface GroupApplied {
+  readonly results: ReadonlyArray<Applied>
+  readonly rows: ReadonlyArray<OutboxRow>
 }
 
 export interface GroupOptions {
@@ -39,6 +47,7 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
   return yield* transaction(sql, (tx) =>
     Effect.gen(function*() {
       const results = new Array<Applied>(envelopes.length)
+      const rows: Array<OutboxRow> = []
       const scopes = groupBy(envelopes.map((_, i) => i), (i) => `${envelopes[i]!.tenant_id}/${envelopes[i]!.sandbox}`)
       let phase = 0
       // Row-level security confines a transaction to one tenant at a time: each tenant scope's envelopes (live or
@@ -85,20 +94,21 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
           envelope_id: envelopes[i]!.id, tenant_id: tenantId, actor: actor.protocol.name, actor_key: envelopes[i]!.key,
           reply: Buffer.from(encode(results[i]!.exit)), owner: options.fences?.[i]?.owner ?? null, epoch: options.fences?.[i]?.epoch ?? null
         }))
-        const outbox = fresh.flatMap((i) => results[i]!.outbox.map((m) => ({
-          id: m.id, tenant_id: tenantId, subject: m.subject, payload: Buffer.from(encode(m.payload))
-        })))
+        // Every message of the phase in one batch row (each keeps its own id as its Nats-Msg-Id).
+        const messages = fresh.flatMap((i) => results[i]!.outbox.map((m): StoredMessage => ({ id: m.id, subject: m.subject, data: encode(m.payload) })))
+        const row = messages.length > 0 ? { id: randomUUID(), messages } : undefined
+        if (row) rows.push(row)
         // Sent together (one round trip). The fence check is last in the transaction: the share lock on the lease
         // row is held only for the commit itself, so rows waited on above never delay renewals; a takeover still
         // waits for this commit or makes it fail.
         const last = phase === scopes.size
         yield* tryQuery(() => Promise.all([
           inbox.length > 0 ? tx`INSERT INTO inbox ${tx(inbox, "envelope_id", "tenant_id", "actor", "actor_key", "reply", "owner", "epoch")}` : undefined,
-          outbox.length > 0 ? tx`INSERT INTO outbox ${tx(outbox, "id", "tenant_id", "subject", "payload")}` : undefined,
+          row ? tx`INSERT INTO outbox (id, tenant_id, subject, payload, batch) VALUES (${row.id}, ${tenantId}, '', ${Buffer.from(encode(row.messages))}, true)` : undefined,
           last ? checkFences(tx, distinctFences(options.fences ?? [])) : undefined
         ]))
       }
-      return results
+      return { results, rows } satisfies GroupApplied
     }))
 })
 

@@ -46,7 +46,7 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
     })
     const fanOut = new FanOut({ sql, js, namespace: config.namespace, attach: (id) => channels.attach(id) })
     const scan = (now: Date, options?: { waitForLock?: boolean }) =>
-      runDateScan({ sql, namespace: config.namespace, publish: (m) => relay.publish(m) }, now, options)
+      runDateScan({ sql, namespace: config.namespace, publish: (m) => relay.publishMessages(m) }, now, options)
     const timers: Array<NodeJS.Timeout> = []
     const every = (ms: number, task: () => Promise<unknown>, name: string) => {
       // A timer callback, outside any fiber: the plain log() (same logger and format).

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { e164, phone, reservation } from "../support/fixtures.ts"
+import { outboxMessages } from "../support/outbox.ts"
 import { createCtiIntegration, createKey, createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 
 let platform: RunningPlatform
@@ -145,9 +146,8 @@ describe("completed calls", () => {
     await cti({ event: "call_completed", call_id: id, summary: "no transcript yet" })
     for (let i = 0; i < 3; i++) await cti(full(id, 14, { transcript_text: `Guest: take ${i}\nAgent: ok` }))
     const row = await callRow(id)
-    const commands = await sql`SELECT payload FROM outbox WHERE tenant_id = ${tenant.tenant_id} AND subject = ${`${platform.config.namespace}.cmd.call.transcript_received`}`
-    const { decode } = await import("../../streams/envelope.ts")
-    const forCall = commands.map((c) => decode<{ data: { call_record_id: string } }>(c.payload as Uint8Array)).filter((p) => p.data.call_record_id === row!.id)
+    const commands = (await outboxMessages(sql, tenant.tenant_id)).filter((m) => m.subject === `${platform.config.namespace}.cmd.call.transcript_received`)
+    const forCall = commands.map((c) => c.payload as { data: { call_record_id: string } }).filter((p) => p.data.call_record_id === row!.id)
     expect(forCall.length).toBe(1)
   })
 

@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const scan = (at: string) => {
   const relay = new OutboxRelay(sql, jetstream(nc))
-  return runDateScan({ sql, namespace: platform.config.namespace, publish: (m) => relay.publish(m) }, new Date(at), { waitForLock: true })
+  return runDateScan({ sql, namespace: platform.config.namespace, publish: (m) => relay.publishMessages(m) }, new Date(at), { waitForLock: true })
 }
 
 let guest = 70_000
