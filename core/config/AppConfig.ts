@@ -39,7 +39,7 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
     leaseTtlMs: Config.Int("GEP_LEASE_TTL_MS").pipe(Config.withDefault(5_000)),
     dbPoolSize: Config.Int("GEP_DB_POOL_SIZE").pipe(Config.withDefault(20)),
-    applyLanes: Config.Int("GEP_APPLY_LANES").pipe(Config.withDefault(4))
+    applyLanes: Config.Int("GEP_APPLY_LANES").pipe(Config.withDefault(1))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

@@ -32,7 +32,7 @@ export const testConfig = (suffix: string, overrides: Partial<AppConfigShape> = 
   leaseTtlMs: 3_000,
   // Several platforms, spawned workers and the test's own clients share one PostgreSQL (max_connections 100).
   dbPoolSize: 6,
-  applyLanes: 4,
+  applyLanes: 1,
   ...overrides
 })
 
