@@ -8,7 +8,7 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound, ValidationFailed } from "../../schemas/errors.ts"
 import { GuestCreated, GuestRequest, type GuestResult } from "../../schemas/guest.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, asJson, batchItem, batchResults, batchSizeRefused, hotelNotFound, type Outcome, refusal } from "../http/answers.ts"
+import { answered, asJson, batchItems, batchResults, batchSizeRefused, hotelNotFound, type Outcome, refusal } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { checkCustomFields, type FieldRule } from "./customFields.ts"
@@ -22,6 +22,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
     const hotels = yield* Hotels
     const actors = yield* ActorClient
     const db = yield* Database
+    const guestItem = batchItems(GuestRequest)
 
     /** One guest: hotel, custom fields, identity, then the guest actor and, with a booking, the reservation actor. */
     const upsertGuest = Effect.fn("Guests.upsert")(function*(principal: Principal, r: GuestRequest, rules: ReadonlyArray<FieldRule>) {
@@ -83,7 +84,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
           const items = payload.guests
           if (items.length === 0 || items.length > BATCH_MAX) return yield* batchSizeRefused("guests", BATCH_MAX, items.length)
           const rules = yield* rulesFor(principal, true)
-          const answers = yield* Effect.forEach(items, batchItem(GuestRequest, (g) => upsertGuest(principal, g, rules)), { concurrency: 64 })
+          const answers = yield* Effect.forEach(items, guestItem((g) => upsertGuest(principal, g, rules)), { concurrency: 64 })
           return {
             success: true as const,
             data: {

@@ -54,15 +54,12 @@ export const itemAnswer = <A, R>(effect: Effect.Effect<Outcome<A>, ApiError, R>)
   })
 
 /**
- * One batch item: decoded with the endpoint's schema (every issue reported, like the single endpoint) and handled,
- * or answered 400 on its own.
+ * Batch items of one schema: each decoded (every issue reported, like the single endpoint) and handled, or answered
+ * 400 on its own, so one bad item never fails the batch. The decoder is built once, when the handler is.
  */
-export const batchItem = <S extends Schema.Top & { readonly DecodingServices: never }, A, R>(
-  schema: S,
-  handle: (value: S["Type"]) => Effect.Effect<Outcome<A>, ApiError, R>
-) => {
+export const batchItems = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
   const decode = Schema.decodeUnknownResult(schema as never, { errors: "all" }) as (u: unknown) => Result.Result<S["Type"], Schema.SchemaError>
-  return (item: unknown): Effect.Effect<ItemAnswer<A>, never, R> => {
+  return <A, R>(handle: (value: S["Type"]) => Effect.Effect<Outcome<A>, ApiError, R>) => (item: unknown): Effect.Effect<ItemAnswer<A>, never, R> => {
     const decoded = decode(item)
     if (Result.isSuccess(decoded)) return itemAnswer(handle(decoded.success))
     const details = issueDetails(decoded.failure.issue)

@@ -13,6 +13,7 @@ export const routeLabel = (path: string): string => {
     .replace(/^\/api\/webhooks\/cti\/[^/]+$/, "/api/webhooks/cti/:provider")
     .replace(/^\/api\/v1\/webhooks\/[^/]+/, "/api/v1/webhooks/:id")
     .replace(/^\/api\/contacts\/[^/]+/, "/api/contacts/:id")
+    .replace(/^\/api\/calls\/[^/]+$/, "/api/calls/:call_record_id")
     .replace(/^(\/(?:docs|openapi\.json|healthz|readyz|metrics))\/.*$/, "$1")
 }
 

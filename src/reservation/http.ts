@@ -6,7 +6,7 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound } from "../../schemas/errors.ts"
 import { ReservationCreated, ReservationRequest } from "../../schemas/reservation.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, asJson, batchItem, batchResults, batchSizeRefused, hotelNotFound, type Outcome } from "../http/answers.ts"
+import { answered, asJson, batchItems, batchResults, batchSizeRefused, hotelNotFound, type Outcome } from "../http/answers.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { toUpsertCommand } from "./normalise.ts"
 import { readReservation } from "./read.ts"
@@ -18,6 +18,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
     const hotels = yield* Hotels
     const actors = yield* ActorClient
     const db = yield* Database
+    const reservationItem = batchItems(ReservationRequest)
 
     /** Validated request → hotel → the reservation actor's committed result. */
     const submit = Effect.fn("Reservations.submit")(function*(principal: Principal, request: ReservationRequest) {
@@ -38,7 +39,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
           const principal = yield* CurrentPrincipal
           const items = payload.reservations
           if (items.length === 0 || items.length > BATCH_MAX) return yield* batchSizeRefused("reservations", BATCH_MAX, items.length)
-          const answers = yield* Effect.forEach(items, batchItem(ReservationRequest, (r) => submit(principal, r)), { concurrency: "unbounded" })
+          const answers = yield* Effect.forEach(items, reservationItem((r) => submit(principal, r)), { concurrency: "unbounded" })
           const skipped = answers.filter((a) => a.success && "skipped" in a.data).length
           return {
             success: true as const,
