@@ -382,7 +382,7 @@ const main = async () => {
   const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : round(a / b, 3))
   const workerRss = (long?.worker_rss_mb_at_end as number | undefined) ?? null
   const result = {
-    bench: "gep platform benchmark (issue 6, item 6)",
+    bench: "gep platform benchmark (issue 6, item 6; targets of issue 9)",
     run_id: runId,
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
@@ -434,7 +434,11 @@ const main = async () => {
       long: long ? costModel(long) : null
     },
     targets: TARGETS.map((t) => {
-      const value = { single_per_s: single, batch_per_s: batch, p99_ms_at_1000: rate(1000)?.latency_ms.p99 ?? null, worker_rss_mb: workerRss }[t.key]
+      const value = {
+        single_per_s: single, batch_per_s: batch, p99_ms_at_500: rate(500)?.latency_ms.p99 ?? null, worker_rss_mb: workerRss,
+        cpu_ms_single: phases.single ? costModel(phases.single)?.cpu_ms_per_reservation.platform_total ?? null : null,
+        cpu_ms_batch: phases.batch ? costModel(phases.batch)?.cpu_ms_per_reservation.platform_total ?? null : null
+      }[t.key]
       return { ...t, value, pass: value === null ? null : t.op === ">=" ? value >= t.limit : value <= t.limit }
     }),
     platform_rss_at_start_mb: startRss,
