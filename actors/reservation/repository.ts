@@ -26,34 +26,43 @@ export const findForUpdate = async (tx: Tx, scope: TenantScope, externalIds: Rea
   ]))
 }
 
-const SAVED = [
-  "id", "tenant_id", "sandbox", "external_id", "hotel_id", "confirmation_number", "booking_id", "check_in", "check_out",
-  "nights", "booking_date", "status", "guest_stage", "channel", "source", "company", "amount", "amount_net", "currency",
-  "market_segment", "agency", "agency_code", "external_created_at", "external_updated_at", "comments", "metadata", "stays",
-  "extras", "version", "booking_channel_code", "channel_type", "room_type", "room_number", "rate_plan"
-] as const
-
-/** Inserts new reservations and overwrites existing ones with their merged state, in one statement. */
+/**
+ * Inserts new reservations and overwrites existing ones with their merged state, in one statement. The rows travel as
+ * one jsonb array, so the statement's text (and its prepared plan) is the same whatever the wave's size.
+ */
 export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArray<{ readonly external_id: string; readonly row: ReservationRow }>) => {
   if (reservations.length === 0) return
-  const rows = reservations.map(({ external_id, row: r }) => ({
-    ...r, tenant_id: scope.tenant_id, sandbox: scope.sandbox, external_id,
-    metadata: jsonb(tx, r.metadata), stays: jsonb(tx, r.stays), extras: jsonb(tx, r.extras)
-  }))
-  await tx`
-    INSERT INTO reservations ${tx(rows, ...SAVED)}
-    ON CONFLICT (tenant_id, sandbox, external_id) DO UPDATE SET
-      hotel_id = EXCLUDED.hotel_id, confirmation_number = EXCLUDED.confirmation_number,
-      booking_id = EXCLUDED.booking_id, check_in = EXCLUDED.check_in, check_out = EXCLUDED.check_out,
-      nights = EXCLUDED.nights, booking_date = EXCLUDED.booking_date, status = EXCLUDED.status,
-      guest_stage = EXCLUDED.guest_stage, channel = EXCLUDED.channel, source = EXCLUDED.source,
-      company = EXCLUDED.company, amount = EXCLUDED.amount, amount_net = EXCLUDED.amount_net,
-      currency = EXCLUDED.currency, market_segment = EXCLUDED.market_segment, agency = EXCLUDED.agency,
-      agency_code = EXCLUDED.agency_code, external_created_at = EXCLUDED.external_created_at,
-      external_updated_at = EXCLUDED.external_updated_at, comments = EXCLUDED.comments, metadata = EXCLUDED.metadata,
-      stays = EXCLUDED.stays, extras = EXCLUDED.extras, version = EXCLUDED.version,
-      booking_channel_code = EXCLUDED.booking_channel_code, channel_type = EXCLUDED.channel_type,
-      room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan, updated_at = now()`
+  const records = reservations.map(({ external_id, row }) => ({ ...row, external_id }))
+  await tx.unsafe(
+    `INSERT INTO reservations (id, tenant_id, sandbox, external_id, hotel_id, confirmation_number, booking_id, check_in,
+       check_out, nights, booking_date, status, guest_stage, channel, source, company, amount, amount_net, currency,
+       market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras,
+       version, booking_channel_code, channel_type, room_type, room_number, rate_plan)
+     SELECT s.id, $1, $2, s.external_id, s.hotel_id, s.confirmation_number, s.booking_id, s.check_in, s.check_out,
+       s.nights, s.booking_date, s.status, s.guest_stage, s.channel, s.source, s.company, s.amount, s.amount_net,
+       s.currency, s.market_segment, s.agency, s.agency_code, s.external_created_at, s.external_updated_at, s.comments,
+       nullif(s.metadata, 'null'::jsonb), coalesce(s.stays, '[]'::jsonb), coalesce(s.extras, '[]'::jsonb), s.version,
+       s.booking_channel_code, s.channel_type, s.room_type, s.room_number, s.rate_plan
+     FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, external_id text, hotel_id uuid, confirmation_number text,
+       booking_id text, check_in date, check_out date, nights integer, booking_date date, status text, guest_stage text,
+       channel text, source text, company text, amount numeric, amount_net numeric, currency text, market_segment text,
+       agency text, agency_code text, external_created_at timestamptz, external_updated_at timestamptz, comments text,
+       metadata jsonb, stays jsonb, extras jsonb, version integer, booking_channel_code text, channel_type text,
+       room_type text, room_number text, rate_plan text)
+     ON CONFLICT (tenant_id, sandbox, external_id) DO UPDATE SET
+       hotel_id = EXCLUDED.hotel_id, confirmation_number = EXCLUDED.confirmation_number,
+       booking_id = EXCLUDED.booking_id, check_in = EXCLUDED.check_in, check_out = EXCLUDED.check_out,
+       nights = EXCLUDED.nights, booking_date = EXCLUDED.booking_date, status = EXCLUDED.status,
+       guest_stage = EXCLUDED.guest_stage, channel = EXCLUDED.channel, source = EXCLUDED.source,
+       company = EXCLUDED.company, amount = EXCLUDED.amount, amount_net = EXCLUDED.amount_net,
+       currency = EXCLUDED.currency, market_segment = EXCLUDED.market_segment, agency = EXCLUDED.agency,
+       agency_code = EXCLUDED.agency_code, external_created_at = EXCLUDED.external_created_at,
+       external_updated_at = EXCLUDED.external_updated_at, comments = EXCLUDED.comments, metadata = EXCLUDED.metadata,
+       stays = EXCLUDED.stays, extras = EXCLUDED.extras, version = EXCLUDED.version,
+       booking_channel_code = EXCLUDED.booking_channel_code, channel_type = EXCLUDED.channel_type,
+       room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan, updated_at = now()`,
+    [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+  )
 }
 
 /** Replaces the guest lists of these reservations (sent guests are the whole list; an empty list never reaches here). */
@@ -63,35 +72,28 @@ export const replaceGuests = async (
   lists: ReadonlyArray<{ readonly reservationId: string; readonly guests: ReadonlyArray<GuestInput>; readonly contactIds: ReadonlyArray<string | null> }>
 ): Promise<void> => {
   if (lists.length === 0) return
-  const rows = lists.flatMap(({ reservationId, guests, contactIds }) => guests.map((g, position) => ({
-    reservation_id: reservationId,
-    position,
-    tenant_id: scope.tenant_id,
-    sandbox: scope.sandbox,
-    contact_id: contactIds[position] ?? null,
-    first_name: g.first_name,
-    last_name: g.last_name ?? null,
-    email: g.email ?? null,
-    phone: g.phone ?? null,
-    is_holder: g.is_holder,
-    pax_type: g.pax_type ?? null,
-    date_of_birth: g.date_of_birth ?? null,
-    gender: g.gender ?? null,
-    nationality: g.nationality ?? null,
-    document_type: g.document_type ?? null,
-    document_number: g.document_number ?? null,
-    address: jsonb(tx, g.address),
-    language: g.language ?? null,
-    email_consent: g.email_consent ?? null,
-    whatsapp_marketing_consent: g.whatsapp_marketing_consent ?? null,
-    pre_checkin_completed_at: g.pre_checkin_completed_at ?? null,
-    pre_checkin_source: g.pre_checkin_source ?? null,
-    relationship_to_holder: g.relationship_to_holder ?? null
+  const records = lists.flatMap(({ reservationId, guests, contactIds }) => guests.map((g, position) => ({
+    ...g, reservation_id: reservationId, position, contact_id: contactIds[position] ?? null
   })))
   // Sent together: the connection runs them in order (the delete first), in one round trip.
   await Promise.all([
     tx`DELETE FROM reservation_guests WHERE reservation_id = ANY(${lists.map((l) => l.reservationId)}::uuid[])`,
-    tx`INSERT INTO reservation_guests ${tx(rows)}`
+    tx.unsafe(
+      `INSERT INTO reservation_guests (reservation_id, position, tenant_id, sandbox, contact_id, first_name, last_name,
+         email, phone, is_holder, pax_type, date_of_birth, gender, nationality, document_type, document_number, address,
+         language, email_consent, whatsapp_marketing_consent, pre_checkin_completed_at, pre_checkin_source,
+         relationship_to_holder)
+       SELECT s.reservation_id, s.position, $1, $2, s.contact_id, s.first_name, s.last_name, s.email, s.phone,
+         coalesce(s.is_holder, false), s.pax_type, s.date_of_birth, s.gender, s.nationality, s.document_type,
+         s.document_number, nullif(s.address, 'null'::jsonb), s.language, s.email_consent, s.whatsapp_marketing_consent,
+         s.pre_checkin_completed_at, s.pre_checkin_source, s.relationship_to_holder
+       FROM jsonb_to_recordset($3::jsonb) AS s(reservation_id uuid, position integer, contact_id uuid, first_name text,
+         last_name text, email text, phone text, is_holder boolean, pax_type text, date_of_birth date, gender text,
+         nationality text, document_type text, document_number text, address jsonb, language text, email_consent boolean,
+         whatsapp_marketing_consent boolean, pre_checkin_completed_at timestamptz, pre_checkin_source text,
+         relationship_to_holder text)`,
+      [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+    )
   ])
 }
 
@@ -107,6 +109,11 @@ export interface BookingEvent {
 
 export const insertEvents = async (tx: Tx, scope: TenantScope, events: ReadonlyArray<BookingEvent>) => {
   if (events.length === 0) return
-  const rows = events.map((e) => ({ ...e, tenant_id: scope.tenant_id, sandbox: scope.sandbox, payload: jsonb(tx, e.payload) }))
-  await tx`INSERT INTO events ${tx(rows, "id", "tenant_id", "sandbox", "type", "contact_id", "hotel_id", "reservation_id", "source", "payload")}`
+  await tx.unsafe(
+    `INSERT INTO events (id, tenant_id, sandbox, type, contact_id, hotel_id, reservation_id, source, payload)
+     SELECT s.id, $1, $2, s.type, s.contact_id, s.hotel_id, s.reservation_id, s.source, s.payload
+     FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, type text, contact_id uuid, hotel_id uuid, reservation_id uuid,
+       source text, payload jsonb)`,
+    [scope.tenant_id, scope.sandbox, jsonb(tx, events) as never]
+  )
 }

@@ -127,6 +127,8 @@ export class Lane {
         if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt))
         for (const i of items) i.msg.working()
         yield* Effect.sleep(backoff(attempt))
+        // A partition lost meanwhile: its envelopes are the next owner's (settled here, unacked).
+        for (const i of items) if (i.source.abandoned) i.source.settled(i)
         items = items.filter((i) => !i.source.abandoned)
       }
     })

@@ -1,4 +1,4 @@
-import type { JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream"
+import type { Consumer, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream"
 import { Cause, Effect, Exit, Fiber, Stream } from "effect"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
@@ -61,10 +61,13 @@ export class PartitionConsumer implements Source {
     return this.count
   }
 
+  /** A failure here (NATS away) reaches the ownership loop, which releases the lease and tries again next tick. */
   async start(): Promise<void> {
-    const { jsm, namespace, ackWaitMs } = this.deps
-    await resetPartitionConsumer(jsm, namespace, this.actor.protocol.name, this.partition, ackWaitMs)
-    this.intake = Effect.runFork(this.intakeLoop())
+    const { js, jsm, namespace, ackWaitMs } = this.deps
+    const name = this.actor.protocol.name
+    await resetPartitionConsumer(jsm, namespace, name, this.partition, ackWaitMs)
+    const consumer = await js.consumers.get(ingressStream(namespace), consumerName(namespace, name, this.partition))
+    this.intake = Effect.runFork(this.intakeLoop(consumer))
   }
 
   readonly settled = (item: Item): void => {
@@ -90,12 +93,10 @@ export class PartitionConsumer implements Source {
     if (this.count > 0) await new Promise<void>((resolve) => (this.drained = resolve))
   }
 
-  private intakeLoop(): Effect.Effect<void> {
-    const { js, namespace } = this.deps
+  private intakeLoop(consumer: Consumer): Effect.Effect<void> {
     const lane = this.deps.laneFor(this.actor.protocol.name, this.partition)
     const self = this
     return Effect.gen(function*() {
-      const consumer = yield* Effect.promise(() => js.consumers.get(ingressStream(namespace), consumerName(namespace, self.actor.protocol.name, self.partition)))
       for (;;) {
         const fetched = yield* Effect.tryPromise(() => consumer.fetch({ max_messages: FETCH_BATCH, expires: 1_000 })).pipe(
           Effect.flatMap((batch) => Stream.fromAsyncIterable(batch, (e) => e).pipe(Stream.runForEach((msg) => {

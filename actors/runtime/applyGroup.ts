@@ -90,10 +90,7 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
         }
 
         const fresh = [...first.values()]
-        const inbox = fresh.map((i) => ({
-          envelope_id: envelopes[i]!.id, tenant_id: tenantId, actor: actor.protocol.name, actor_key: envelopes[i]!.key,
-          reply: Buffer.from(encode(results[i]!.exit)), owner: options.fences?.[i]?.owner ?? null, epoch: options.fences?.[i]?.epoch ?? null
-        }))
+        const fence = (i: number) => options.fences?.[i]
         // Every message of the phase in one batch row (each keeps its own id as its Nats-Msg-Id).
         const messages = fresh.flatMap((i) => results[i]!.outbox.map((m): StoredMessage => ({ id: m.id, subject: m.subject, data: encode(m.payload) })))
         const row = messages.length > 0 ? { id: randomUUID(), messages } : undefined
@@ -103,7 +100,15 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
         // waits for this commit or makes it fail.
         const last = phase === scopes.size
         yield* tryQuery(() => Promise.all([
-          inbox.length > 0 ? tx`INSERT INTO inbox ${tx(inbox, "envelope_id", "tenant_id", "actor", "actor_key", "reply", "owner", "epoch")}` : undefined,
+          fresh.length > 0
+            ? tx`
+              INSERT INTO inbox (envelope_id, tenant_id, actor, actor_key, reply, owner, epoch)
+              SELECT e, ${tenantId}, ${actor.protocol.name}, k, decode(r, 'base64'), o, p::bigint
+              FROM unnest(${fresh.map((i) => envelopes[i]!.id)}::text[], ${fresh.map((i) => envelopes[i]!.key)}::text[],
+                ${fresh.map((i) => Buffer.from(encode(results[i]!.exit)).toString("base64"))}::text[],
+                ${fresh.map((i) => fence(i)?.owner ?? null)}::text[], ${fresh.map((i) => fence(i)?.epoch.toString() ?? null)}::text[])
+                AS x(e, k, r, o, p)`
+            : undefined,
           row ? tx`INSERT INTO outbox (id, tenant_id, subject, payload, batch) VALUES (${row.id}, ${tenantId}, '', ${Buffer.from(encode(row.messages))}, true)` : undefined,
           last ? checkFences(tx, distinctFences(options.fences ?? [])) : undefined
         ]))

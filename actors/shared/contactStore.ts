@@ -2,8 +2,8 @@ import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ProfileInput } from "../guest/protocol.ts"
 
-// The contacts table, set-based: one statement for many people. The profile columns travel as one jsonb array
-// (`jsonb_to_recordset`), so a statement's size does not depend on how many people it carries.
+// The contacts table, set-based: one statement for many people. The rows travel as one jsonb array
+// (`jsonb_to_recordset`), so a statement's text, and its prepared plan, do not depend on how many people it carries.
 
 /** A profile row for the statements below; absent keys are SQL NULL (say nothing). */
 const profileRecord = (p: ProfileInput) => ({
@@ -134,9 +134,13 @@ export interface Conflict {
 /** A phone matching one contact and an email owned by another: recorded for review, nothing merged. */
 export const recordConflicts = async (tx: Tx, scope: TenantScope, conflicts: ReadonlyArray<Conflict>) => {
   if (conflicts.length === 0) return
-  const rows = conflicts.map((c) => ({ ...c, tenant_id: scope.tenant_id, sandbox: scope.sandbox, reason: "email_belongs_to_another_contact" }))
-  await tx`INSERT INTO identity_conflicts ${tx(rows, "tenant_id", "sandbox", "contact_id", "other_contact_id", "reason", "phone", "email", "source", "envelope_id")}
-    ON CONFLICT DO NOTHING`
+  await tx.unsafe(
+    `INSERT INTO identity_conflicts (tenant_id, sandbox, contact_id, other_contact_id, reason, phone, email, source, envelope_id)
+     SELECT $1, $2, s.contact_id, s.other_contact_id, 'email_belongs_to_another_contact', s.phone, s.email, s.source, s.envelope_id
+     FROM jsonb_to_recordset($3::jsonb) AS s(contact_id uuid, other_contact_id uuid, phone text, email text, source text, envelope_id text)
+     ON CONFLICT DO NOTHING`,
+    [scope.tenant_id, scope.sandbox, jsonb(tx, conflicts) as never]
+  )
 }
 
 export interface ContactSummary {

@@ -1,9 +1,9 @@
-import type { Tx } from "../../core/db/Database.ts"
+import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ProfileInput } from "../guest/protocol.ts"
 
 // Contact-side writes of the families that take a person's profile from a source (reservations, the guests API),
-// set-based: one statement for all the people of a group.
+// set-based: one statement for all the people of a group, its text the same whatever their number (one prepared plan).
 
 export interface HotelLink {
   readonly contact_id: string
@@ -14,9 +14,11 @@ export interface HotelLink {
 export const linkContactsToHotels = async (tx: Tx, scope: TenantScope, links: ReadonlyArray<HotelLink>) => {
   if (links.length === 0) return
   const pairs = new Map(links.map((l) => [`${l.contact_id}/${l.hotel_id}`, l]))
-  const rows = [...pairs.keys()].sort().map((k) => ({ ...pairs.get(k)!, tenant_id: scope.tenant_id, sandbox: scope.sandbox }))
+  const rows = [...pairs.keys()].sort().map((k) => pairs.get(k)!)
   await tx`
-    INSERT INTO contact_hotels ${tx(rows, "contact_id", "hotel_id", "tenant_id", "sandbox")}
+    INSERT INTO contact_hotels (contact_id, hotel_id, tenant_id, sandbox)
+    SELECT c, h, ${scope.tenant_id}, ${scope.sandbox}
+    FROM unnest(${rows.map((r) => r.contact_id)}::uuid[], ${rows.map((r) => r.hotel_id)}::uuid[]) AS x(c, h)
     ON CONFLICT (contact_id, hotel_id) DO UPDATE SET last_seen_at = now()`
 }
 
@@ -35,8 +37,13 @@ export interface ConsentRecord extends ConsentClaim {
 
 export const recordConsents = async (tx: Tx, scope: TenantScope, records: ReadonlyArray<ConsentRecord>) => {
   if (records.length === 0) return
-  const rows = records.map((c) => ({ ...c, captured_at: c.captured_at ?? null, tenant_id: scope.tenant_id, sandbox: scope.sandbox }))
-  await tx`INSERT INTO consent_records ${tx(rows, "contact_id", "channel", "granted", "source", "envelope_id", "captured_at", "tenant_id", "sandbox")}`
+  await tx.unsafe(
+    `INSERT INTO consent_records (contact_id, channel, granted, source, envelope_id, captured_at, tenant_id, sandbox)
+     SELECT s.contact_id, s.channel, s.granted, s.source, s.envelope_id, s.captured_at, $1, $2
+     FROM jsonb_to_recordset($3::jsonb) AS s(contact_id uuid, channel text, granted boolean, source text,
+       envelope_id text, captured_at timestamptz)`,
+    [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+  )
 }
 
 /** The consents each person's profile states, for the contact it resolved to (people without a contact say nothing). */

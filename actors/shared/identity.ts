@@ -32,8 +32,6 @@ export interface ResolvedContact {
   readonly conflict_with?: string | undefined
 }
 
-/** Rounds after which resolution gives up (each round settles at least one claim; more means a live-lock). */
-const MAX_ROUNDS = 50
 
 /**
  * Resolves each claim carrying a phone or an email to exactly one contact: phone first, then email, else a new
@@ -46,8 +44,11 @@ const MAX_ROUNDS = 50
 export const resolveClaims = async (tx: Tx, scope: TenantScope, claims: ReadonlyArray<Claim>): Promise<Array<ResolvedContact | null>> => {
   const results: Array<ResolvedContact | null> = claims.map(() => null)
   let pending = claims.flatMap((c, i) => (c.profile.phone !== undefined || c.profile.email !== undefined ? [i] : []))
+  // Each round settles at least its first claim unless that claim lost an insert race, which the next round settles:
+  // more rounds than twice the claims means something is wrong.
+  const maxRounds = 2 * pending.length + 2
   for (let round = 0; pending.length > 0; round++) {
-    if (round >= MAX_ROUNDS) throw new Error(`contact resolution did not converge after ${MAX_ROUNDS} rounds`)
+    if (round >= maxRounds) throw new Error(`contact resolution did not converge after ${maxRounds} rounds`)
     const { now, later } = distinctIdentities(claims, pending)
     const phones = now.flatMap((i) => claims[i]!.profile.phone ?? [])
     const emails = now.flatMap((i) => claims[i]!.profile.email ?? [])
