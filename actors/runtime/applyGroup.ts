@@ -30,10 +30,11 @@ export interface GroupOptions {
 }
 
 /**
- * Applies envelopes of one partition together, exactly once each: ONE transaction holds every envelope's inbox row,
- * state change and outbox rows, ONE fence check, ONE commit. Envelopes of one key run in order; different keys run
- * concurrently on the transaction's connection (their statements pipelined). A redelivered envelope finds its inbox
- * row and gets its stored answer without touching state. Results are in input order.
+ * Applies envelopes of one actor type (from any partitions of a lane) together, exactly once each: ONE transaction
+ * holds every envelope's inbox row, state change and outbox messages, ONE fence check over every lease involved, ONE
+ * commit. A key's envelopes run in order, one wave each; the keys of a wave run together (a set-based handler gets
+ * the whole wave, others run concurrently on the transaction's connection, their statements pipelined). A redelivered
+ * envelope finds its inbox row and gets its stored answer without touching state. Results are in input order.
  *
  * The group fails as a whole (nothing commits) when a statement or a handler fails unexpectedly; the caller then
  * retries it or applies its envelopes one group each, so one bad envelope never fails or stalls the others.

@@ -54,7 +54,7 @@ export const renderMarkdown = (r: Json): string => {
     "|---|---:|---:|---|"
   )
   for (const t of r.targets) {
-    push(`| ${t.label} | ${n(t.value, 1)} | ${t.op} ${n(t.limit)} | ${t.pass === null ? "not measured" : t.pass ? "**pass**" : "**miss**"} |`)
+    push(`| ${t.label} | ${n(t.value, 1)} | ${t.op} ${n(t.limit, t.limit < 10 ? 1 : 0)} | ${t.pass === null ? "not measured" : t.pass ? "**pass**" : "**miss**"} |`)
   }
   push(
     "",
@@ -103,7 +103,7 @@ export const renderMarkdown = (r: Json): string => {
     }
     if (txn) {
       push(
-        `- **The reservation actor's transaction alone** (\`applyEnvelope\` + reservation actor in this process, ${txn.in_flight} in flight on ${txn.pool} ` +
+        `- **The reservation actor's transaction alone** (\`applyGroup\` of one envelope + the reservation actor in this process, ${txn.in_flight} in flight on ${txn.pool} ` +
           `connections like the worker, no HTTP, no NATS): **${n(txn.txn.ops_per_s)} txn/s**, ${txn.statements_per_txn} statements per transaction ` +
           `(incl. BEGIN/COMMIT; the actor pipelines some of them, so there are fewer round trips); latency at 1 in flight p50 ${n(txn.txn_latency_1_in_flight_ms.p50, 2)} ms, p99 ${n(txn.txn_latency_1_in_flight_ms.p99, 2)} ms.`
       )
