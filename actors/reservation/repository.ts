@@ -1,4 +1,4 @@
-import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { type Tx, withRecords } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { GuestInput } from "./protocol.ts"
 import type { ReservationRow } from "./state.ts"
@@ -33,7 +33,9 @@ export const findForUpdate = async (tx: Tx, scope: TenantScope, externalIds: Rea
 export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArray<{ readonly external_id: string; readonly row: ReservationRow }>) => {
   if (reservations.length === 0) return
   const records = reservations.map(({ external_id, row }) => ({ ...row, external_id }))
-  await tx.unsafe(
+  await withRecords(
+    tx,
+    scope,
     `INSERT INTO reservations (id, tenant_id, sandbox, external_id, hotel_id, confirmation_number, booking_id, check_in,
        check_out, nights, booking_date, status, guest_stage, channel, source, company, amount, amount_net, currency,
        market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras,
@@ -61,7 +63,7 @@ export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArr
        stays = EXCLUDED.stays, extras = EXCLUDED.extras, version = EXCLUDED.version,
        booking_channel_code = EXCLUDED.booking_channel_code, channel_type = EXCLUDED.channel_type,
        room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan, updated_at = now()`,
-    [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+    records
   )
 }
 
@@ -78,7 +80,9 @@ export const replaceGuests = async (
   // Sent together: the connection runs them in order (the delete first), in one round trip.
   await Promise.all([
     tx`DELETE FROM reservation_guests WHERE reservation_id = ANY(${lists.map((l) => l.reservationId)}::uuid[])`,
-    tx.unsafe(
+    withRecords(
+      tx,
+      scope,
       `INSERT INTO reservation_guests (reservation_id, position, tenant_id, sandbox, contact_id, first_name, last_name,
          email, phone, is_holder, pax_type, date_of_birth, gender, nationality, document_type, document_number, address,
          language, email_consent, whatsapp_marketing_consent, pre_checkin_completed_at, pre_checkin_source,
@@ -92,7 +96,7 @@ export const replaceGuests = async (
          nationality text, document_type text, document_number text, address jsonb, language text, email_consent boolean,
          whatsapp_marketing_consent boolean, pre_checkin_completed_at timestamptz, pre_checkin_source text,
          relationship_to_holder text)`,
-      [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+      records
     )
   ])
 }
@@ -109,11 +113,13 @@ export interface BookingEvent {
 
 export const insertEvents = async (tx: Tx, scope: TenantScope, events: ReadonlyArray<BookingEvent>) => {
   if (events.length === 0) return
-  await tx.unsafe(
+  await withRecords(
+    tx,
+    scope,
     `INSERT INTO events (id, tenant_id, sandbox, type, contact_id, hotel_id, reservation_id, source, payload)
      SELECT s.id, $1, $2, s.type, s.contact_id, s.hotel_id, s.reservation_id, s.source, s.payload
      FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, type text, contact_id uuid, hotel_id uuid, reservation_id uuid,
        source text, payload jsonb)`,
-    [scope.tenant_id, scope.sandbox, jsonb(tx, events) as never]
+    events
   )
 }

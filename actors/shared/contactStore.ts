@@ -1,4 +1,4 @@
-import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { type Tx, withRecords } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ProfileInput } from "../guest/protocol.ts"
 
@@ -40,7 +40,9 @@ export const insertContacts = async (
 ): Promise<Set<string>> => {
   if (people.length === 0) return new Set()
   const records = people.map((p) => ({ id: p.id, source: p.source, ...profileRecord(p.profile) }))
-  const rows = await tx.unsafe(
+  const rows = await withRecords(
+    tx,
+    scope,
     `INSERT INTO contacts (id, tenant_id, sandbox, phone, email, first_name, last_name, language, date_of_birth, gender,
        nationality, document_type, document_number, address, email_consent, whatsapp_marketing_consent,
        subscription_status, source, tags, custom_fields)
@@ -52,7 +54,7 @@ export const insertContacts = async (
      FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, source text, ${PROFILE_COLUMNS})
      ON CONFLICT DO NOTHING
      RETURNING id`,
-    [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+    records
   )
   return new Set(rows.map((r) => r.id as string))
 }
@@ -72,7 +74,9 @@ export const updateContacts = async (
   const records = people.map((p) => ({
     id: p.id, dob_fill: p.fillOnly.includes("date_of_birth"), address_fill: p.fillOnly.includes("address"), ...profileRecord(p.profile)
   }))
-  const rows = await tx.unsafe(
+  const rows = await withRecords(
+    tx,
+    scope,
     `WITH s AS (
        SELECT * FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, dob_fill boolean, address_fill boolean, ${PROFILE_COLUMNS})
      ), next AS (
@@ -117,7 +121,7 @@ export const updateContacts = async (
        n.nationality, n.document_type, n.document_number, n.address, n.email_consent, n.whatsapp_marketing_consent,
        n.subscription_status, n.tags, n.custom_fields)
      RETURNING c.id`,
-    [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+    records
   )
   return new Set(rows.map((r) => r.id as string))
 }
@@ -134,12 +138,14 @@ export interface Conflict {
 /** A phone matching one contact and an email owned by another: recorded for review, nothing merged. */
 export const recordConflicts = async (tx: Tx, scope: TenantScope, conflicts: ReadonlyArray<Conflict>) => {
   if (conflicts.length === 0) return
-  await tx.unsafe(
+  await withRecords(
+    tx,
+    scope,
     `INSERT INTO identity_conflicts (tenant_id, sandbox, contact_id, other_contact_id, reason, phone, email, source, envelope_id)
      SELECT $1, $2, s.contact_id, s.other_contact_id, 'email_belongs_to_another_contact', s.phone, s.email, s.source, s.envelope_id
      FROM jsonb_to_recordset($3::jsonb) AS s(contact_id uuid, other_contact_id uuid, phone text, email text, source text, envelope_id text)
      ON CONFLICT DO NOTHING`,
-    [scope.tenant_id, scope.sandbox, jsonb(tx, conflicts) as never]
+    conflicts
   )
 }
 

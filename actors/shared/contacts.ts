@@ -1,4 +1,4 @@
-import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { type Tx, withRecords } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ProfileInput } from "../guest/protocol.ts"
 
@@ -37,12 +37,14 @@ export interface ConsentRecord extends ConsentClaim {
 
 export const recordConsents = async (tx: Tx, scope: TenantScope, records: ReadonlyArray<ConsentRecord>) => {
   if (records.length === 0) return
-  await tx.unsafe(
+  await withRecords(
+    tx,
+    scope,
     `INSERT INTO consent_records (contact_id, channel, granted, source, envelope_id, captured_at, tenant_id, sandbox)
      SELECT s.contact_id, s.channel, s.granted, s.source, s.envelope_id, s.captured_at, $1, $2
      FROM jsonb_to_recordset($3::jsonb) AS s(contact_id uuid, channel text, granted boolean, source text,
        envelope_id text, captured_at timestamptz)`,
-    [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never]
+    records
   )
 }
 

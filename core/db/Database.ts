@@ -96,3 +96,11 @@ export const withTenant = <A>(sql: Sql, tenantId: string, f: (tx: Tx) => Promise
 /** A jsonb parameter (postgres.js would otherwise send a JS string as a JSON string literal). */
 export const jsonb = (sql: Sql | Tx, value: unknown) =>
   value === null || value === undefined ? null : sql.json(value as postgres.JSONValue)
+
+/**
+ * A set-based statement of one tenant scope: `$1` is the tenant, `$2` the sandbox flag and `$3` the rows as one jsonb
+ * array (read with `jsonb_to_recordset`), so the statement's text, and its prepared plan, is the same for any number
+ * of rows.
+ */
+export const withRecords = (tx: Tx, scope: { readonly tenant_id: string; readonly sandbox: boolean }, text: string, records: ReadonlyArray<unknown>) =>
+  tx.unsafe(text, [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never])
