@@ -1,26 +1,6 @@
 import { jsonb, type Sql } from "../db/Database.ts"
 import type { TenantScope } from "../TenantScope.ts"
 
-export interface SubscriptionRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly sandbox: boolean
-  readonly url: string
-  readonly event_types: Array<string>
-  readonly headers: Record<string, string>
-  readonly enabled: boolean
-  readonly disabled_reason: string | null
-  readonly description: string | null
-  readonly max_attempts: number
-  readonly initial_backoff_seconds: number
-  readonly max_backoff_seconds: number
-  readonly secret_encrypted: Buffer
-  readonly previous_secret_encrypted: Buffer | null
-  readonly previous_secret_expires_at: Date | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
 /** Columns a create or an update writes (secrets have their own statements). */
 export interface SubscriptionFields {
   readonly url: string
@@ -32,6 +12,19 @@ export interface SubscriptionFields {
   readonly max_attempts: number
   readonly initial_backoff_seconds: number
   readonly max_backoff_seconds: number
+}
+
+/** A stored subscription: the written fields plus identity, secrets and timestamps. */
+export interface SubscriptionRow extends SubscriptionFields {
+  readonly id: string
+  readonly tenant_id: string
+  readonly sandbox: boolean
+  readonly event_types: Array<string>
+  readonly secret_encrypted: Buffer
+  readonly previous_secret_encrypted: Buffer | null
+  readonly previous_secret_expires_at: Date | null
+  readonly created_at: Date
+  readonly updated_at: Date
 }
 
 /** The public view of a subscription: never a secret, encrypted or not. */
