@@ -22,6 +22,18 @@ const GROUP_MAX = 256
 /** Envelopes queued for a lane (fetched, not yet applied): bounds memory; a full lane stops its partitions' intake. */
 const QUEUE_MAX = 2_048
 
+/**
+ * Acks a committed envelope. A connection lost meanwhile only means a redelivery, which the inbox answers: it must
+ * not stop the lane, so nothing thrown here escapes.
+ */
+const ack = (msg: JsMsg): void => {
+  try {
+    msg.ack()
+  } catch (e) {
+    log("warn", "ack not sent; the envelope will be redelivered and answered from the inbox", { seq: msg.seq, error: errorText(e) })
+  }
+}
+
 const backoff = (attempt: number) => Math.min(5_000, 50 * 2 ** Math.min(attempt, 7)) * (0.5 + Math.random() / 2)
 
 /** Where an envelope came from: its partition's lease, and what to tell the partition when it is settled. */
@@ -141,7 +153,7 @@ export class Lane {
       const { msg, envelope } = item
       const applied = results[i]!
       if (envelope.reply_to) this.reply(envelope, applied.exit)
-      msg.ack()
+      ack(msg)
       item.source.settled(item)
       Metrics.processed.inc({ actor: envelope.actor, result: applied.duplicate ? "duplicate" : "applied" })
       log("debug", "applied", {
@@ -180,7 +192,7 @@ export class Lane {
     }
     log("error", "dead-lettered", { envelope_id: envelope.id, tenant_id: envelope.tenant_id, error })
     if (envelope.reply_to) this.reply(envelope, { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" })
-    msg.ack()
+    ack(msg)
     item.source.settled(item)
     Metrics.processed.inc({ actor: envelope.actor, result: "dead_lettered" })
   }
