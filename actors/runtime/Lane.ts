@@ -9,6 +9,7 @@ import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import type { AnyActor } from "./Actor.ts"
 import { applyGroup, type GroupApplied } from "./applyGroup.ts"
+import { recordDeadLetter } from "./deadLetters.ts"
 import { crashAfterCommit } from "./faults.ts"
 import { type Fence, LeaseLost } from "./leases.ts"
 import type { OutboxRelay } from "./OutboxRelay.ts"
@@ -178,11 +179,7 @@ export class Lane {
     const { msg, envelope } = item
     for (;;) {
       try {
-        await this.deps.sql`
-          INSERT INTO dead_letters (envelope_id, tenant_id, actor, subject, payload, error, attempts)
-          VALUES (${envelope.id}, ${envelope.tenant_id}, ${this.actor.protocol.name}, ${msg.subject}, ${Buffer.from(msg.data)},
-                  ${error}, ${attempts})
-          ON CONFLICT (envelope_id) DO NOTHING`
+        await recordDeadLetter(this.deps.sql, msg, { envelopeId: envelope.id, tenantId: envelope.tenant_id, actor: this.actor.protocol.name, error, attempts })
         break
       } catch {
         if (item.source.abandoned) return item.source.settled(item)
@@ -190,7 +187,6 @@ export class Lane {
         await new Promise((r) => setTimeout(r, 1_000))
       }
     }
-    log("error", "dead-lettered", { envelope_id: envelope.id, tenant_id: envelope.tenant_id, error })
     if (envelope.reply_to) this.reply(envelope, { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" })
     ack(msg)
     item.source.settled(item)

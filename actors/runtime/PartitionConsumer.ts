@@ -7,6 +7,7 @@ import { decode, type Envelope } from "../../streams/envelope.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
 import { resetPartitionConsumer } from "../../streams/topology.ts"
 import type { AnyActor } from "./Actor.ts"
+import { recordDeadLetter } from "./deadLetters.ts"
 import type { Item, Lane, Source } from "./Lane.ts"
 import type { Fence } from "./leases.ts"
 
@@ -135,12 +136,9 @@ export class PartitionConsumer implements Source {
   /** Bytes that are no envelope at all: kept whole for an operator, then acked. */
   private async deadLetterUndecodable(msg: JsMsg, error: string): Promise<void> {
     try {
-      await this.deps.sql`
-        INSERT INTO dead_letters (envelope_id, tenant_id, actor, subject, payload, error, attempts)
-        VALUES (${`seq-${msg.seq}`}, NULL, ${this.actor.protocol.name}, ${msg.subject}, ${Buffer.from(msg.data)},
-                ${`undecodable envelope: ${error}`}, 1)
-        ON CONFLICT (envelope_id) DO NOTHING`
-      log("error", "dead-lettered", { envelope_id: `seq-${msg.seq}`, error })
+      await recordDeadLetter(this.deps.sql, msg, {
+        envelopeId: `seq-${msg.seq}`, tenantId: null, actor: this.actor.protocol.name, error: `undecodable envelope: ${error}`, attempts: 1
+      })
       msg.ack()
     } catch (e) {
       log("warn", "dead-lettering failed; redelivered later", { error: errorText(e) })

@@ -7,7 +7,7 @@ import { issueDetails, summarise } from "./issues.ts"
 export const RETRY_AFTER_S = 2
 
 /** What an actor could not do, as the edge answers it: not confirmed → 503 (safe to retry), dead-lettered → 500. */
-export const actorFailure = (e: NotConfirmed | ActorDefect): Unavailable | InternalError =>
+const actorFailure = (e: NotConfirmed | ActorDefect): Unavailable | InternalError =>
   e._tag === "NotConfirmed"
     ? Unavailable.of(
       e.stage === "publish"
@@ -47,7 +47,7 @@ export type ItemAnswer<A> =
   | { readonly success: true; readonly status: number; readonly data: A }
   | { readonly success: false; readonly status: number; readonly error: ApiError["error"] }
 
-export const itemAnswer = <A, R>(effect: Effect.Effect<Outcome<A>, ApiError, R>): Effect.Effect<ItemAnswer<A>, never, R> =>
+const itemAnswer = <A, R>(effect: Effect.Effect<Outcome<A>, ApiError, R>): Effect.Effect<ItemAnswer<A>, never, R> =>
   Effect.match(effect, {
     onSuccess: (o): ItemAnswer<A> => ({ success: true, status: o.created ? 201 : 200, data: o.data }),
     onFailure: (e): ItemAnswer<A> => ({ success: false, status: statusOf(e), error: e.error })
