@@ -63,12 +63,17 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
         }
         // One timer and one map entry per request; no promise chain, no Error objects on the way.
         const timer = setTimeout(() => finish(Effect.fail(new NotConfirmed({ stage: "reply" }))), config.replyTimeoutMs)
-        waiting.set(id, (reply) => {
-          const exit = reply.exit
-          if (exit._tag === "Success") finish(Effect.succeed(codec.decodeSuccess(exit.value) as SuccessOf<M>))
-          else if (exit._tag === "Failure") finish(Effect.fail(codec.decodeError(exit.error) as ErrorOf<M>))
-          else finish(Effect.fail(new ActorDefect({ message: exit.message })))
-        })
+        // Decoded in the caller's fiber, not in the subscription's callback: an answer that does not match the
+        // protocol becomes a defect of that request (500) instead of an exception thrown into the NATS client.
+        waiting.set(id, (reply) =>
+          finish(Effect.suspend((): Effect.Effect<SuccessOf<M>, ErrorOf<M> | ActorDefect> => {
+            const exit = reply.exit
+            return exit._tag === "Success"
+              ? Effect.succeed(codec.decodeSuccess(exit.value) as SuccessOf<M>)
+              : exit._tag === "Failure"
+              ? Effect.fail(codec.decodeError(exit.error) as ErrorOf<M>)
+              : Effect.fail(new ActorDefect({ message: exit.message }))
+          })))
         js.publish(subject, encode(envelope), { msgID: id, timeout: config.replyTimeoutMs }).then(
           () => Metrics.published.inc({ actor: protocol.name, result: "acked" }),
           () => {
