@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { ChannelsGroup } from "./channelApi.ts"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
@@ -156,6 +157,7 @@ export const Api = HttpApi.make("gep")
   .add(WebhooksGroup)
   .add(TelephonyGroup)
   .add(ContactCallsGroup)
+  .add(ChannelsGroup)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   .annotate(OpenApi.Version, "1.0.0")
   // Report every invalid field at once, not just the first.

@@ -28,6 +28,8 @@ import { ReservationsLive } from "../reservation/http.ts"
 import { TelephonyLive } from "../telephony/http.ts"
 import { Integrations } from "../telephony/Integrations.ts"
 import { WebhooksLive } from "../webhook/http.ts"
+import { ChannelsLive } from "../channel/http.ts"
+import { ChannelSettings } from "../channel/ChannelSettings.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 
@@ -62,8 +64,8 @@ const ApiRoutes = Layer.mergeAll(
   HealthRoutes,
   Observability
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, ChannelsLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, ChannelSettings.layer]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 

@@ -26,6 +26,8 @@ let limitedKey: string
 let ctiToken: string
 /** A CTI token of another tenant whose telephony bucket is full. */
 let limitedCtiToken: string
+/** A tenant whose channels are never configured: 404 CHANNEL_NOT_CONFIGURED. */
+let unconfigured: TestTenant
 const sql = testSql()
 
 interface OpenApiOperation {
@@ -54,6 +56,7 @@ beforeAll(async () => {
   platform = await startPlatform("openapi")
   const other = await Promise.all([createTenant("oa"), createTenant("oa-limited")])
   tenant = other[0]
+  unconfigured = other[1]
   const [narrow, limited, cti, limitedCti] = await Promise.all([
     createKey(tenant.tenant_id, ["surveys:write"]),
     createKey(tenant.tenant_id, ["*"]),
@@ -101,6 +104,13 @@ const completedCall = (overrides: Record<string, unknown> = {}) => ({
   started_at: "2026-11-20T10:00:00Z", answered_at: "2026-11-20T10:00:05Z", ended_at: "2026-11-20T10:04:05Z", ...overrides
 })
 const cti = (body: unknown, path = "/api/webhooks/cti", token = ctiToken) => call("POST", path, { key: token, body })
+const phoneNumberId = () => String(100_000_000_000_000 + Math.floor(Math.random() * 899_999_999_999_999))
+const whatsApp = (overrides: Record<string, unknown> = {}) => ({
+  phone_number_id: phoneNumberId(), access_token: "EAAG-openapi", app_secret: "openapi-secret", verify_token: "openapi-verify",
+  templates: [{ name: "booking_confirmation", language: "es", category: "utility", body_parameters: 2 }], ...overrides
+})
+const configureWhatsApp = () => data(as("PUT", "/api/v1/channels/whatsapp", whatsApp()))
+const TEMPLATE = "/api/v1/channels/whatsapp/templates/late_checkout/es"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Case table: one entry per route of the document
@@ -387,6 +397,83 @@ const routes: Record<string, RouteCases> = {
       c(422, "a provider the account has no integration for", async () =>
         as("POST", `/api/contacts/${(await newGuest()).contact_id}/call`, { provider: "twilio" })),
       ...keyCases("POST", `/api/contacts/${NO_SUCH_ID}/call`, {})
+    ]
+  },
+  "GET /api/v1/channels/email": {
+    cases: [
+      c(200, "the email sender", async () => {
+        await data(as("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [tenant.hotel_id]: { from_name: "Hotel" } } }))
+        return as("GET", "/api/v1/channels/email")
+      }),
+      c(404, "not configured", () => call("GET", "/api/v1/channels/email", { key: unconfigured.live_key })),
+      ...keyCases("GET", "/api/v1/channels/email")
+    ],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "PUT /api/v1/channels/email": {
+    cases: [
+      c(200, "the stored configuration", () => as("PUT", "/api/v1/channels/email", {
+        from_address: "openapi@grupo.example", from_name: "Grupo", reply_to: "reply@grupo.example",
+        hotel_overrides: { [tenant.hotel_id]: { from_address: "bcn@grupo.example", from_name: "Hotel", reply_to: "bcn@grupo.example" } },
+        send_rate_per_minute: 100
+      })),
+      c(400, "a from_address that is no address", () => as("PUT", "/api/v1/channels/email", { from_address: "nope" })),
+      c(400, "a misspelt field", () => as("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", fromName: "x" })),
+      c(422, "an override for a hotel of another account", () =>
+        as("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [unconfigured.hotel_id]: { from_name: "X" } } })),
+      ...keyCases("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example" })
+    ]
+  },
+  "GET /api/v1/channels/whatsapp": {
+    cases: [
+      c(200, "the number and templates, never a secret", async () => {
+        await configureWhatsApp()
+        return as("GET", "/api/v1/channels/whatsapp")
+      }),
+      c(404, "not configured", () => call("GET", "/api/v1/channels/whatsapp", { key: unconfigured.live_key })),
+      ...keyCases("GET", "/api/v1/channels/whatsapp")
+    ],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "PUT /api/v1/channels/whatsapp": {
+    cases: [
+      c(200, "the stored configuration", () => as("PUT", "/api/v1/channels/whatsapp", whatsApp({ send_rate_per_minute: 80 }))),
+      c(400, "a duplicate template", () => as("PUT", "/api/v1/channels/whatsapp", whatsApp({
+        templates: [{ name: "a", language: "es", category: "utility", body_parameters: 0 }, { name: "a", language: "es", category: "utility", body_parameters: 1 }]
+      }))),
+      c(400, "the first PUT without secrets", () => call("PUT", "/api/v1/channels/whatsapp", { key: unconfigured.live_key, body: { phone_number_id: phoneNumberId() } })),
+      c(409, "a phone_number_id the live mode holds, claimed by the sandbox", async () => {
+        const live = await configureWhatsApp()
+        return call("PUT", "/api/v1/channels/whatsapp", { key: tenant.test_key, body: whatsApp({ phone_number_id: live.phone_number_id }) })
+      }),
+      ...keyCases("PUT", "/api/v1/channels/whatsapp", whatsApp())
+    ]
+  },
+  "PUT /api/v1/channels/whatsapp/templates/{name}/{language}": {
+    cases: [
+      c(200, "a template registered", async () => {
+        await configureWhatsApp()
+        return as("PUT", TEMPLATE, { category: "utility", body_parameters: 1 })
+      }),
+      c(400, "a category that does not exist", () => as("PUT", TEMPLATE, { category: "promo", body_parameters: 1 })),
+      c(400, "a name WhatsApp would refuse", () => as("PUT", "/api/v1/channels/whatsapp/templates/Late%20Checkout/es", { category: "utility", body_parameters: 1 })),
+      c(404, "no WhatsApp channel", () => call("PUT", TEMPLATE, { key: unconfigured.live_key, body: { category: "utility", body_parameters: 1 } })),
+      ...keyCases("PUT", TEMPLATE, { category: "utility", body_parameters: 1 })
+    ]
+  },
+  "DELETE /api/v1/channels/whatsapp/templates/{name}/{language}": {
+    cases: [
+      c(200, "a template unregistered", async () => {
+        await configureWhatsApp()
+        await data(as("PUT", TEMPLATE, { category: "utility", body_parameters: 1 }))
+        return as("DELETE", TEMPLATE)
+      }),
+      c(400, "a language WhatsApp does not know", () => as("DELETE", "/api/v1/channels/whatsapp/templates/late_checkout/spanish")),
+      c(404, "a template not registered", async () => {
+        await configureWhatsApp()
+        return as("DELETE", "/api/v1/channels/whatsapp/templates/never_registered/es")
+      }),
+      ...keyCases("DELETE", TEMPLATE)
     ]
   },
   "GET /api/calls/{call_record_id}": {
