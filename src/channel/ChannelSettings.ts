@@ -12,6 +12,9 @@ import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 /** Why a configuration change is refused; nothing of it was written. */
 export type ChannelRefusal = ValidationFailed | Unprocessable | Conflict | NotFound
 
+export const isChannelRefusal = (e: unknown): e is ChannelRefusal =>
+  e instanceof ValidationFailed || e instanceof Unprocessable || e instanceof Conflict || e instanceof NotFound
+
 /** A refusal decided inside the transaction, handed out of it (the transaction then commits nothing). */
 class Refused {
   readonly refusal: ChannelRefusal

@@ -8,6 +8,7 @@ import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
 import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
+import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
 
 const USAGE = `gep <command>
   start                                        migrate, ensure the demo tenant, serve everything
@@ -20,6 +21,7 @@ const USAGE = `gep <command>
   channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}
   conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first
   cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)
+${CHANNEL_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
@@ -38,6 +40,7 @@ const { positionals, values } = parseArgs({
     timezone: { type: "string" },
     type: { type: "string" },
     provider: { type: "string" },
+    ...CHANNEL_OPTIONS,
     help: { type: "boolean", short: "h", default: false }
   }
 })
@@ -101,6 +104,7 @@ const baseInfo = (role: Role) =>
 const command = (): Effect.Effect<unknown, unknown, never> => {
   const [cmd, sub] = positionals
   if (values.help || !cmd) return Effect.sync(() => console.error(USAGE))
+  if (cmd === "channel") return admin(channelCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {
     case "start":
       return serve("all", Effect.gen(function*() {

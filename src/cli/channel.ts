@@ -1,0 +1,209 @@
+import { Effect, Layer, Schema } from "effect"
+import { readFileSync } from "node:fs"
+import { EmailChannelRequest, SenderOverride, WhatsAppChannelRequest, WhatsAppTemplate } from "../../schemas/channel.ts"
+import { Database } from "../../core/db/Database.ts"
+import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
+import { NotFound } from "../../schemas/errors.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
+import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
+import { ChannelSettings, isChannelRefusal, type ChannelRefusal } from "../channel/ChannelSettings.ts"
+import { issueDetails } from "../http/issues.ts"
+import { TenancyError } from "../tenancy/Tenancy.ts"
+
+export const CHANNEL_USAGE = `  channel email show --tenant ID [--test]     -> the email sender (as GET /api/v1/channels/email)
+  channel email set --tenant ID [--test] [--from A] [--name N] [--reply-to A] [--rate N]
+                                               flags not given keep their values; "" clears --name, --reply-to, --rate
+  channel email override --tenant ID [--test] --hotel ID|CODE (--from A | --name N | --reply-to A ... | --clear)
+  channel whatsapp show --tenant ID [--test]  -> number, templates, which secrets are set (never a secret)
+  channel whatsapp set --tenant ID [--test] [--phone-number-id X] [--access-token T] [--app-secret S]
+                       [--verify-token V] [--rate N]   a secret given as - is read from stdin
+  channel whatsapp template add --tenant ID [--test] --name N --language L --category marketing|utility|authentication --body-parameters N
+  channel whatsapp template remove --tenant ID [--test] --name N --language L
+  channel whatsapp template list --tenant ID [--test]`
+
+/** The flags of the channel commands (beside main.ts's own: tenant, test, name). */
+export const CHANNEL_OPTIONS = {
+  from: { type: "string" },
+  "reply-to": { type: "string" },
+  rate: { type: "string" },
+  hotel: { type: "string" },
+  clear: { type: "boolean", default: false },
+  "phone-number-id": { type: "string" },
+  "access-token": { type: "string" },
+  "app-secret": { type: "string" },
+  "verify-token": { type: "string" },
+  language: { type: "string" },
+  category: { type: "string" },
+  "body-parameters": { type: "string" }
+} as const
+
+export interface ChannelFlags {
+  readonly tenant?: string | undefined
+  readonly test?: boolean | undefined
+  readonly name?: string | undefined
+  readonly from?: string | undefined
+  readonly "reply-to"?: string | undefined
+  readonly rate?: string | undefined
+  readonly hotel?: string | undefined
+  readonly clear?: boolean | undefined
+  readonly "phone-number-id"?: string | undefined
+  readonly "access-token"?: string | undefined
+  readonly "app-secret"?: string | undefined
+  readonly "verify-token"?: string | undefined
+  readonly language?: string | undefined
+  readonly category?: string | undefined
+  readonly "body-parameters"?: string | undefined
+}
+
+/** The request field each flag fills, so a refusal names the flag the operator typed. */
+const FLAG_OF: Record<string, string> = {
+  from_address: "--from", from_name: "--name", reply_to: "--reply-to", send_rate_per_minute: "--rate",
+  phone_number_id: "--phone-number-id", access_token: "--access-token", app_secret: "--app-secret",
+  verify_token: "--verify-token", name: "--name", language: "--language", category: "--category",
+  body_parameters: "--body-parameters", hotel: "--hotel"
+}
+
+const refused = (message: string) => new TenancyError({ message })
+
+const decode = <S extends Schema.Top>(schema: S, input: unknown) =>
+  Schema.decodeUnknownEffect(schema)(input, { errors: "all", onExcessProperty: "error" }).pipe(
+    Effect.mapError((e) => refused(Object.entries(issueDetails(e.issue)).map(([field, messages]) => `${FLAG_OF[field] ?? field} ${messages.join("; ")}`).join("; ")))
+  ) as Effect.Effect<S["Type"], TenancyError, S["DecodingServices"]>
+
+/** An API refusal as the CLI's error: its message, the fields it names given as the flags. */
+const fromRefusal = (e: ChannelRefusal) => {
+  const fields = Object.keys(e.error.details).map((f) => FLAG_OF[f] ?? f).filter((f) => f !== "channel")
+  return refused(fields.length > 0 && !fields.every((f) => e.error.message.includes(f)) ? `${e.error.message} (${fields.join(", ")})` : e.error.message)
+}
+
+/** A flag as a request field: not given → absent (the stored value is kept); `""` → null (cleared); else its value. */
+const clearable = (key: string, v: string | undefined, map: (s: string) => unknown = (s) => s) =>
+  v === undefined ? {} : { [key]: v === "" ? null : map(v) }
+const number = (v: string) => (/^-?\d+$/.test(v) ? Number(v) : v)
+
+const readStdin = () => readFileSync(0, "utf8").trim()
+
+/** Secrets given as `-` come from stdin (a command line shows in `ps` and shell history); at most one can. */
+const secretsFrom = (flags: ChannelFlags) =>
+  Effect.gen(function*() {
+    const names = (["access-token", "app-secret", "verify-token"] as const).filter((f) => flags[f] === "-")
+    if (names.length > 1) return yield* Effect.fail(refused(`only one of ${names.map((n) => `--${n}`).join(", ")} can be read from stdin`))
+    const stdin = names.length === 1 ? yield* Effect.sync(readStdin) : undefined
+    const value = (f: "access-token" | "app-secret" | "verify-token") => (flags[f] === "-" ? stdin : flags[f])
+    return { access_token: value("access-token"), app_secret: value("app-secret"), verify_token: value("verify-token") }
+  })
+
+const need = (flag: string, value: string | undefined) =>
+  value ? Effect.succeed(value) : Effect.fail(refused(`missing --${flag}`))
+
+const scopeOf = (flags: ChannelFlags) =>
+  Effect.gen(function*() {
+    const tenant = yield* need("tenant", flags.tenant)
+    const { attempt } = yield* Database
+    const known = yield* attempt((sql) => sql`SELECT 1 FROM tenants WHERE id::text = ${tenant}`)
+    if (known.length === 0) return yield* Effect.fail(refused(`no tenant with id ${tenant}`))
+    return { tenant_id: tenant, sandbox: flags.test ?? false } satisfies TenantScope
+  })
+
+const optional = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } => (v === undefined ? {} : { [key]: v } as { [P in K]: V })
+
+/** A channel not configured yet reads as undefined; any other failure stays one. */
+const orUndefinedWhenMissing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (e) => e instanceof NotFound, () => Effect.succeed(undefined))
+
+const emailCommand = (action: string | undefined, flags: ChannelFlags) =>
+  Effect.gen(function*() {
+    const settings = yield* ChannelSettings
+    const scope = yield* scopeOf(flags)
+    switch (action) {
+      case "show":
+        return yield* settings.email(scope)
+      case "set": {
+        // --from may be left out once the channel exists: the stored address is kept.
+        const from = flags.from ?? (yield* settings.email(scope).pipe(Effect.map((c) => c.from_address), orUndefinedWhenMissing))
+        if (from === undefined) return yield* Effect.fail(refused("missing --from (the email channel is not configured yet)"))
+        const request = yield* decode(EmailChannelRequest, {
+          from_address: from,
+          ...clearable("from_name", flags.name),
+          ...clearable("reply_to", flags["reply-to"]),
+          ...clearable("send_rate_per_minute", flags.rate, number)
+        })
+        return yield* settings.putEmail(scope, request)
+      }
+      case "override": {
+        const hotel = yield* need("hotel", flags.hotel)
+        if (flags.clear) return yield* settings.putHotelOverride(scope, hotel, null)
+        const override = yield* decode(SenderOverride, {
+          ...optional("from_address", flags.from), ...optional("from_name", flags.name), ...optional("reply_to", flags["reply-to"])
+        })
+        return yield* settings.putHotelOverride(scope, hotel, override)
+      }
+      default:
+        return yield* Effect.fail(refused(`unknown command: channel email ${action ?? ""}`))
+    }
+  })
+
+const templateCommand = (action: string | undefined, flags: ChannelFlags, scope: TenantScope) =>
+  Effect.gen(function*() {
+    const settings = yield* ChannelSettings
+    switch (action) {
+      case "list":
+        return { templates: (yield* settings.whatsApp(scope)).templates }
+      case "add": {
+        const template = yield* decode(WhatsAppTemplate, {
+          name: yield* need("name", flags.name), language: yield* need("language", flags.language),
+          category: yield* need("category", flags.category), body_parameters: number(yield* need("body-parameters", flags["body-parameters"]))
+        })
+        return yield* settings.putTemplate(scope, template)
+      }
+      case "remove": {
+        const name = yield* need("name", flags.name), language = yield* need("language", flags.language)
+        yield* settings.removeTemplate(scope, name, language)
+        return { name, language, removed: true }
+      }
+      default:
+        return yield* Effect.fail(refused(`unknown command: channel whatsapp template ${action ?? ""}`))
+    }
+  })
+
+const whatsAppCommand = (action: string | undefined, rest: ReadonlyArray<string>, flags: ChannelFlags) =>
+  Effect.gen(function*() {
+    const settings = yield* ChannelSettings
+    const scope = yield* scopeOf(flags)
+    switch (action) {
+      case "show":
+        return yield* settings.whatsApp(scope)
+      case "template":
+        return yield* templateCommand(rest[0], flags, scope)
+      case "set": {
+        const phoneNumberId = flags["phone-number-id"] ??
+          (yield* settings.whatsApp(scope).pipe(Effect.map((c) => c.phone_number_id), orUndefinedWhenMissing))
+        if (phoneNumberId === undefined) return yield* Effect.fail(refused("missing --phone-number-id (the WhatsApp channel is not configured yet)"))
+        const secrets = yield* secretsFrom(flags)
+        const request = yield* decode(WhatsAppChannelRequest, {
+          phone_number_id: phoneNumberId,
+          ...optional("access_token", secrets.access_token),
+          ...optional("app_secret", secrets.app_secret),
+          ...clearable("verify_token", secrets.verify_token),
+          ...clearable("send_rate_per_minute", flags.rate, number)
+        })
+        return yield* settings.putWhatsApp(scope, request)
+      }
+      default:
+        return yield* Effect.fail(refused(`unknown command: channel whatsapp ${action ?? ""}`))
+    }
+  })
+
+/** `gep channel email|whatsapp ...`: the channel API's rules and refusals, for an operator; secrets never printed. */
+export const channelCommand = (args: ReadonlyArray<string>, flags: ChannelFlags) => {
+  const [channel, action, ...rest] = args
+  const run = channel === "email"
+    ? emailCommand(action, flags)
+    : channel === "whatsapp"
+    ? whatsAppCommand(action, rest, flags)
+    : Effect.fail(refused(`unknown command: channel ${channel ?? ""} (email or whatsapp)`))
+  return (run as Effect.Effect<unknown, TenancyError | ChannelRefusal | DatabaseFailure, ChannelSettings | Database>).pipe(
+    Effect.catchIf(isChannelRefusal, (e) => Effect.fail(fromRefusal(e))),
+    Effect.provide(ChannelSettings.layer.pipe(Layer.provide(WebhookConfig.layer)))
+  )
+}
