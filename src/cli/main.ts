@@ -2,13 +2,14 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, Runtime } from "effect"
 import { parseArgs } from "node:util"
 import { Platform, type Role } from "../app/Platform.ts"
-import { AppConfig } from "../../core/config/AppConfig.ts"
+import { AppConfig, type AppConfigShape } from "../../core/config/AppConfig.ts"
 import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
 import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
+import { mailForStart } from "./mailCatcher.ts"
 
 const USAGE = `gep <command>
   start                                        migrate, ensure the demo tenant, serve everything
@@ -85,14 +86,19 @@ const admin = <A>(effect: Effect.Effect<A, TenancyError | DatabaseFailure, Tenan
     })
   )
 
-const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>) =>
+/** Serves until stopped; `overrides` replace what the environment configured (start's mail catcher). */
+const serve = (
+  role: Role,
+  announce: Effect.Effect<unknown, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>,
+  overrides: Partial<AppConfigShape> = {}
+) =>
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const config = AppConfig.of({ ...(yield* AppConfig), ...overrides })
     const app = Platform(role, config.port).pipe(
       Layer.tap((context) =>
         announce.pipe(Effect.provide(Tenancy.layer), Effect.provideContext(context), Effect.provideService(AppConfig, config), Effect.orDie))
     )
-    return yield* Layer.launch(app)
+    return yield* Layer.launch(app).pipe(Effect.provideService(AppConfig, config))
   }).pipe(Effect.provide(AppConfig.layer))
 
 const baseInfo = (role: Role) =>
@@ -107,10 +113,14 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   if (cmd === "channel") return admin(channelCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {
     case "start":
-      return serve("all", Effect.gen(function*() {
-        const demo = yield* ensureDemoTenant
-        yield* out({ ...(yield* baseInfo("all")), demo_tenant: demo })
-      }))
+      // Without GEP_SMTP_URL, a local mail catcher for the life of the command; its UI is printed beside the base URL.
+      return Effect.scoped(Effect.gen(function*() {
+        const mail = yield* mailForStart((yield* AppConfig).smtpUrl)
+        return yield* serve("all", Effect.gen(function*() {
+          const demo = yield* ensureDemoTenant
+          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo })
+        }), { smtpUrl: mail.smtpUrl })
+      })).pipe(Effect.provide(AppConfig.layer))
     case "serve": {
       const role = values.role as Role
       if (!["all", "ingress", "worker"].includes(role)) return Effect.sync(() => console.error(USAGE))
