@@ -211,6 +211,18 @@ describe("whatsapp channel", () => {
     expect((await call("PUT", "/api/v1/channels/whatsapp", { phone_number_id: id, templates: [] }, t.live_key)).body.data.templates).toEqual([])
   })
 
+  it("concurrent PUTs of different template sets end in exactly one of them, never a mix", async () => {
+    const t = await createTenant("wa-race")
+    const id = phoneNumberId()
+    await call("PUT", "/api/v1/channels/whatsapp", { phone_number_id: id, access_token: secret("t"), app_secret: secret("s") }, t.live_key)
+    const sets = Array.from({ length: 8 }, (_, n) =>
+      Array.from({ length: 5 }, (_, i) => ({ name: `set${n}_t${i}`, language: "es", category: "utility", body_parameters: n })))
+    const answers = await Promise.all(sets.map((templates) => call("PUT", "/api/v1/channels/whatsapp", { phone_number_id: id, templates }, t.live_key)))
+    expect(answers.map((a) => a.status)).toEqual(sets.map(() => 200))
+    const final = (await readWhatsAppChannel(sql, live(t), KEY))!.templates
+    expect(sets).toContainEqual(final)
+  })
+
   it("one template at a time: PUT and DELETE /templates/{name}/{language}", async () => {
     const t = await createTenant("wa-one")
     const path = "/api/v1/channels/whatsapp/templates/late_checkout/es"
