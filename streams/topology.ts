@@ -4,6 +4,7 @@ import {
   consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
 } from "./subjects.ts"
 import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
+import { ensureMessageTopology } from "./messageTopology.ts"
 import { ensureWebhookTopology } from "./webhookTopology.ts"
 
 export interface TopologyOptions {
@@ -85,6 +86,8 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
     }
   }
   await ensureWebhookTopology(jsm, { namespace: ns, replicas: options.replicas })
+  // A send attempt's deadline is well under a minute; a minute's ack wait keeps a slow one from being redelivered.
+  await ensureMessageTopology(jsm, ns, 60_000)
 }
 
 /** True when the streams exist (readiness). */
