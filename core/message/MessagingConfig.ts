@@ -1,4 +1,5 @@
 import { Config, Context, Effect, Layer } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
 
 /** How messages leave: provider endpoints, the send policy, and the conversation clock. */
 export interface MessagingConfigShape {
@@ -31,7 +32,6 @@ export class MessagingConfig extends Context.Service<MessagingConfig, MessagingC
     smtpUrl: Config.String("GEP_SMTP_URL").pipe(Config.withDefault("")),
     whatsAppApiUrl: Config.String("GEP_WHATSAPP_API_URL").pipe(Config.withDefault("https://graph.facebook.com/v21.0")),
     publicBaseUrl: Config.String("GEP_PUBLIC_BASE_URL").pipe(Config.withDefault("")),
-    port: Config.Port("PORT").pipe(Config.withDefault(8080)),
     sendTimeoutMs: Config.Int("GEP_SEND_TIMEOUT_MS").pipe(Config.withDefault(15_000)),
     maxAttempts: Config.Int("GEP_SEND_MAX_ATTEMPTS").pipe(Config.withDefault(8)),
     initialBackoffMs: Config.Int("GEP_SEND_BACKOFF_MS").pipe(Config.withDefault(2_000)),
@@ -41,6 +41,10 @@ export class MessagingConfig extends Context.Service<MessagingConfig, MessagingC
     conversationSweepMs: Config.Int("GEP_CONVERSATION_SWEEP_MS").pipe(Config.withDefault(60_000))
   })
 
-  static readonly layer = Layer.effect(MessagingConfig, Effect.map(MessagingConfig.config, ({ port, ...c }) =>
-    MessagingConfig.of({ ...c, publicBaseUrl: (c.publicBaseUrl || `http://127.0.0.1:${port}`).replace(/\/+$/, "") })))
+  /** Without GEP_PUBLIC_BASE_URL, links point at this process's own port on loopback (development). */
+  static readonly layer = Layer.effect(MessagingConfig, Effect.gen(function*() {
+    const { port } = yield* AppConfig
+    const c = yield* MessagingConfig.config
+    return MessagingConfig.of({ ...c, publicBaseUrl: (c.publicBaseUrl || `http://127.0.0.1:${port}`).replace(/\/+$/, "") })
+  }))
 }
