@@ -14,6 +14,8 @@ export interface TopologyOptions {
   readonly ackWaitMs: number
   /** The actor types (their protocols' names): one durable consumer per type and partition. */
   readonly actors: ReadonlyArray<string>
+  /** Ack wait of the message deliver consumers: longer than one send attempt can take (default 60 s). */
+  readonly deliveryAckWaitMs?: number
 }
 
 const ensureStream = async (
@@ -86,8 +88,7 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
     }
   }
   await ensureWebhookTopology(jsm, { namespace: ns, replicas: options.replicas })
-  // A send attempt's deadline is well under a minute; a minute's ack wait keeps a slow one from being redelivered.
-  await ensureMessageTopology(jsm, ns, 60_000)
+  await ensureMessageTopology(jsm, ns, options.deliveryAckWaitMs ?? 60_000)
 }
 
 /** True when the streams exist (readiness). */

@@ -49,9 +49,14 @@ const Migrated = Layer.effectDiscard(Effect.gen(function*() {
 /** Streams and consumers exist before ingress publishes or workers consume (a NatsFailure fails the start, typed). */
 const Topology = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
+  const messaging = yield* MessagingConfig
   const { jsm } = yield* Nats
   yield* Effect.tryPromise({
-    try: () => ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs, actors: ActorNames }),
+    try: () => ensureTopology(jsm, {
+      namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs, actors: ActorNames,
+      // A send attempt whose worker died is redelivered once no attempt can still be running.
+      deliveryAckWaitMs: 2 * messaging.sendTimeoutMs + 5_000
+    }),
     catch: natsFailure
   })
 }))
@@ -86,7 +91,7 @@ const WorkerRole = Layer.mergeAll(
   Worker.layer(Actors),
   WebhookDeliverer.layer,
   MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer]))
-).pipe(Layer.provide(WebhookConfig.layer), Layer.provide(MessagingConfig.layer))
+).pipe(Layer.provide(WebhookConfig.layer))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */
 export const Platform = (role: Role, port: number) => {
@@ -95,7 +100,7 @@ export const Platform = (role: Role, port: number) => {
     : role === "worker"
     ? Layer.mergeAll(WorkerRole, HealthOnly(port))
     : Layer.mergeAll(IngressServer(port), WorkerRole)
-  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(Logging))
+  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(MessagingConfig.layer), Layer.provideMerge(Logging))
 }
 
 /** A worker-only process still answers /healthz and /readyz for its orchestrator. */
