@@ -6,7 +6,7 @@ import type { MessagingConfigShape } from "../../core/message/MessagingConfig.ts
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
-import { crashAroundSend } from "../runtime/faults.ts"
+import { afterSend, beforeSend, sendRecorded } from "../runtime/faults.ts"
 import { claim, type QueuedMessage, recordFailed, recordRetry, recordSent } from "./delivery.ts"
 import { EmailTransport } from "./EmailTransport.ts"
 import { SendFailure } from "./SendFailure.ts"
@@ -66,6 +66,11 @@ const sendOne = (deps: AttemptDeps, c: Extract<Awaited<ReturnType<typeof claim>>
     return sent.wamid
   })
 
+const subjectIn = (deps: AttemptDeps) => (kind: "cmd", name: string) => outboxSubject(deps.namespace, kind, name)
+/** A transaction under the tenant's row-level security (a database failure fails the attempt: the command is naked). */
+const inTenant = <A>(deps: AttemptDeps, scope: TenantScope, f: Parameters<typeof withTenant<A>>[2]) =>
+  Effect.promise(() => withTenant(deps.sql, scope.tenant_id, f))
+
 /**
  * One delivery attempt of one message: claimed (the attempt recorded before the call), sent, and its outcome
  * recorded with the webhook it announces. Temporary failures come back after a backoff until the attempts run out;
@@ -73,9 +78,7 @@ const sendOne = (deps: AttemptDeps, c: Extract<Awaited<ReturnType<typeof claim>>
  */
 export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: AttemptDeps, cmd: DeliverCommand) {
   const scope: TenantScope = { tenant_id: cmd.tenant_id, sandbox: cmd.sandbox }
-  const subject = (kind: "cmd", name: string) => outboxSubject(deps.namespace, kind, name)
-  const inTenant = <A>(f: Parameters<typeof withTenant<A>>[2]) => Effect.promise(() => withTenant(deps.sql, scope.tenant_id, f))
-  const c = yield* inTenant((tx) => claim(tx, scope, cmd.message_id, {
+  const c = yield* inTenant(deps, scope, (tx) => claim(tx, scope, cmd.message_id, {
     reconcileMs: deps.config.reconcileMs,
     attemptDeadlineMs: deps.config.sendTimeoutMs + 5_000,
     defaultRatePerMinute: deps.config.defaultRatePerMinute,
@@ -85,17 +88,24 @@ export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: Att
   if (c.kind === "later") return { ack: false, delayMs: c.delayMs } satisfies Verdict
   if (c.kind === "missing_channel") {
     const failure = new SendFailure({ kind: "permanent", code: "CHANNEL_NOT_CONFIGURED", message: `the ${cmd.channel} channel was removed` })
-    const events = yield* inTenant((tx) => recordFailed(tx, scope, subject, { id: cmd.message_id } as QueuedMessage, failure))
+    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subjectIn(deps), { id: cmd.message_id } as QueuedMessage, failure))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }
   if (c.repeat) yield* Effect.logWarning("repeating a send attempt whose outcome was never recorded").pipe(Effect.annotateLogs({ message_id: c.message.id, channel: c.message.channel }))
-  crashAroundSend("before_send")
+  yield* Effect.promise(beforeSend)
   const exit = yield* Effect.exit(sendOne(deps, c))
-  crashAroundSend("after_send")
-  const m = c.message
+  afterSend()
+  return yield* recordOutcome(deps, scope, c.message, exit).pipe(Effect.ensuring(Effect.sync(sendRecorded)))
+})
+
+/** The attempt's outcome, recorded, and what to do with the command. */
+const recordOutcome = Effect.fn("MessageDeliverer.recordOutcome")(function*(
+  deps: AttemptDeps, scope: TenantScope, m: QueuedMessage, exit: Exit.Exit<string, SendFailure>
+) {
+  const subject = subjectIn(deps)
   if (Exit.isSuccess(exit)) {
-    const events = yield* inTenant((tx) => recordSent(tx, scope, subject, m.id, exit.value))
+    const events = yield* inTenant(deps, scope, (tx) => recordSent(tx, scope, subject, m.id, exit.value))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }
@@ -103,14 +113,14 @@ export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: Att
   const f = failure._tag === "Some" ? failure.value : new SendFailure({ kind: "unknown", code: "DEFECT", message: String(exit.cause) })
   yield* Effect.logWarning("send attempt failed").pipe(Effect.annotateLogs({ message_id: m.id, channel: m.channel, kind: f.kind, code: f.code, attempt: m.attempts }))
   if (f.kind === "permanent" || (f.kind === "temporary" && m.attempts >= deps.config.maxAttempts)) {
-    const events = yield* inTenant((tx) => recordFailed(tx, scope, subject, m, f))
+    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subject, m, f))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }
   // Unknown for WhatsApp: the attempt stays open, so the next claim waits for a status before repeating it. Unknown
   // for email is a temporary failure: a repeat carries the same Message-ID.
   const keepOpen = f.kind === "unknown" && m.channel === "whatsapp"
-  yield* inTenant((tx) => recordRetry(tx, m.id, f, keepOpen))
+  yield* inTenant(deps, scope, (tx) => recordRetry(tx, m.id, f, keepOpen))
   return {
     ack: false,
     delayMs: keepOpen ? deps.config.reconcileMs : f.retryAfterMs ?? backoffMs(deps.config.initialBackoffMs, m.attempts)

@@ -10,16 +10,39 @@ export const crashAfterCommit = (keys: ReadonlyArray<string>): void => {
 }
 
 /**
- * Fault injection for the send path's chaos test: with GEP_FAULT_CRASH_BEFORE_SEND (or _AFTER_SEND) set to a
- * probability, a worker dies (SIGKILL) that often between recording a send attempt and calling the provider (or
- * between the provider's answer and recording it). Unset in any real deployment.
+ * Fault injection for the send path's chaos tests, by probability per attempt (unset in any real deployment):
+ * - GEP_FAULT_CRASH_BEFORE_SEND: the worker dies (SIGKILL) with this attempt recorded and its provider call not made.
+ *   Other attempts of the process are let finish first (no new call starts, calls under way are answered and
+ *   recorded), so the crash tests exactly the record-before-send window and nothing else.
+ * - GEP_FAULT_CRASH_AFTER_SEND: the worker dies right after a provider answered, with whatever else is in flight.
  */
 const SEND_FAULTS = {
   before_send: Number(process.env.GEP_FAULT_CRASH_BEFORE_SEND ?? 0),
   after_send: Number(process.env.GEP_FAULT_CRASH_AFTER_SEND ?? 0)
 }
+const fires = (p: number) => p > 0 && Math.random() < p
 
-export const crashAroundSend = (point: keyof typeof SEND_FAULTS): void => {
-  const p = SEND_FAULTS[point]
-  if (p > 0 && Math.random() < p) process.kill(process.pid, "SIGKILL")
+let inFlight = 0
+let dying = false
+const never = new Promise<never>(() => {})
+
+/** Before a provider call: may kill the process (see above); with a crash pending, no new call starts. */
+export const beforeSend = async (): Promise<void> => {
+  if (dying) return never
+  if (!fires(SEND_FAULTS.before_send)) {
+    if (SEND_FAULTS.before_send > 0) inFlight++
+    return
+  }
+  dying = true
+  while (inFlight > 0) await new Promise((r) => setTimeout(r, 1))
+  process.kill(process.pid, "SIGKILL")
+  return never
+}
+
+/** After the provider answered (maybe killing the process there), and again once the outcome is recorded. */
+export const afterSend = (): void => {
+  if (fires(SEND_FAULTS.after_send)) process.kill(process.pid, "SIGKILL")
+}
+export const sendRecorded = (): void => {
+  if (SEND_FAULTS.before_send > 0) inFlight--
 }
