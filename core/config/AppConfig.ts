@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer } from "effect"
 
 /** Everything the processes read from the environment, decoded once at start-up. */
 export interface AppConfigShape {
@@ -23,11 +23,6 @@ export interface AppConfigShape {
   readonly dbPoolSize: number
   /** Group appliers per actor type in a worker, each over its share of the partitions (concurrent transactions). */
   readonly applyLanes: number
-  /**
-   * GEP_SMTP_URL: the SMTP server email leaves through (`smtp://` or `smtps://`, credentials allowed: hence redacted).
-   * None when unset or empty: email is not configured (`gep start` then runs a local catcher and sets it).
-   */
-  readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
@@ -44,10 +39,7 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
     leaseTtlMs: Config.Int("GEP_LEASE_TTL_MS").pipe(Config.withDefault(5_000)),
     dbPoolSize: Config.Int("GEP_DB_POOL_SIZE").pipe(Config.withDefault(20)),
-    applyLanes: Config.Int("GEP_APPLY_LANES").pipe(Config.withDefault(1)),
-    smtpUrl: Config.option(Config.Redacted("GEP_SMTP_URL")).pipe(
-      Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
-    )
+    applyLanes: Config.Int("GEP_APPLY_LANES").pipe(Config.withDefault(1))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

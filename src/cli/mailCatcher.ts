@@ -1,4 +1,4 @@
-import { Effect, Option, Redacted, type Scope } from "effect"
+import { Effect, Option, type Scope } from "effect"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { errorText, log } from "../../core/observability/log.ts"
@@ -74,33 +74,35 @@ export const startMailCatcher = async (maildev: MailDevModule, options: CatcherO
 const DATA_MAIL = fileURLToPath(new URL("../../.data/mail/", import.meta.url))
 
 export interface MailForStart {
-  /** What the platform's AppConfig.smtpUrl becomes: GEP_SMTP_URL, else the catcher's, else none. */
-  readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
+  /** What GEP_SMTP_URL becomes for the platform: the catcher's URL, or undefined to leave the environment as it is. */
+  readonly smtpUrl: string | undefined
   /** Printed beside the base URL: the catcher's UI and SMTP address (never an operator's GEP_SMTP_URL: it may hold credentials). */
   readonly announce: { readonly mail_ui?: string; readonly smtp_url?: string }
 }
 
 /**
- * What `gep start` does about mail. GEP_SMTP_URL set: nothing, it is used. Unset: a catcher, stopped with the scope
- * (the start command's life). Unset and maildev not installed: a warning, and email cannot leave.
+ * What `gep start` does about mail. GEP_SMTP_URL set (`configured`): nothing, it is used. Unset: a catcher, stopped
+ * with the scope (the start command's life). Unset and maildev not installed: a warning, and email cannot leave.
  */
 export const mailForStart = (
-  configured: Option.Option<Redacted.Redacted<string>>,
+  configured: string,
   options: CatcherOptions = { ...PREFERRED, mailDirectory: DATA_MAIL },
   load: () => Promise<MailDevModule | undefined> = loadMailDev
 ): Effect.Effect<MailForStart, never, Scope.Scope> =>
   Effect.gen(function*() {
-    if (Option.isSome(configured)) return { smtpUrl: configured, announce: {} }
+    const none = { smtpUrl: undefined, announce: {} }
+    if (configured.trim() !== "") return none
     const maildev = yield* Effect.promise(load)
     if (maildev === undefined) {
       yield* Effect.logWarning("GEP_SMTP_URL is not set and maildev is not installed (npm install without --omit=dev brings it): email cannot leave")
-      return { smtpUrl: Option.none(), announce: {} }
+      return none
     }
     const catcher = yield* Effect.acquireRelease(
       Effect.tryPromise(() => startMailCatcher(maildev, options)),
       (c) => Effect.promise(() => c.stop()).pipe(Effect.ignore)
     ).pipe(Effect.tapError((e) => Effect.logWarning("the local mail catcher did not start: email cannot leave").pipe(Effect.annotateLogs({ error: errorText(e.cause) }))), Effect.option)
-    if (Option.isNone(catcher)) return { smtpUrl: Option.none(), announce: {} }
-    yield* Effect.logInfo("GEP_SMTP_URL is not set: email goes to the local mail catcher").pipe(Effect.annotateLogs({ mail_ui: catcher.value.webUrl, smtp_url: catcher.value.smtpUrl }))
-    return { smtpUrl: Option.some(Redacted.make(catcher.value.smtpUrl)), announce: { mail_ui: catcher.value.webUrl, smtp_url: catcher.value.smtpUrl } }
+    if (Option.isNone(catcher)) return none
+    const { smtpUrl, webUrl } = catcher.value
+    yield* Effect.logInfo("GEP_SMTP_URL is not set: email goes to the local mail catcher").pipe(Effect.annotateLogs({ mail_ui: webUrl, smtp_url: smtpUrl }))
+    return { smtpUrl, announce: { mail_ui: webUrl, smtp_url: smtpUrl } }
   })

@@ -1,8 +1,8 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer, Runtime } from "effect"
+import { Cause, Config, ConfigProvider, Effect, Layer, Runtime } from "effect"
 import { parseArgs } from "node:util"
 import { Platform, type Role } from "../app/Platform.ts"
-import { AppConfig, type AppConfigShape } from "../../core/config/AppConfig.ts"
+import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
@@ -86,20 +86,25 @@ const admin = <A>(effect: Effect.Effect<A, TenancyError | DatabaseFailure, Tenan
     })
   )
 
-/** Serves until stopped; `overrides` replace what the environment configured (start's mail catcher). */
-const serve = (
-  role: Role,
-  announce: Effect.Effect<unknown, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>,
-  overrides: Partial<AppConfigShape> = {}
-) =>
+const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>) =>
   Effect.gen(function*() {
-    const config = AppConfig.of({ ...(yield* AppConfig), ...overrides })
+    const config = yield* AppConfig
     const app = Platform(role, config.port).pipe(
       Layer.tap((context) =>
         announce.pipe(Effect.provide(Tenancy.layer), Effect.provideContext(context), Effect.provideService(AppConfig, config), Effect.orDie))
     )
-    return yield* Layer.launch(app).pipe(Effect.provideService(AppConfig, config))
+    return yield* Layer.launch(app)
   }).pipe(Effect.provide(AppConfig.layer))
+
+/**
+ * The environment with some variables replaced (undefined: left as it is), for every configuration the platform reads
+ * (AppConfig, MessagingConfig, ...): a provider of its own, since Effect reads process.env once, at the first lookup.
+ */
+const withEnvironment = (variables: Record<string, string | undefined>) => {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries({ ...process.env, ...variables })) if (value !== undefined) env[name] = value
+  return ConfigProvider.layer(ConfigProvider.fromEnv({ env }))
+}
 
 const baseInfo = (role: Role) =>
   Effect.gen(function*() {
@@ -115,12 +120,12 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
     case "start":
       // Without GEP_SMTP_URL, a local mail catcher for the life of the command; its UI is printed beside the base URL.
       return Effect.scoped(Effect.gen(function*() {
-        const mail = yield* mailForStart((yield* AppConfig).smtpUrl)
+        const mail = yield* mailForStart(yield* Config.String("GEP_SMTP_URL").pipe(Config.withDefault("")))
         return yield* serve("all", Effect.gen(function*() {
           const demo = yield* ensureDemoTenant
           yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo })
-        }), { smtpUrl: mail.smtpUrl })
-      })).pipe(Effect.provide(AppConfig.layer))
+        })).pipe(Effect.provide(withEnvironment({ GEP_SMTP_URL: mail.smtpUrl })))
+      }))
     case "serve": {
       const role = values.role as Role
       if (!["all", "ingress", "worker"].includes(role)) return Effect.sync(() => console.error(USAGE))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -26,7 +26,7 @@ const inbox = async (webUrl: string): Promise<Array<Caught>> => {
 }
 
 /** mailForStart in a scope of the test's own, closed when the test says. */
-const prepare = async (configured: Option.Option<Redacted.Redacted<string>>, load?: () => Promise<undefined>) => {
+const prepare = async (configured: string, load?: () => Promise<undefined>) => {
   const scope = Effect.runSync(Scope.make())
   const dir = mkdtempSync(join(tmpdir(), "gep-mail-"))
   const mail = await Effect.runPromise(
@@ -43,10 +43,10 @@ const prepare = async (configured: Option.Option<Redacted.Redacted<string>>, loa
 
 describe("the local mail catcher of gep start", () => {
   it("without GEP_SMTP_URL: maildev on loopback; mail sent to the printed SMTP URL shows in its REST API; stopped with the scope", async () => {
-    const { mail, close } = await prepare(Option.none())
+    const { mail, close } = await prepare("")
     try {
       expect(mail.announce).toEqual({ mail_ui: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), smtp_url: expect.stringMatching(/^smtp:\/\/127\.0\.0\.1:\d+$/) })
-      expect(Option.map(mail.smtpUrl, Redacted.value)).toEqual(Option.some(mail.announce.smtp_url))
+      expect(mail.smtpUrl).toBe(mail.announce.smtp_url)
       const transport = nodemailer.createTransport(mail.announce.smtp_url!)
       await transport.sendMail({
         from: "Hotel Demo <stay@hotel.example>", to: "ana.garcia@gmail.com", subject: "Your stay in Barcelona", text: "See you soon",
@@ -67,16 +67,15 @@ describe("the local mail catcher of gep start", () => {
   })
 
   it("with GEP_SMTP_URL: no catcher, the configured URL is used and never printed", async () => {
-    const configured = Option.some(Redacted.make("smtps://user:secret@mail.example:465"))
-    const { mail, close } = await prepare(configured, () => Promise.reject(new Error("must not load maildev")))
+    const { mail, close } = await prepare("smtps://user:secret@mail.example:465", () => Promise.reject(new Error("must not load maildev")))
     await close()
-    expect(mail).toEqual({ smtpUrl: configured, announce: {} })
+    expect(mail).toEqual({ smtpUrl: undefined, announce: {} })
   })
 
   it("without GEP_SMTP_URL and without maildev (an --omit=dev install): starts without mail and says so", async () => {
-    const { mail, close } = await prepare(Option.none(), () => Promise.resolve(undefined))
+    const { mail, close } = await prepare("", () => Promise.resolve(undefined))
     await close()
-    expect(mail).toEqual({ smtpUrl: Option.none(), announce: {} })
+    expect(mail).toEqual({ smtpUrl: undefined, announce: {} })
   })
 
   // The real command as `npm start` runs it, with its demo keys kept away from the developer's .data/.
@@ -106,7 +105,23 @@ describe("the local mail catcher of gep start", () => {
         smtp_url: expect.stringMatching(/^smtp:\/\/127\.0\.0\.1:\d+$/), demo_tenant: { tenant_id: expect.any(String) }
       })
       expect(Object.keys(line).indexOf("mail_ui")).toBe(Object.keys(line).indexOf("base_url") + 3)
-      expect(Array.isArray(await inbox(line.mail_ui))).toBe(true)
+      // An email the platform sends lands in the catcher: the send path reads the GEP_SMTP_URL start gave it.
+      const key = line.demo_tenant.live_key as string
+      const api = (method: string, path: string, body: unknown) =>
+        fetch(`${line.base_url}${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+          .then(async (r) => ({ status: r.status, body: await r.json() as any }))
+      expect((await api("PUT", "/api/v1/channels/email", { from_address: "demo@hotel.example", from_name: "Demo Hotels" })).status).toBe(200)
+      const guest = await api("POST", "/api/v1/guests", { phone: "+34 600 555 010", first_name: "Ana", last_name: "García", email: "ana.start@gmail.com" })
+      expect(guest.status).toBeLessThan(300)
+      const sent = await api("POST", "/api/v1/messages", { contact_id: guest.body.data.contact_id, channel: "email", category: "utility", subject: "Welcome to Demo Hotels", text: "Hello Ana" })
+      expect(sent.status, JSON.stringify(sent.body)).toBe(202)
+      let caught: Array<Caught> = []
+      for (const until = Date.now() + 30_000; caught.length === 0 && Date.now() < until;) {
+        caught = (await inbox(line.mail_ui)).filter((m) => m.subject === "Welcome to Demo Hotels")
+        if (caught.length === 0) await new Promise((r) => setTimeout(r, 200))
+      }
+      expect(caught).toHaveLength(1)
+      expect(caught[0]).toMatchObject({ to: [{ address: "ana.start@gmail.com" }], from: [{ address: "demo@hotel.example" }] })
       for (const l of stderr.trim().split("\n")) expect(() => JSON.parse(l), l).not.toThrow()
       child.kill("SIGTERM")
       expect(await exited).toBe(0)

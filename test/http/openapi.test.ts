@@ -28,6 +28,8 @@ let ctiToken: string
 let limitedCtiToken: string
 /** A tenant whose channels are never configured: 404 CHANNEL_NOT_CONFIGURED. */
 let unconfigured: TestTenant
+/** The tenant the channel configuration cases change (the messaging cases keep theirs). */
+let channelsTenant: TestTenant
 const sql = testSql()
 
 interface OpenApiOperation {
@@ -54,9 +56,10 @@ const exhaust = async (bucket: string) => {
 
 beforeAll(async () => {
   platform = await startPlatform("openapi")
-  const other = await Promise.all([createTenant("oa"), createTenant("oa-limited")])
+  const other = await Promise.all([createTenant("oa"), createTenant("oa-limited"), createTenant("oa-channels")])
   tenant = other[0]
   unconfigured = other[1]
+  channelsTenant = other[2]
   const [narrow, limited, cti, limitedCti] = await Promise.all([
     createKey(tenant.tenant_id, ["surveys:write"]),
     createKey(tenant.tenant_id, ["*"]),
@@ -97,6 +100,17 @@ const newGuest = () => data(as("POST", "/api/v1/guests", { phone: guestPhone(), 
 const PUBLIC_URL = "https://93.184.215.14/hooks/openapi"
 const subscription = (overrides: Record<string, unknown> = {}) => ({ url: PUBLIC_URL, event_types: ["broadcast.completed"], enabled: false, ...overrides })
 const newSubscription = () => data(as("POST", "/api/v1/webhooks", subscription()))
+/** The tenant's email channel (no SMTP server here: sends stay queued and retry; the API's answers are what is checked). */
+const emailChannel = () => sql`INSERT INTO channel_email (tenant_id, sandbox, from_address) VALUES (${tenant.tenant_id}, false, 'stay@hotelexample.com')
+  ON CONFLICT DO NOTHING`
+/** A conversation, opened by a queued utility email. */
+const newConversation = async () => {
+  await emailChannel()
+  const guest = await data(as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "Open", last_name: "Api", email: `open${Date.now()}${Math.random().toString(36).slice(2, 6)}@gmail.com` }))
+  const sent = await data(as("POST", "/api/v1/messages", { contact_id: guest.contact_id, channel: "email", category: "utility", subject: "s", text: "x" }))
+  const [row] = await sql`SELECT conversation_id FROM messages WHERE id = ${sent.message_id}`
+  return row!.conversation_id as string
+}
 const callId = () => uniqueId("call")
 const ctiEvent = (overrides: Record<string, unknown> = {}) => ({ event_type: "call_missed", call_id: callId(), ...overrides })
 const completedCall = (overrides: Record<string, unknown> = {}) => ({
@@ -109,7 +123,9 @@ const whatsApp = (overrides: Record<string, unknown> = {}) => ({
   phone_number_id: phoneNumberId(), access_token: "EAAG-openapi", app_secret: "openapi-secret", verify_token: "openapi-verify",
   templates: [{ name: "booking_confirmation", language: "es", category: "utility", body_parameters: 2 }], ...overrides
 })
-const configureWhatsApp = () => data(as("PUT", "/api/v1/channels/whatsapp", whatsApp()))
+const onChannels = (method: string, path: string, body?: unknown) =>
+  call(method, path, { key: channelsTenant.live_key, ...(body === undefined ? {} : { body }) })
+const configureWhatsApp = () => data(onChannels("PUT", "/api/v1/channels/whatsapp", whatsApp()))
 const TEMPLATE = "/api/v1/channels/whatsapp/templates/late_checkout/es"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -402,8 +418,8 @@ const routes: Record<string, RouteCases> = {
   "GET /api/v1/channels/email": {
     cases: [
       c(200, "the email sender", async () => {
-        await data(as("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [tenant.hotel_id]: { from_name: "Hotel" } } }))
-        return as("GET", "/api/v1/channels/email")
+        await data(onChannels("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [channelsTenant.hotel_id]: { from_name: "Hotel" } } }))
+        return onChannels("GET", "/api/v1/channels/email")
       }),
       c(404, "not configured", () => call("GET", "/api/v1/channels/email", { key: unconfigured.live_key })),
       ...keyCases("GET", "/api/v1/channels/email")
@@ -412,15 +428,15 @@ const routes: Record<string, RouteCases> = {
   },
   "PUT /api/v1/channels/email": {
     cases: [
-      c(200, "the stored configuration", () => as("PUT", "/api/v1/channels/email", {
+      c(200, "the stored configuration", () => onChannels("PUT", "/api/v1/channels/email", {
         from_address: "openapi@grupo.example", from_name: "Grupo", reply_to: "reply@grupo.example",
-        hotel_overrides: { [tenant.hotel_id]: { from_address: "bcn@grupo.example", from_name: "Hotel", reply_to: "bcn@grupo.example" } },
+        hotel_overrides: { [channelsTenant.hotel_id]: { from_address: "bcn@grupo.example", from_name: "Hotel", reply_to: "bcn@grupo.example" } },
         send_rate_per_minute: 100
       })),
-      c(400, "a from_address that is no address", () => as("PUT", "/api/v1/channels/email", { from_address: "nope" })),
-      c(400, "a misspelt field", () => as("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", fromName: "x" })),
+      c(400, "a from_address that is no address", () => onChannels("PUT", "/api/v1/channels/email", { from_address: "nope" })),
+      c(400, "a misspelt field", () => onChannels("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", fromName: "x" })),
       c(422, "an override for a hotel of another account", () =>
-        as("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [unconfigured.hotel_id]: { from_name: "X" } } })),
+        onChannels("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [unconfigured.hotel_id]: { from_name: "X" } } })),
       ...keyCases("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example" })
     ]
   },
@@ -428,7 +444,7 @@ const routes: Record<string, RouteCases> = {
     cases: [
       c(200, "the number and templates, never a secret", async () => {
         await configureWhatsApp()
-        return as("GET", "/api/v1/channels/whatsapp")
+        return onChannels("GET", "/api/v1/channels/whatsapp")
       }),
       c(404, "not configured", () => call("GET", "/api/v1/channels/whatsapp", { key: unconfigured.live_key })),
       ...keyCases("GET", "/api/v1/channels/whatsapp")
@@ -437,14 +453,14 @@ const routes: Record<string, RouteCases> = {
   },
   "PUT /api/v1/channels/whatsapp": {
     cases: [
-      c(200, "the stored configuration", () => as("PUT", "/api/v1/channels/whatsapp", whatsApp({ send_rate_per_minute: 80 }))),
-      c(400, "a duplicate template", () => as("PUT", "/api/v1/channels/whatsapp", whatsApp({
+      c(200, "the stored configuration", () => onChannels("PUT", "/api/v1/channels/whatsapp", whatsApp({ send_rate_per_minute: 80 }))),
+      c(400, "a duplicate template", () => onChannels("PUT", "/api/v1/channels/whatsapp", whatsApp({
         templates: [{ name: "a", language: "es", category: "utility", body_parameters: 0 }, { name: "a", language: "es", category: "utility", body_parameters: 1 }]
       }))),
       c(400, "the first PUT without secrets", () => call("PUT", "/api/v1/channels/whatsapp", { key: unconfigured.live_key, body: { phone_number_id: phoneNumberId() } })),
       c(409, "a phone_number_id the live mode holds, claimed by the sandbox", async () => {
         const live = await configureWhatsApp()
-        return call("PUT", "/api/v1/channels/whatsapp", { key: tenant.test_key, body: whatsApp({ phone_number_id: live.phone_number_id }) })
+        return call("PUT", "/api/v1/channels/whatsapp", { key: channelsTenant.test_key, body: whatsApp({ phone_number_id: live.phone_number_id }) })
       }),
       ...keyCases("PUT", "/api/v1/channels/whatsapp", whatsApp())
     ]
@@ -453,10 +469,10 @@ const routes: Record<string, RouteCases> = {
     cases: [
       c(200, "a template registered", async () => {
         await configureWhatsApp()
-        return as("PUT", TEMPLATE, { category: "utility", body_parameters: 1 })
+        return onChannels("PUT", TEMPLATE, { category: "utility", body_parameters: 1 })
       }),
-      c(400, "a category that does not exist", () => as("PUT", TEMPLATE, { category: "promo", body_parameters: 1 })),
-      c(400, "a name WhatsApp would refuse", () => as("PUT", "/api/v1/channels/whatsapp/templates/Late%20Checkout/es", { category: "utility", body_parameters: 1 })),
+      c(400, "a category that does not exist", () => onChannels("PUT", TEMPLATE, { category: "promo", body_parameters: 1 })),
+      c(400, "a name WhatsApp would refuse", () => onChannels("PUT", "/api/v1/channels/whatsapp/templates/Late%20Checkout/es", { category: "utility", body_parameters: 1 })),
       c(404, "no WhatsApp channel", () => call("PUT", TEMPLATE, { key: unconfigured.live_key, body: { category: "utility", body_parameters: 1 } })),
       ...keyCases("PUT", TEMPLATE, { category: "utility", body_parameters: 1 })
     ]
@@ -465,16 +481,70 @@ const routes: Record<string, RouteCases> = {
     cases: [
       c(200, "a template unregistered", async () => {
         await configureWhatsApp()
-        await data(as("PUT", TEMPLATE, { category: "utility", body_parameters: 1 }))
-        return as("DELETE", TEMPLATE)
+        await data(onChannels("PUT", TEMPLATE, { category: "utility", body_parameters: 1 }))
+        return onChannels("DELETE", TEMPLATE)
       }),
-      c(400, "a language WhatsApp does not know", () => as("DELETE", "/api/v1/channels/whatsapp/templates/late_checkout/spanish")),
+      c(400, "a language WhatsApp does not know", () => onChannels("DELETE", "/api/v1/channels/whatsapp/templates/late_checkout/spanish")),
       c(404, "a template not registered", async () => {
         await configureWhatsApp()
-        return as("DELETE", "/api/v1/channels/whatsapp/templates/never_registered/es")
+        return onChannels("DELETE", "/api/v1/channels/whatsapp/templates/never_registered/es")
       }),
       ...keyCases("DELETE", TEMPLATE)
     ]
+  },
+  "POST /api/v1/messages": {
+    cases: [
+      c(202, "a marketing email without consent: recorded as skipped", async () => {
+        await emailChannel()
+        return as("POST", "/api/v1/messages", { contact_id: (await newGuest()).contact_id, channel: "email", subject: "Offer", text: "x" })
+      }),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "fax" })),
+      c(400, "an email without a subject", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", text: "x" })),
+      c(404, "an unknown contact", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", category: "utility", subject: "s", text: "x" })),
+      c(422, "a channel the account has not configured", async () =>
+        as("POST", "/api/v1/messages", { contact_id: (await newGuest()).contact_id, channel: "whatsapp", template: { name: "t", language: "es", parameters: [] } })),
+      ...keyCases("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", subject: "s", text: "x" })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/contacts/{id}/messages": {
+    cases: [
+      c(200, "a contact's messages with their history", async () => {
+        await emailChannel()
+        const guest = await newGuest()
+        await data(as("POST", "/api/v1/messages", { contact_id: guest.contact_id, channel: "email", category: "utility", subject: "s", text: "x" }))
+        return as("GET", `/api/v1/contacts/${guest.contact_id}/messages?limit=5`)
+      }),
+      c(400, "a limit out of range", async () => as("GET", `/api/v1/contacts/${(await newGuest()).contact_id}/messages?limit=0`)),
+      c(400, "a cursor this API never returned", async () => as("GET", `/api/v1/contacts/${(await newGuest()).contact_id}/messages?cursor=garbage`)),
+      c(404, "an unknown contact", () => as("GET", `/api/v1/contacts/${NO_SUCH_ID}/messages`)),
+      ...keyCases("GET", `/api/v1/contacts/${NO_SUCH_ID}/messages`)
+    ]
+  },
+  "GET /api/v1/conversations/{id}": {
+    cases: [
+      c(200, "a conversation with its messages", async () => as("GET", `/api/v1/conversations/${await newConversation()}`)),
+      c(404, "an unknown conversation", () => as("GET", `/api/v1/conversations/${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/v1/conversations/${NO_SUCH_ID}`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "POST /api/v1/conversations/{id}/close": {
+    cases: [
+      c(200, "closed", async () => as("POST", `/api/v1/conversations/${await newConversation()}/close`)),
+      c(404, "an unknown conversation", () => as("POST", `/api/v1/conversations/${NO_SUCH_ID}/close`)),
+      ...keyCases("POST", `/api/v1/conversations/${NO_SUCH_ID}/close`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM, ...ACTOR_FAILURES }
+  },
+  "POST /api/v1/contacts/{id}/opt-out": {
+    cases: [
+      c(200, "opted out", async () => as("POST", `/api/v1/contacts/${(await newGuest()).contact_id}/opt-out`, { channel: "whatsapp" })),
+      c(400, "an unknown channel", async () => as("POST", `/api/v1/contacts/${(await newGuest()).contact_id}/opt-out`, { channel: "fax" })),
+      c(404, "an unknown contact", () => as("POST", `/api/v1/contacts/${NO_SUCH_ID}/opt-out`, { channel: "email" })),
+      ...keyCases("POST", `/api/v1/contacts/${NO_SUCH_ID}/opt-out`, { channel: "email" })
+    ],
+    notCaused: ACTOR_FAILURES
   },
   "GET /api/calls/{call_record_id}": {
     cases: [

@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:net"
 import postgres from "postgres"
 import { inject } from "vitest"
@@ -33,7 +33,6 @@ export const testConfig = (suffix: string, overrides: Partial<AppConfigShape> = 
   // Several platforms, spawned workers and the test's own clients share one PostgreSQL (max_connections 100).
   dbPoolSize: 6,
   applyLanes: 1,
-  smtpUrl: Option.none(),
   ...overrides
 })
 
