@@ -1,6 +1,5 @@
 import { Effect, Option, type Scope } from "effect"
 import { createServer } from "node:net"
-import { fileURLToPath } from "node:url"
 import { errorText, log } from "../../core/observability/log.ts"
 
 // `npm start` gives a newcomer somewhere to see mail without configuring anything: without GEP_SMTP_URL it runs
@@ -39,8 +38,6 @@ export interface CatcherOptions {
   /** Ports to try first; 0 for any free port. */
   readonly smtp?: number
   readonly web?: number
-  /** Kept mail survives restarts here (bounded to the newest 500 messages). */
-  readonly mailDirectory?: string
 }
 
 export const startMailCatcher = async (maildev: MailDevModule, options: CatcherOptions = {}): Promise<MailCatcher> => {
@@ -51,8 +48,8 @@ export const startMailCatcher = async (maildev: MailDevModule, options: CatcherO
     ip: "127.0.0.1",
     webIp: "127.0.0.1",
     silent: true,
-    maxEmails: 500,
-    ...(options.mailDirectory ? { mailDirectory: options.mailDirectory } : {})
+    // In memory, the newest 500: a restart starts an empty inbox (mail of an earlier database would only confuse).
+    maxEmails: 500
   })
   // maildev's API server announces itself with console.info on stdout, which is the CLI's one JSON line: while it
   // starts (nothing else runs yet), console output becomes our JSON log lines on stderr.
@@ -71,8 +68,6 @@ export const startMailCatcher = async (maildev: MailDevModule, options: CatcherO
   }
 }
 
-const DATA_MAIL = fileURLToPath(new URL("../../.data/mail/", import.meta.url))
-
 export interface MailForStart {
   /** What GEP_SMTP_URL becomes for the platform: the catcher's URL, or undefined to leave the environment as it is. */
   readonly smtpUrl: string | undefined
@@ -86,7 +81,7 @@ export interface MailForStart {
  */
 export const mailForStart = (
   configured: string,
-  options: CatcherOptions = { ...PREFERRED, mailDirectory: DATA_MAIL },
+  options: CatcherOptions = PREFERRED,
   load: () => Promise<MailDevModule | undefined> = loadMailDev
 ): Effect.Effect<MailForStart, never, Scope.Scope> =>
   Effect.gen(function*() {

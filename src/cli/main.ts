@@ -1,7 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, ConfigProvider, Effect, Layer, Runtime } from "effect"
 import { parseArgs } from "node:util"
-import { Platform, type Role } from "../app/Platform.ts"
+import type { Role } from "../app/Platform.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
@@ -89,6 +89,8 @@ const admin = <A>(effect: Effect.Effect<A, TenancyError | DatabaseFailure, Tenan
 const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
+    // Loaded only to serve: the whole platform's modules cost every admin command about a second to import.
+    const { Platform } = yield* Effect.promise(() => import("../app/Platform.ts"))
     const app = Platform(role, config.port).pipe(
       Layer.tap((context) =>
         announce.pipe(Effect.provide(Tenancy.layer), Effect.provideContext(context), Effect.provideService(AppConfig, config), Effect.orDie))

@@ -28,17 +28,8 @@ const inbox = async (webUrl: string): Promise<Array<Caught>> => {
 /** mailForStart in a scope of the test's own, closed when the test says. */
 const prepare = async (configured: string, load?: () => Promise<undefined>) => {
   const scope = Effect.runSync(Scope.make())
-  const dir = mkdtempSync(join(tmpdir(), "gep-mail-"))
-  const mail = await Effect.runPromise(
-    mailForStart(configured, { smtp: 0, web: 0, mailDirectory: dir }, load).pipe(Scope.provide(scope), Effect.provide(Logging))
-  )
-  return {
-    mail,
-    close: async () => {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
+  const mail = await Effect.runPromise(mailForStart(configured, { smtp: 0, web: 0 }, load).pipe(Scope.provide(scope), Effect.provide(Logging)))
+  return { mail, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
 describe("the local mail catcher of gep start", () => {
