@@ -19,6 +19,7 @@ import { natsFailure } from "../../streams/natsErrors.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { Observability } from "../http/metrics.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
+import { B2bLive } from "../b2b/http.ts"
 import { ContactCallsLive } from "../telephony/contactCalls.ts"
 import { CtiAuthenticationLive } from "../telephony/ctiAuthentication.ts"
 import { EventsLive } from "../event/http.ts"
@@ -62,7 +63,7 @@ const ApiRoutes = Layer.mergeAll(
   HealthRoutes,
   Observability
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, B2bLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
