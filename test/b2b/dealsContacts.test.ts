@@ -30,7 +30,8 @@ let seq = 7_000_000 + Math.floor(Math.random() * 1_000_000)
 describe("contacts of accounts", () => {
   it("resolve to the platform's contact (the same person is the same contact), linked once per account", async () => {
     const acme = await account()
-    const p = phone(seq++)
+    const who = seq++
+    const p = phone(who)
     const email = `${uniqueId("maria").toLowerCase()}@acme-example.es`
     const first = await api("POST", `/b2b/accounts/${acme}/contacts`, { first_name: "María", last_name: "Ruiz", phone: p, email, role: "travel_manager", is_primary: true })
     expect(first.status, JSON.stringify(first.body)).toBe(201)
@@ -49,8 +50,8 @@ describe("contacts of accounts", () => {
     expect(again.body.data).toMatchObject({ contact_id: contactId, is_new_contact: false, role: "travel_manager", title: "Head of travel", is_primary: true })
     const sister = await account()
     expect((await api("POST", `/b2b/accounts/${sister}/contacts`, { first_name: "María", phone: p })).body.data.contact_id).toBe(contactId)
-    const [{ n }] = await sql`SELECT count(*)::int AS n FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND (phone = ${e164(seq - 1)} OR email = ${email})` as unknown as Array<{ n: number }>
-    expect(n).toBe(1)
+    const [people] = await sql`SELECT count(*)::int AS n FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND (phone = ${e164(who)} OR email = ${email})`
+    expect(people!.n).toBe(1)
     const created = (await outboxMessages(sql, tenant.tenant_id)).filter((m) => m.subject.endsWith("cmd.webhook.contact.created"))
     expect(created.some((m) => (m.payload as { data: { contact: { id: string } } }).data.contact.id === contactId)).toBe(true)
   })
