@@ -20,12 +20,16 @@ export interface StoredAccount {
   readonly desk_emails: ReadonlyArray<string>
 }
 
-/** An account of this tenant and mode, or undefined (an id that is no UUID names none). */
+/**
+ * An account of this tenant and mode, or undefined (an id that is no UUID names none). Locked FOR NO KEY UPDATE, not
+ * FOR UPDATE: reservation waves attributing to it hold KEY SHARE locks (their foreign keys) and must not wait for, or
+ * deadlock with, a B2B write; B2B writers are already serialised by the tenant's lock.
+ */
 export const findAccount = async (tx: Tx, scope: TenantScope, id: string): Promise<StoredAccount | undefined> => {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined
   const [row] = await tx<Array<StoredAccount>>`
     SELECT id, parent_id, path::text[] AS path, depth, desk_emails FROM b2b_accounts
-    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id = ${id} FOR UPDATE`
+    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id = ${id} FOR NO KEY UPDATE`
   return row
 }
 

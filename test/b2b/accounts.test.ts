@@ -7,7 +7,8 @@ let other: TestTenant
 const sql = testSql()
 
 beforeAll(async () => {
-  platform = await startPlatform("b2bacc")
+  // Four apply lanes (one per partition): writes of different accounts race in concurrent transactions.
+  platform = await startPlatform("b2bacc", { overrides: { applyLanes: 4 } })
   ;[tenant, other] = await Promise.all([createTenant("b2b"), createTenant("b2b-other")])
 })
 afterAll(async () => {
@@ -132,6 +133,48 @@ describe("codes", () => {
     }
     const cleared = await api("PATCH", `/b2b/accounts/${acc.account_id}`, { codes: null, email_domains: null })
     expect(cleared.body.data).toMatchObject({ codes: { agency_codes: [], promo_codes: [], rate_codes: [], iata: null }, email_domains: [] })
+  })
+})
+
+describe("concurrent writes", () => {
+  it("one of many racing creations holding the same code wins (the rest 409); mutual moves never make a cycle", async () => {
+    const code = unique("RACE")
+    const racers = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+      api("POST", "/b2b/accounts", { type: "agency", name: `Racer ${i}`, codes: { agency_codes: [code] } })))
+    expect(racers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409])
+    const [held] = await sql`SELECT count(*)::int AS n FROM b2b_codes WHERE tenant_id = ${tenant.tenant_id} AND code = ${code.toUpperCase()}`
+    expect(held!.n).toBe(1)
+    for (let round = 0; round < 3; round++) {
+      const [a, b] = await Promise.all([create({}), create({})])
+      const moves = await Promise.all([
+        api("PATCH", `/b2b/accounts/${a.account_id}`, { parent_id: b.account_id }),
+        api("PATCH", `/b2b/accounts/${b.account_id}`, { parent_id: a.account_id })
+      ])
+      expect(moves.map((m) => m.status).sort()).toEqual([200, 422])
+      const rows = await sql`SELECT id, parent_id, depth FROM b2b_accounts WHERE id IN (${a.account_id}, ${b.account_id}) ORDER BY depth`
+      expect(rows.map((r) => r.depth)).toEqual([1, 2])
+      expect(rows[0]!.parent_id).toBeNull()
+    }
+  })
+
+  it("a subtree move racing a new account inside that subtree never leaves an account below level three or a stale path", async () => {
+    for (let round = 0; round < 6; round++) {
+      const [x, p] = await Promise.all([create({}), create({})])
+      const y = await create({ parent_id: x.account_id })
+      // Each is fine alone against the tree it started from; together they would put the new account at level four.
+      const [moved, added] = await Promise.all([
+        api("PATCH", `/b2b/accounts/${x.account_id}`, { parent_id: p.account_id }),
+        api("POST", "/b2b/accounts", { type: "agency", name: "Z", parent_id: y.account_id })
+      ])
+      // Whichever is applied first wins; the other sees the tree it left and is refused.
+      const outcome = `${moved.status}/${added.status}`
+      expect(["200/422", "422/201"], outcome).toContain(outcome)
+    }
+    const stale = await sql`
+      SELECT a.id FROM b2b_accounts a LEFT JOIN b2b_accounts p ON p.id = a.parent_id
+      WHERE a.tenant_id = ${tenant.tenant_id}
+        AND (a.depth > 3 OR (a.parent_id IS NULL AND a.path <> ARRAY[a.id]) OR (a.parent_id IS NOT NULL AND a.path <> p.path || a.id))`
+    expect(stale).toEqual([])
   })
 })
 

@@ -101,6 +101,11 @@ describe("automatic attribution, first match wins", () => {
     expect(events[0]).toMatchObject({ event_type: "reservation.attribution_changed", data: { reservation: { reservation_id: body.reservation_id, status: "confirmed" } } })
   })
 
+  it("is an outbound webhook event type partners can subscribe to", async () => {
+    const res = await api("POST", "/api/v1/webhooks", { url: "https://93.184.215.14/hooks/b2b", event_types: ["reservation.attribution_changed"], enabled: false })
+    expect(res.status, JSON.stringify(res.body)).toBe(201)
+  })
+
   it("matches the IATA number sent as agency id or as agency code; attributes in a batch, each reservation on its own", async () => {
     const iataAccount = await account({ codes: { iata: "8765432-1" } })
     const batch = await as(tenant.live_key, "POST", "/api/v1/reservations/batch", {
