@@ -31,39 +31,41 @@ export interface AttributionChange {
  */
 export const attributeReservations = async (tx: Tx, scope: TenantScope, items: ReadonlyArray<ToAttribute>): Promise<Array<AttributionChange>> => {
   if (items.length === 0) return []
+  // Every access per reservation is a LATERAL or correlated lookup by key (an index probe each): the planner cannot
+  // estimate the rows of jsonb_to_recordset, and given joins it scanned all of a tenant's codes, reservations (through
+  // the row-level-security predicate) or attributions per wave. `LIMIT 1` keeps a LATERAL from being pulled up into a
+  // join; a scalar subquery is never turned into a hashed scan.
   const rows = await tx.unsafe(
-    `WITH s AS (
-       SELECT * FROM jsonb_to_recordset($3::jsonb) AS s(reservation_id uuid, candidates jsonb, reset boolean)
-     ), r AS (
-       SELECT s.reservation_id, s.reset, s.candidates, res.hotel_id,
-         coalesce(res.booking_date, (res.external_created_at AT TIME ZONE 'UTC')::date, res.created_at::date) AS booked_on
-       FROM s JOIN reservations res ON res.id = s.reservation_id
-     ), matched AS (
-       SELECT DISTINCT ON (r.reservation_id) r.reservation_id, k.account_id, c.rule, k.display AS matched, k.deal_id
-       FROM r CROSS JOIN LATERAL jsonb_to_recordset(r.candidates) AS c(kind text, code text, rule text, ord integer)
-       JOIN b2b_codes k ON k.tenant_id = $1 AND k.sandbox = $2 AND k.kind = c.kind AND k.code = c.code
-         AND (k.hotel_id IS NULL OR k.hotel_id = r.hotel_id)
-         AND (k.valid_from IS NULL OR k.valid_from <= r.booked_on) AND (k.valid_to IS NULL OR r.booked_on <= k.valid_to)
-       ORDER BY r.reservation_id, c.ord, k.hotel_id IS NULL
-     ), holder AS (
-       SELECT r.reservation_id, split_part(g.email, '@', 2) AS domain
-       FROM r CROSS JOIN LATERAL (
-         SELECT email FROM reservation_guests g WHERE g.reservation_id = r.reservation_id AND g.email IS NOT NULL
-         ORDER BY g.is_holder DESC, g.position LIMIT 1) g
-       WHERE NOT EXISTS (SELECT 1 FROM matched m WHERE m.reservation_id = r.reservation_id)
-     ), suggested AS (
-       SELECT h.reservation_id, (array_agg(a.id))[1] AS account_id, h.domain
-       FROM holder h JOIN b2b_accounts a ON a.tenant_id = $1 AND a.sandbox = $2 AND a.email_domains @> ARRAY[h.domain]
-       WHERE h.domain <> ALL($4::text[])
-       GROUP BY h.reservation_id, h.domain HAVING count(*) = 1
-     ), prev AS (
-       SELECT t.*, (SELECT a.path::text[] FROM b2b_accounts a WHERE a.id = t.account_id) AS path
-       FROM b2b_attributions t JOIN s ON s.reservation_id = t.reservation_id
-     ), next AS (
-       SELECT r.reservation_id, m.account_id, m.rule, m.matched, m.deal_id, g.account_id AS suggestion_account_id,
+    `WITH next AS (
+       SELECT s.reservation_id, m.account_id, m.rule, m.matched, m.deal_id, g.account_id AS suggestion_account_id,
          g.domain AS suggestion_domain
-       FROM r LEFT JOIN matched m USING (reservation_id) LEFT JOIN suggested g USING (reservation_id)
-       WHERE r.reset OR NOT EXISTS (SELECT 1 FROM prev p WHERE p.reservation_id = r.reservation_id AND p.manual)
+       FROM jsonb_to_recordset($3::jsonb) AS s(reservation_id uuid, candidates jsonb, reset boolean)
+       CROSS JOIN LATERAL (
+         SELECT res.hotel_id,
+           coalesce(res.booking_date, (res.external_created_at AT TIME ZONE 'UTC')::date, res.created_at::date) AS booked_on
+         FROM reservations res WHERE res.id = s.reservation_id LIMIT 1) r
+       LEFT JOIN LATERAL (
+         SELECT k.account_id, c.rule, k.display AS matched, k.deal_id
+         FROM jsonb_to_recordset(s.candidates) AS c(kind text, code text, rule text, ord integer)
+         CROSS JOIN LATERAL (
+           SELECT k.account_id, k.display, k.deal_id FROM b2b_codes k
+           WHERE k.tenant_id = $1 AND k.sandbox = $2 AND k.kind = c.kind AND k.code = c.code
+             AND (k.hotel_id IS NULL OR k.hotel_id = r.hotel_id)
+             AND (k.valid_from IS NULL OR k.valid_from <= r.booked_on) AND (k.valid_to IS NULL OR r.booked_on <= k.valid_to)
+           ORDER BY k.hotel_id IS NULL LIMIT 1) k
+         ORDER BY c.ord LIMIT 1) m ON true
+       LEFT JOIN LATERAL (
+         SELECT (array_agg(a.id))[1] AS account_id, min(h.domain) AS domain
+         FROM (
+           SELECT split_part(g.email, '@', 2) AS domain FROM reservation_guests g
+           WHERE g.reservation_id = s.reservation_id AND g.email IS NOT NULL ORDER BY g.is_holder DESC, g.position LIMIT 1) h
+         JOIN b2b_accounts a ON a.tenant_id = $1 AND a.sandbox = $2 AND a.email_domains @> ARRAY[h.domain]
+         WHERE m.account_id IS NULL AND h.domain <> ALL($4::text[])
+         HAVING count(*) = 1) g ON true
+       -- A tenant (and mode) without accounts has nothing to attribute to and, accounts never being deleted, no
+       -- automatic attribution to undo: its waves skip the lookups (only a reset still looks).
+       WHERE (s.reset OR EXISTS (SELECT 1 FROM b2b_accounts x WHERE x.tenant_id = $1 AND x.sandbox = $2))
+         AND (s.reset OR NOT coalesce((SELECT p.manual FROM b2b_attributions p WHERE p.reservation_id = s.reservation_id), false))
      ), upserted AS (
        INSERT INTO b2b_attributions (reservation_id, tenant_id, sandbox, account_id, rule, matched, deal_id,
          suggestion_account_id, suggestion_domain, manual, decided_at)
@@ -77,17 +79,21 @@ export const attributeReservations = async (tx: Tx, scope: TenantScope, items: R
            b2b_attributions.suggestion_account_id, b2b_attributions.suggestion_domain, b2b_attributions.manual)
          IS DISTINCT FROM (EXCLUDED.account_id, EXCLUDED.rule, EXCLUDED.matched, EXCLUDED.deal_id,
            EXCLUDED.suggestion_account_id, EXCLUDED.suggestion_domain, false)
-       RETURNING reservation_id, decided_at
+       RETURNING reservation_id, account_id, rule, matched, deal_id, suggestion_account_id, suggestion_domain, manual, decided_at
      ), removed AS (
        DELETE FROM b2b_attributions t USING next n
        WHERE t.reservation_id = n.reservation_id AND n.account_id IS NULL AND n.suggestion_account_id IS NULL
-       RETURNING t.reservation_id
+       RETURNING t.reservation_id, NULL::uuid AS account_id, NULL::text AS rule, NULL::text AS matched, NULL::uuid AS deal_id,
+         NULL::uuid AS suggestion_account_id, NULL::text AS suggestion_domain, false AS manual, NULL::timestamptz AS decided_at
+     ), changed AS (
+       SELECT * FROM upserted UNION ALL SELECT * FROM removed
      )
-     SELECT n.reservation_id, n.account_id, n.rule, n.matched, n.deal_id, n.suggestion_account_id, n.suggestion_domain,
-       false AS manual, u.decided_at, (SELECT a.path::text[] FROM b2b_accounts a WHERE a.id = n.account_id) AS path,
-       to_jsonb(p) - 'tenant_id' - 'sandbox' AS previous
-     FROM next n LEFT JOIN prev p USING (reservation_id) LEFT JOIN upserted u USING (reservation_id)
-     WHERE n.reservation_id IN (SELECT reservation_id FROM upserted UNION ALL SELECT reservation_id FROM removed)`,
+     -- The statement's snapshot predates its own writes: b2b_attributions read here is the previous attribution.
+     SELECT c.*, (SELECT a.path::text[] FROM b2b_accounts a WHERE a.id = c.account_id) AS path,
+       (SELECT (to_jsonb(t) - 'tenant_id' - 'sandbox')
+           || jsonb_build_object('path', (SELECT to_jsonb(a.path) FROM b2b_accounts a WHERE a.id = t.account_id))
+        FROM b2b_attributions t WHERE t.reservation_id = c.reservation_id) AS previous
+     FROM changed c`,
     [scope.tenant_id, scope.sandbox, jsonb(tx, items) as never, [...FREE_MAIL_DOMAINS] as never]
   )
   return rows.map((row) => ({
