@@ -5,6 +5,7 @@ import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
+import { MessagesGroup } from "./messageApi.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -157,6 +158,7 @@ export const Api = HttpApi.make("gep")
   .add(WebhooksGroup)
   .add(TelephonyGroup)
   .add(ContactCallsGroup)
+  .add(MessagesGroup)
   .add(B2bGroup)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -3,7 +3,7 @@ import { maxLength, oneOf } from "./common.ts"
 
 /** The spec's outbound webhook events ("Outbound webhook events"); `*` subscribes to all of them. */
 export const WebhookEventTypes = [
-  "message.received", "message.sent", "message.delivered", "message.read",
+  "message.received", "message.sent", "message.delivered", "message.read", "message.failed",
   "contact.created", "contact.updated", "contact.deleted",
   "conversation.created", "conversation.closed",
   "journey.started", "journey.completed", "journey.failed",

@@ -94,6 +94,17 @@ const newGuest = () => data(as("POST", "/api/v1/guests", { phone: guestPhone(), 
 const PUBLIC_URL = "https://93.184.215.14/hooks/openapi"
 const subscription = (overrides: Record<string, unknown> = {}) => ({ url: PUBLIC_URL, event_types: ["broadcast.completed"], enabled: false, ...overrides })
 const newSubscription = () => data(as("POST", "/api/v1/webhooks", subscription()))
+/** The tenant's email channel (no SMTP server here: sends stay queued and retry; the API's answers are what is checked). */
+const emailChannel = () => sql`INSERT INTO channel_email (tenant_id, sandbox, from_address) VALUES (${tenant.tenant_id}, false, 'stay@hotelexample.com')
+  ON CONFLICT DO NOTHING`
+/** A conversation, opened by a queued utility email. */
+const newConversation = async () => {
+  await emailChannel()
+  const guest = await data(as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "Open", last_name: "Api", email: `open${Date.now()}${Math.random().toString(36).slice(2, 6)}@gmail.com` }))
+  const sent = await data(as("POST", "/api/v1/messages", { contact_id: guest.contact_id, channel: "email", category: "utility", subject: "s", text: "x" }))
+  const [row] = await sql`SELECT conversation_id FROM messages WHERE id = ${sent.message_id}`
+  return row!.conversation_id as string
+}
 const callId = () => uniqueId("call")
 const ctiEvent = (overrides: Record<string, unknown> = {}) => ({ event_type: "call_missed", call_id: callId(), ...overrides })
 const completedCall = (overrides: Record<string, unknown> = {}) => ({
@@ -397,6 +408,60 @@ const routes: Record<string, RouteCases> = {
         as("POST", `/api/contacts/${(await newGuest()).contact_id}/call`, { provider: "twilio" })),
       ...keyCases("POST", `/api/contacts/${NO_SUCH_ID}/call`, {})
     ]
+  },
+  "POST /api/v1/messages": {
+    cases: [
+      c(202, "a marketing email without consent: recorded as skipped", async () => {
+        await emailChannel()
+        return as("POST", "/api/v1/messages", { contact_id: (await newGuest()).contact_id, channel: "email", subject: "Offer", text: "x" })
+      }),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "fax" })),
+      c(400, "an email without a subject", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", text: "x" })),
+      c(404, "an unknown contact", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", category: "utility", subject: "s", text: "x" })),
+      c(422, "a channel the account has not configured", async () =>
+        as("POST", "/api/v1/messages", { contact_id: (await newGuest()).contact_id, channel: "whatsapp", template: { name: "t", language: "es", parameters: [] } })),
+      ...keyCases("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", subject: "s", text: "x" })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/contacts/{id}/messages": {
+    cases: [
+      c(200, "a contact's messages with their history", async () => {
+        await emailChannel()
+        const guest = await newGuest()
+        await data(as("POST", "/api/v1/messages", { contact_id: guest.contact_id, channel: "email", category: "utility", subject: "s", text: "x" }))
+        return as("GET", `/api/v1/contacts/${guest.contact_id}/messages?limit=5`)
+      }),
+      c(400, "a limit out of range", async () => as("GET", `/api/v1/contacts/${(await newGuest()).contact_id}/messages?limit=0`)),
+      c(400, "a cursor this API never returned", async () => as("GET", `/api/v1/contacts/${(await newGuest()).contact_id}/messages?cursor=garbage`)),
+      c(404, "an unknown contact", () => as("GET", `/api/v1/contacts/${NO_SUCH_ID}/messages`)),
+      ...keyCases("GET", `/api/v1/contacts/${NO_SUCH_ID}/messages`)
+    ]
+  },
+  "GET /api/v1/conversations/{id}": {
+    cases: [
+      c(200, "a conversation with its messages", async () => as("GET", `/api/v1/conversations/${await newConversation()}`)),
+      c(404, "an unknown conversation", () => as("GET", `/api/v1/conversations/${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/v1/conversations/${NO_SUCH_ID}`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "POST /api/v1/conversations/{id}/close": {
+    cases: [
+      c(200, "closed", async () => as("POST", `/api/v1/conversations/${await newConversation()}/close`)),
+      c(404, "an unknown conversation", () => as("POST", `/api/v1/conversations/${NO_SUCH_ID}/close`)),
+      ...keyCases("POST", `/api/v1/conversations/${NO_SUCH_ID}/close`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM, ...ACTOR_FAILURES }
+  },
+  "POST /api/v1/contacts/{id}/opt-out": {
+    cases: [
+      c(200, "opted out", async () => as("POST", `/api/v1/contacts/${(await newGuest()).contact_id}/opt-out`, { channel: "whatsapp" })),
+      c(400, "an unknown channel", async () => as("POST", `/api/v1/contacts/${(await newGuest()).contact_id}/opt-out`, { channel: "fax" })),
+      c(404, "an unknown contact", () => as("POST", `/api/v1/contacts/${NO_SUCH_ID}/opt-out`, { channel: "email" })),
+      ...keyCases("POST", `/api/v1/contacts/${NO_SUCH_ID}/opt-out`, { channel: "email" })
+    ],
+    notCaused: ACTOR_FAILURES
   },
   "GET /api/calls/{call_record_id}": {
     cases: [
