@@ -4,6 +4,7 @@ import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed }
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
+import { B2bGroup } from "./b2bApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
@@ -158,6 +159,7 @@ export const Api = HttpApi.make("gep")
   .add(TelephonyGroup)
   .add(ContactCallsGroup)
   .add(MessagesGroup)
+  .add(B2bGroup)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   .annotate(OpenApi.Version, "1.0.0")
   // Report every invalid field at once, not just the first.

@@ -50,6 +50,13 @@ export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")(
     new Unprocessable(body(code, message, details))
 }
 
+export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, {
+  httpApiStatus: 409,
+  description: "The request conflicts with what the account already holds (e.g. a code registered to another account)"
+}) {
+  static readonly of = (code: string, message: string, details: Details = {}) => new Conflict(body(code, message, details))
+}
+
 export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(fields, {
   httpApiStatus: 429,
   description: "Per-key rate limit exceeded; retry after the Retry-After header's seconds"
@@ -75,7 +82,7 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 export const CommonErrors = [ValidationFailed, Unauthorized, Forbidden, RateLimited, Unavailable] as const
 
 /** Every error an endpoint can answer in the core shape. */
-export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | Unprocessable | RateLimited | Unavailable | InternalError
+export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | Conflict | Unprocessable | RateLimited | Unavailable | InternalError
 
 /** The HTTP status an error is answered with (the same as its class's `httpApiStatus`). */
 export const statusOf = (e: ApiError): number =>
@@ -83,6 +90,7 @@ export const statusOf = (e: ApiError): number =>
   : e instanceof Unauthorized ? 401
   : e instanceof Forbidden ? 403
   : e instanceof NotFound ? 404
+  : e instanceof Conflict ? 409
   : e instanceof Unprocessable ? 422
   : e instanceof RateLimited ? 429
   : e instanceof Unavailable ? 503
