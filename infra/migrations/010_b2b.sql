@@ -114,14 +114,4 @@ CREATE TABLE b2b_attributions (
 );
 CREATE INDEX b2b_attributions_account ON b2b_attributions (account_id) WHERE account_id IS NOT NULL;
 
-DO $$
-DECLARE t text;
-BEGIN
-  FOREACH t IN ARRAY ARRAY['b2b_accounts', 'b2b_codes', 'b2b_account_contacts', 'b2b_deals', 'b2b_attributions']
-  LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-    EXECUTE format(
-      'CREATE POLICY tenant_isolation ON %I USING (tenant_id = nullif(current_setting(''app.tenant_id'', true), '''')::uuid) '
-      'WITH CHECK (tenant_id = nullif(current_setting(''app.tenant_id'', true), '''')::uuid)', t);
-  END LOOP;
-END $$;
+SELECT gep_enable_tenant_isolation(ARRAY['b2b_accounts', 'b2b_codes', 'b2b_account_contacts', 'b2b_deals', 'b2b_attributions']);
