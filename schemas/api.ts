@@ -5,7 +5,9 @@ import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed }
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
+import { B2bGroup } from "./b2bApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
+import { MessagingWebhooks } from "./messageEvents.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -159,8 +161,26 @@ export const Api = HttpApi.make("gep")
   .add(TelephonyGroup)
   .add(ContactCallsGroup)
   .add(MessagesGroup)
+  .add(B2bGroup)
   .add(ChannelsGroup)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
+  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging event (signed as the README describes).
+  .annotate(OpenApi.Transform, (spec) => ({
+    ...spec,
+    webhooks: {
+      ...spec.webhooks,
+      ...Object.fromEntries(MessagingWebhooks.map(([eventType, schema]) => {
+        const doc = Schema.toJsonSchemaDocument(schema as never)
+        return [eventType, {
+          post: {
+            summary: `${eventType}, delivered to subscriptions listening to it`,
+            requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
+            responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
+          }
+        }]
+      }))
+    }
+  }))
   .annotate(OpenApi.Version, "1.0.0")
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })

@@ -42,19 +42,19 @@ export class NotFound extends Schema.Error<NotFound>("NotFound")(fields, { httpA
   static readonly of = (message: string, details: Details = {}, code = "NOT_FOUND") => new NotFound(body(code, message, details))
 }
 
-export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, {
-  httpApiStatus: 409,
-  description: "The request clashes with something another account (or mode) already holds: `details` names the field"
-}) {
-  static readonly of = (code: string, message: string, details: Details = {}) => new Conflict(body(code, message, details))
-}
-
 export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")(fields, {
   httpApiStatus: 422,
   description: "Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel)"
 }) {
   static readonly of = (code: string, message: string, details: Details = {}) =>
     new Unprocessable(body(code, message, details))
+}
+
+export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, {
+  httpApiStatus: 409,
+  description: "The request conflicts with what the account already holds (e.g. a code registered to another account)"
+}) {
+  static readonly of = (code: string, message: string, details: Details = {}) => new Conflict(body(code, message, details))
 }
 
 export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(fields, {

@@ -8,7 +8,9 @@ export const WebhookEventTypes = [
   "conversation.created", "conversation.closed",
   "journey.started", "journey.completed", "journey.failed",
   "broadcast.sent", "broadcast.completed",
-  "reservation.checked_in", "reservation.checked_out"
+  "reservation.checked_in", "reservation.checked_out",
+  // B2B CRM: a reservation's account attribution changed (not in the spec's list; additive).
+  "reservation.attribution_changed"
 ] as const
 export type WebhookEventType = typeof WebhookEventTypes[number]
 

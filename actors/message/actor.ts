@@ -29,5 +29,8 @@ const optOut = Effect.fn("MessageActor.optOut")(function*(cmd: typeof OptOutComm
   return { contact_id: cmd.contact_id, channel: cmd.channel, opted_out_at: new Date(at).toISOString() }
 })
 
-/** The message actor: sends through the gates, WhatsApp's reports, conversation closes and opt-outs. */
-export const MessageActor = Actor.make(MessageProtocol, { send, status, inbound, close, optOut })
+/**
+ * The message actor: sends through the gates, WhatsApp's reports, conversation closes and opt-outs. Its handlers are
+ * per envelope (a send reads contact, channel and conversation before it writes), so it applies four groups at once.
+ */
+export const MessageActor = Actor.make(MessageProtocol, { send, status, inbound, close, optOut }, { minLanes: 4 })

@@ -51,17 +51,19 @@ const categoryOf = Effect.fn("MessageActor.categoryOf")(function*(
  */
 export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
-  const existing = yield* Actor.query((tx) => findMessage(tx, cmd.message_id))
+  // Independent reads in one round trip (pipelined on the group's connection).
+  const hotelId = cmd.hotel_id
+  const [existing, contact, setup, hotelKnown] = yield* Actor.query((tx) => Promise.all([
+    findMessage(tx, cmd.message_id),
+    loadRecipient(tx, scope, cmd.contact_id),
+    channelSetup(tx, scope, cmd.channel),
+    hotelId === undefined ? true : hotelOfTenant(tx, scope, hotelId)
+  ]))
   if (existing) {
     return { message_id: existing.id, status: existing.status, skip_reason: existing.skip_reason, is_new: false } satisfies SendOutcome
   }
-  const contact = yield* Actor.query((tx) => loadRecipient(tx, scope, cmd.contact_id))
   if (!contact) return yield* refuse(404, "CONTACT_NOT_FOUND", "contact_id", `No contact with id ${JSON.stringify(cmd.contact_id)}`)
-  const hotelId = cmd.hotel_id
-  if (hotelId !== undefined && !(yield* Actor.query((tx) => hotelOfTenant(tx, scope, hotelId)))) {
-    return yield* refuse(422, "HOTEL_UNKNOWN", "hotel_id", `No hotel with id ${JSON.stringify(hotelId)} in this account`)
-  }
-  const setup = yield* Actor.query((tx) => channelSetup(tx, scope, cmd.channel))
+  if (!hotelKnown) return yield* refuse(422, "HOTEL_UNKNOWN", "hotel_id", `No hotel with id ${JSON.stringify(hotelId)} in this account`)
   if (!setup.configured) {
     return yield* refuse(422, "CHANNEL_NOT_CONFIGURED", "channel", `The ${cmd.channel} channel is not configured for this account (PUT /api/v1/channels/${cmd.channel})`)
   }
@@ -71,10 +73,11 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const skip = gate(contact, cmd.channel, category, suppressed)
   const now = new Date().toISOString()
 
+  const sender = setup.email === undefined ? undefined : senderFor({ ...setup.email, send_rate_per_minute: null }, hotelId)
+  // A send that leaves continues the contact's open conversation on the channel, or opens one.
   const conversation = skip === null
     ? yield* Actor.query((tx) => touchConversation(tx, scope, contact.id, cmd.channel, randomUUID(), false, now))
     : undefined
-  const sender = setup.email === undefined ? undefined : senderFor({ ...setup.email, send_rate_per_minute: null }, hotelId)
   const row = yield* Actor.query((tx) => insertMessage(tx, scope, {
     id: cmd.message_id,
     contact_id: contact.id,

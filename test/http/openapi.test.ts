@@ -127,6 +127,15 @@ const onChannels = (method: string, path: string, body?: unknown) =>
   call(method, path, { key: channelsTenant.live_key, ...(body === undefined ? {} : { body }) })
 const configureWhatsApp = () => data(onChannels("PUT", "/api/v1/channels/whatsapp", whatsApp()))
 const TEMPLATE = "/api/v1/channels/whatsapp/templates/late_checkout/es"
+const newAccount = (body: Record<string, unknown> = {}) => data(as("POST", "/b2b/accounts", { type: "agency", name: uniqueId("OA"), ...body }))
+const newDeal = async (body: Record<string, unknown> = {}) =>
+  data(as("POST", "/b2b/deals", { account_id: (await newAccount()).account_id, name: "Deal", type: "group", stage: "lead", ...body }))
+/** A stored reservation's attribution path. */
+const newReservation = async (overrides: Record<string, unknown> = {}) => {
+  const body = reservation({ hotel_code: tenant.hotel_code }, overrides)
+  await data(as("POST", "/api/v1/reservations", body))
+  return `/b2b/reservations/${encodeURIComponent(body.reservation_id)}/attribution`
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Case table: one entry per route of the document
@@ -555,6 +564,165 @@ const routes: Record<string, RouteCases> = {
       ...keyCases("GET", `/api/calls/${NO_SUCH_ID}`)
     ],
     notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "POST /b2b/accounts": {
+    cases: [
+      c(201, "a new account with codes under a parent", async () =>
+        as("POST", "/b2b/accounts", {
+          type: "agency", name: "Viajes Sol", parent_id: (await newAccount({ type: "consortium" })).account_id, external_id: uniqueId("TA"),
+          codes: { agency_codes: [uniqueId("AG")], promo_codes: [uniqueId("PR")], rate_codes: [{ code: uniqueId("RC"), hotel_id: tenant.hotel_id, valid_from: "2026-01-01", valid_to: "2026-12-31" }] },
+          email_domains: ["viajessol.es"], desk_emails: ["reservas@viajessol.es"], phone: guestPhone(), country: "ES"
+        })),
+      c(400, "a body failing the schema", () => as("POST", "/b2b/accounts", { type: "airline", name: "X" })),
+      c(400, "a free-mail domain", () => as("POST", "/b2b/accounts", { type: "corporate", name: "X", email_domains: ["gmail.com"] })),
+      c(409, "an agency code another account holds", async () => {
+        const code = uniqueId("AG")
+        await newAccount({ codes: { agency_codes: [code] } })
+        return as("POST", "/b2b/accounts", { type: "agency", name: "X", codes: { agency_codes: [code] } })
+      }),
+      c(422, "a parent at level three", async () => {
+        const root = await newAccount()
+        const mid = await newAccount({ parent_id: root.account_id })
+        const leaf = await newAccount({ parent_id: mid.account_id })
+        return as("POST", "/b2b/accounts", { type: "agency", name: "X", parent_id: leaf.account_id })
+      }),
+      ...keyCases("POST", "/b2b/accounts", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /b2b/accounts": {
+    cases: [
+      c(200, "accounts holding a code", async () => {
+        const code = uniqueId("AG")
+        await newAccount({ codes: { agency_codes: [code] } })
+        return as("GET", `/b2b/accounts?code=${code}`)
+      }),
+      c(200, "a page of accounts", async () => {
+        await newAccount()
+        return as("GET", "/b2b/accounts?limit=1")
+      }),
+      c(400, "a limit out of range", () => as("GET", "/b2b/accounts?limit=101")),
+      ...keyCases("GET", "/b2b/accounts")
+    ]
+  },
+  "GET /b2b/accounts/{id}": {
+    cases: [
+      c(200, "an account with children, contacts and production", async () => {
+        const code = uniqueId("AG")
+        const root = await newAccount({ codes: { agency_codes: [code] } })
+        await newAccount({ parent_id: root.account_id })
+        await data(as("POST", `/b2b/accounts/${root.account_id}/contacts`, { first_name: "Ana", phone: guestPhone(), role: "booker" }))
+        await data(as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }, { agency_code: code, amount: 120, currency: "EUR" })))
+        return as("GET", `/b2b/accounts/${root.account_id}`)
+      }),
+      c(404, "an unknown id", () => as("GET", `/b2b/accounts/${NO_SUCH_ID}`)),
+      c(404, "an id that is no uuid", () => as("GET", "/b2b/accounts/not-a-uuid")),
+      ...keyCases("GET", `/b2b/accounts/${NO_SUCH_ID}`)
+    ],
+    notCaused: { 400: ANY_STRING_PARAM }
+  },
+  "PATCH /b2b/accounts/{id}": {
+    cases: [
+      c(200, "fields and codes changed, detached", async () =>
+        as("PATCH", `/b2b/accounts/${(await newAccount({ parent_id: (await newAccount()).account_id })).account_id}`, {
+          name: "Renamed", parent_id: null, codes: { iata: "78212345" }, phone: null
+        })),
+      c(400, "a body failing the schema", async () => as("PATCH", `/b2b/accounts/${(await newAccount()).account_id}`, { name: null })),
+      c(404, "an unknown id", () => as("PATCH", `/b2b/accounts/${NO_SUCH_ID}`, { name: "X" })),
+      c(409, "a promo code another account holds", async () => {
+        const code = uniqueId("PR")
+        await newAccount({ codes: { promo_codes: [code] } })
+        return as("PATCH", `/b2b/accounts/${(await newAccount()).account_id}`, { codes: { promo_codes: [code] } })
+      }),
+      c(422, "a parent that is its own descendant", async () => {
+        const root = await newAccount()
+        const child = await newAccount({ parent_id: root.account_id })
+        return as("PATCH", `/b2b/accounts/${root.account_id}`, { parent_id: child.account_id })
+      }),
+      ...keyCases("PATCH", `/b2b/accounts/${NO_SUCH_ID}`, {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /b2b/accounts/{id}/contacts": {
+    cases: [
+      c(201, "a person linked", async () =>
+        as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { first_name: "Ana", last_name: "Ruiz", phone: guestPhone(), role: "booker", is_primary: true })),
+      c(200, "the same person again", async () => {
+        const account = (await newAccount()).account_id
+        const body = { first_name: "Ana", phone: guestPhone() }
+        await data(as("POST", `/b2b/accounts/${account}/contacts`, body))
+        return as("POST", `/b2b/accounts/${account}/contacts`, { ...body, title: "CFO" })
+      }),
+      c(400, "a body failing the schema", async () => as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { phone: guestPhone() })),
+      c(404, "an unknown account", () => as("POST", `/b2b/accounts/${NO_SUCH_ID}/contacts`, { first_name: "Ana", phone: guestPhone() })),
+      c(422, "only a role mailbox", async () => as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { first_name: "Desk", email: "reservas@desk-example.es" })),
+      ...keyCases("POST", `/b2b/accounts/${NO_SUCH_ID}/contacts`, {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /b2b/deals": {
+    cases: [
+      c(201, "a new deal", async () =>
+        as("POST", "/b2b/deals", {
+          account_id: (await newAccount()).account_id, name: "Offsite", type: "group", stage: "qualified", hotel_ids: [tenant.hotel_id],
+          arrival: "2027-05-10", departure: "2027-05-13", room_nights: 120, value: { amount: 48000, currency: "EUR" }, probability: 40
+        })),
+      c(400, "a body failing the schema", () => as("POST", "/b2b/deals", { account_id: NO_SUCH_ID, name: "X", type: "group", stage: "maybe" })),
+      c(409, "won at once with a rate code another account holds", async () => {
+        const code = uniqueId("RC")
+        await newAccount({ codes: { rate_codes: [{ code }] } })
+        return as("POST", "/b2b/deals", { account_id: (await newAccount()).account_id, name: "X", type: "corporate_rate", stage: "won", rate_codes: [code] })
+      }),
+      c(422, "an unknown account", () => as("POST", "/b2b/deals", { account_id: NO_SUCH_ID, name: "X", type: "group", stage: "lead" })),
+      ...keyCases("POST", "/b2b/deals", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "PATCH /b2b/deals/{id}": {
+    cases: [
+      c(200, "a stage move", async () => as("PATCH", `/b2b/deals/${(await newDeal()).deal_id}`, { stage: "proposal", probability: 50 })),
+      c(400, "a body failing the schema", async () => as("PATCH", `/b2b/deals/${(await newDeal()).deal_id}`, { stage: "maybe" })),
+      c(404, "an unknown deal", () => as("PATCH", `/b2b/deals/${NO_SUCH_ID}`, { stage: "won" })),
+      c(409, "won with a rate code another account holds", async () => {
+        const code = uniqueId("RC")
+        await newAccount({ codes: { rate_codes: [{ code }] } })
+        return as("PATCH", `/b2b/deals/${(await newDeal({ type: "corporate_rate", rate_codes: [code] })).deal_id}`, { stage: "won" })
+      }),
+      c(422, "a stage change of a lost deal", async () => as("PATCH", `/b2b/deals/${(await newDeal({ stage: "lost" })).deal_id}`, { stage: "lead" })),
+      ...keyCases("PATCH", `/b2b/deals/${NO_SUCH_ID}`, {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /b2b/deals": {
+    cases: [
+      c(200, "an account's deals", async () => as("GET", `/b2b/deals?account_id=${(await newDeal()).account_id}`)),
+      c(400, "an unknown stage", () => as("GET", "/b2b/deals?stage=maybe")),
+      ...keyCases("GET", "/b2b/deals")
+    ]
+  },
+  "PUT /b2b/reservations/{reservation_id}/attribution": {
+    cases: [
+      c(200, "a manual attribution", async () => as("PUT", await newReservation(), { account_id: (await newAccount()).account_id })),
+      c(400, "a body failing the schema", async () => as("PUT", await newReservation(), { account_id: "x" })),
+      c(404, "an unknown reservation", () => as("PUT", "/b2b/reservations/NO-SUCH/attribution", { account_id: null })),
+      c(422, "an unknown account", async () => as("PUT", await newReservation(), { account_id: NO_SUCH_ID })),
+      ...keyCases("PUT", "/b2b/reservations/x/attribution", { account_id: null })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "DELETE /b2b/reservations/{reservation_id}/attribution": {
+    cases: [
+      c(200, "back to the rules", async () => {
+        const code = uniqueId("AG")
+        await newAccount({ codes: { agency_codes: [code] } })
+        const path = await newReservation({ agency_code: code })
+        await data(as("PUT", path, { account_id: null }))
+        return as("DELETE", path)
+      }),
+      c(404, "an unknown reservation", () => as("DELETE", "/b2b/reservations/NO-SUCH/attribution")),
+      ...keyCases("DELETE", "/b2b/reservations/x/attribution")
+    ],
+    notCaused: { 400: ANY_STRING_PARAM, ...ACTOR_FAILURES }
   }
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
 import { configureChannels, messagesOf, newContact, newWhatsAppNumber, send, TEMPLATES, useEncryptionKey } from "../support/messaging.ts"
 import { createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { validate } from "../support/jsonSchema.ts"
 import { eventually, expectVerifies, subscribe } from "../support/webhook.ts"
 import { signWhatsAppBody, startWhatsAppStub, type WhatsAppStub } from "../support/whatsappStub.ts"
 
@@ -80,6 +81,14 @@ describe("WhatsApp through the Cloud API", () => {
     await eventually("conversation.created", async () => events("conversation.created").find((e) => e.body.data.conversation.id === m.conversation_id))
     expect(events("message.delivered").some((e) => e.body.data.message.id === id)).toBe(false)
     stub.setAutoStatuses([])
+    // Every body received so far matches what /openapi.json documents under `webhooks` for its event type.
+    const doc = await (await fetch(`${platform.baseUrl}/openapi.json`)).json() as any
+    for (const { body } of receiver.on("/events").map((r) => ({ body: JSON.parse(r.raw.toString()) }))) {
+      const documented = doc.webhooks?.[body.event_type]?.post.requestBody.content["application/json"].schema
+      if (body.event_type.startsWith("contact.")) continue
+      expect(documented, `${body.event_type} documented`).toBeDefined()
+      expect(validate(documented, body, documented), body.event_type).toEqual([])
+    }
   })
 
   it("refuses an unknown template or a wrong parameter count in the core shape naming the field; nothing is sent", async () => {
