@@ -113,8 +113,11 @@ export const recordSent = async (tx: Tx, scope: TenantScope, subject: (kind: "cm
   const [row] = await tx.unsafe<Array<MessageRow & { was_queued: boolean }>>(
     `WITH o AS (SELECT id, status = 'queued' AS was_queued FROM messages WHERE id = $1 FOR UPDATE)
      UPDATE messages m SET status = CASE WHEN o.was_queued THEN 'sent' ELSE m.status END,
-       sent_at = coalesce(m.sent_at, now()), provider_message_id = coalesce(m.provider_message_id, nullif($2, '')),
-       attempt_started_at = NULL, error_code = NULL, error_message = NULL, updated_at = now()
+       sent_at = CASE WHEN m.status = 'failed' THEN m.sent_at ELSE coalesce(m.sent_at, now()) END, provider_message_id = coalesce(m.provider_message_id, nullif($2, '')),
+       attempt_started_at = NULL, updated_at = now(),
+       -- a retried send clears the last attempt's error; a status that already settled it (failed) keeps its own
+       error_code = CASE WHEN o.was_queued THEN NULL ELSE m.error_code END,
+       error_message = CASE WHEN o.was_queued THEN NULL ELSE m.error_message END
      FROM o WHERE m.id = o.id
      RETURNING ${MESSAGE_EVENT_COLUMNS.split(",").map((c) => `m.${c.trim()}`).join(", ")}, o.was_queued`,
     [id, providerId])
