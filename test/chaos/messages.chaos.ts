@@ -17,13 +17,16 @@ let ingress: RunningPlatform
 let tenant: TestTenant
 const sql = testSql()
 
-const SEND_ENV = { GEP_SEND_TIMEOUT_MS: "2000", GEP_WHATSAPP_RECONCILE_MS: "3000", GEP_SEND_BACKOFF_MS: "200" }
+// The reconcile window must outlast a status webhook's way through the ingress to a worker while workers are being
+// killed and restarted (production: 2 minutes); Meta retries a webhook the platform did not answer 2xx, so does the stub.
+const SEND_ENV = { GEP_SEND_TIMEOUT_MS: "2000", GEP_WHATSAPP_RECONCILE_MS: "15000", GEP_SEND_BACKOFF_MS: "200" }
 
 beforeAll(async () => {
   sink = await startSmtpSink()
   stub = await startWhatsAppStub({
     numbers: [{ ...number, templates: TEMPLATES.map((t) => ({ name: t.name, language: t.language, bodyParameters: t.bodyParameters, category: t.category })) }],
-    autoStatuses: ["sent"]
+    autoStatuses: ["sent"],
+    webhookRetries: 20
   })
   Object.assign(process.env, SEND_ENV, { GEP_SMTP_URL: sink.url, GEP_WHATSAPP_API_URL: stub.baseUrl })
   ingress = await startPlatform("chaos_messages", { role: "ingress", overrides: { partitions: 4, leaseTtlMs: 2_000, ackWaitMs: 2_000 } })
@@ -38,9 +41,20 @@ afterAll(async () => {
   await sql.end()
 })
 
+/** A worker with the fault, started again if the fault kills it before it is ready (it may, with a backlog waiting). */
+const startWorker = async (env: Record<string, string>): Promise<WorkerProcess> => {
+  for (;;) {
+    try {
+      return await spawnWorker(ingress.config, { ...SEND_ENV, ...env })
+    } catch (e) {
+      if (!String(e).includes("exited early")) throw e
+    }
+  }
+}
+
 /** Workers that die by the injected fault, respawned as soon as they are gone, until stopped. */
 const supervise = async (count: number, env: Record<string, string>) => {
-  const workers: Array<WorkerProcess> = await Promise.all(Array.from({ length: count }, () => spawnWorker(ingress.config, { ...SEND_ENV, ...env })))
+  const workers: Array<WorkerProcess> = await Promise.all(Array.from({ length: count }, () => startWorker(env)))
   let deaths = 0
   let stopping = false
   const loop = (async () => {
@@ -49,7 +63,7 @@ const supervise = async (count: number, env: Record<string, string>) => {
       for (let i = 0; i < workers.length && !stopping; i++) {
         if (workers[i]!.child.exitCode === null && workers[i]!.child.signalCode === null) continue
         deaths++
-        workers[i] = await spawnWorker(ingress.config, { ...SEND_ENV, ...env })
+        workers[i] = await startWorker(env)
       }
     }
   })()
@@ -71,6 +85,18 @@ const contacts = async (n: number, label: string) => {
   return res.body.data.results.map((r: any) => r.data.contact_id as string) as Array<string>
 }
 
+/**
+ * A send as a careful client makes it: with an Idempotency-Key, retried on 503 (not confirmed in time while a worker
+ * is down) and on a broken connection, so every send is acknowledged once and lands on one message.
+ */
+const sendSurely = async (body: Record<string, unknown>, key: string) => {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send(ingress.baseUrl, tenant.live_key, body, key).catch(() => ({ status: 0, body: undefined as any }))
+    if (res.status === 202 || attempt >= 20 || (res.status >= 400 && res.status < 500)) return res
+    await new Promise((r) => setTimeout(r, 500))
+  }
+}
+
 const waitSettled = async (ids: ReadonlyArray<string>, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -86,10 +112,10 @@ describe("messages with workers killed around the provider call", () => {
     const workers = await supervise(2, { GEP_FAULT_CRASH_BEFORE_SEND: "0.04" })
     const ids = await contacts(n, "before")
     const answers = await Promise.all(ids.flatMap((id) => [
-      send(ingress.baseUrl, tenant.live_key, { contact_id: id, channel: "email", category: "utility", subject: "Your stay", text: "Hello" }),
-      send(ingress.baseUrl, tenant.live_key, { contact_id: id, channel: "whatsapp", template: { name: "booking_confirmation", language: "es", parameters: ["A", "B"] } })
+      sendSurely({ contact_id: id, channel: "email", category: "utility", subject: "Your stay", text: "Hello" }, `email-${id}`),
+      sendSurely({ contact_id: id, channel: "whatsapp", template: { name: "booking_confirmation", language: "es", parameters: ["A", "B"] } }, `wa-${id}`)
     ]))
-    expect(answers.filter((a) => a.status !== 202)).toEqual([])
+    expect(answers.filter((a) => a.status !== 202).map((a) => [a.status, a.body])).toEqual([])
     const messageIds = answers.map((a) => a.body.data.message_id as string)
     const settled = await waitSettled(messageIds, FULL ? 240_000 : 120_000)
     await workers.stop()
@@ -111,11 +137,11 @@ describe("messages with workers killed around the provider call", () => {
     const workers = await supervise(2, { GEP_FAULT_CRASH_AFTER_SEND: FULL ? "0.05" : "0.1" })
     const ids = await contacts(n, "after")
     const answers = await Promise.all(ids.map((id) =>
-      send(ingress.baseUrl, tenant.live_key, { contact_id: id, channel: "whatsapp", template: { name: "booking_confirmation", language: "es", parameters: ["A", "B"] } })))
-    expect(answers.filter((a) => a.status !== 202)).toEqual([])
+      sendSurely({ contact_id: id, channel: "whatsapp", template: { name: "booking_confirmation", language: "es", parameters: ["A", "B"] } }, `wa-after-${id}`)))
+    expect(answers.filter((a) => a.status !== 202).map((a) => [a.status, a.body])).toEqual([])
     const messageIds = answers.map((a) => a.body.data.message_id as string)
     const settled = await waitSettled(messageIds, FULL ? 240_000 : 120_000)
-    // Past the reconcile window: a redelivered command of a settled message must find it settled.
+    // Redelivered commands of settled messages (the killed workers left them unacked) must find them settled.
     await new Promise((r) => setTimeout(r, 8_000))
     await workers.stop()
     await stub.settled()
