@@ -473,7 +473,8 @@ const main = async () => {
     explain
   }
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-")
-  const suffix = quick ? "-quick" : ""
+  // A run of some phases only (BENCH_ONLY) never replaces the full report: it writes latest-<phases>.*.
+  const suffix = (quick ? "-quick" : "") + (settings.only ? `-${[...settings.only].sort().join("-")}` : "")
   const json = JSON.stringify(result, null, 2)
   const md = renderMarkdown(result)
   if (!quick) {
