@@ -18,6 +18,7 @@ import { Logging } from "../../core/observability/log.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { Observability } from "../http/metrics.ts"
+import { BodyLimitsLive } from "../http/bodyLimits.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
 import { ContactCallsLive } from "../telephony/contactCalls.ts"
 import { CtiAuthenticationLive } from "../telephony/ctiAuthentication.ts"
@@ -63,7 +64,7 @@ const ApiRoutes = Layer.mergeAll(
   Observability
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, BodyLimitsLive]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 
