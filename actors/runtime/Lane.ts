@@ -9,6 +9,7 @@ import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import type { AnyActor } from "./Actor.ts"
 import { applyGroup, type GroupApplied } from "./applyGroup.ts"
+import { dataFault } from "./dataFault.ts"
 import { recordDeadLetter } from "./deadLetters.ts"
 import { crashAfterCommit } from "./faults.ts"
 import { type Fence, LeaseLost } from "./leases.ts"
@@ -129,6 +130,7 @@ export class Lane {
         }
         Metrics.processed.inc({ actor: self.actor.protocol.name, result: "failed" }, items.length)
         const unavailable = error instanceof DatabaseUnavailable
+        const refused = dataFault(error)
         if (error instanceof DatabaseError && error.retryable) conflicts++
         else if (!unavailable) logicFailures++
         log(unavailable ? "warn" : "error", "group failed", { actor: self.actor.protocol.name, envelopes: items.length, attempt, error: errorText(error) })
@@ -136,6 +138,9 @@ export class Lane {
           // Isolate the envelope at fault: each alone, in order (per-key order holds), each with its own attempts.
           for (const item of items) yield* self.apply([item])
           return
+        }
+        if (items.length === 1 && refused !== undefined) {
+          return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt, { _tag: "Rejected", message: refused }))
         }
         if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt))
         for (const i of items) i.msg.working()
@@ -174,8 +179,16 @@ export class Lane {
     }
   }
 
-  /** Kept whole in dead_letters for an operator; the caller is answered with a defect; the message is acked. */
-  private async giveUp(item: Item, error: string, attempts: number): Promise<void> {
+  /**
+   * Kept whole in dead_letters for an operator; the caller is answered with a defect (or, for a data fault, a
+   * rejection); the message is acked.
+   */
+  private async giveUp(
+    item: Item,
+    error: string,
+    attempts: number,
+    answer: ReplyExit = { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" }
+  ): Promise<void> {
     const { msg, envelope } = item
     for (;;) {
       try {
@@ -187,7 +200,7 @@ export class Lane {
         await new Promise((r) => setTimeout(r, 1_000))
       }
     }
-    if (envelope.reply_to) this.reply(envelope, { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" })
+    if (envelope.reply_to) this.reply(envelope, answer)
     ack(msg)
     item.source.settled(item)
     Metrics.processed.inc({ actor: envelope.actor, result: "dead_lettered" })
