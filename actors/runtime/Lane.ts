@@ -14,6 +14,7 @@ import { recordDeadLetter } from "./deadLetters.ts"
 import { crashAfterCommit } from "./faults.ts"
 import { type Fence, LeaseLost } from "./leases.ts"
 import type { OutboxRelay } from "./OutboxRelay.ts"
+import { settlesBy } from "./settlesBy.ts"
 
 /** Attempts on an envelope that fails for a reason other than unavailable infrastructure before it is dead-lettered. */
 const MAX_LOGIC_ATTEMPTS = 5
@@ -85,10 +86,16 @@ export class Lane {
     return Queue.offer(this.queue, item)
   }
 
-  /** After every partition of the lane stopped: applies what is still queued, then ends. */
-  async stop(): Promise<void> {
+  /**
+   * After every partition of the lane stopped: applies what is still queued, then ends. Past `deadline` (epoch ms) the
+   * group in progress is given up (interrupted: its transaction never commits, its envelopes stay unacked and are
+   * redelivered to the next owner).
+   */
+  async stop(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     Effect.runSync(Queue.end(this.queue))
-    await Effect.runPromise(Fiber.await(this.fiber))
+    if (await settlesBy(Effect.runPromise(Fiber.await(this.fiber)), deadline)) return
+    log("warn", "lane did not finish in time; its group in progress is given up", { actor: this.actor.protocol.name })
+    await settlesBy(Effect.runPromise(Fiber.interrupt(this.fiber)), Date.now() + 1_000)
   }
 
   private loop(): Effect.Effect<void> {
