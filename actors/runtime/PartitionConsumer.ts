@@ -24,7 +24,6 @@ export interface PartitionDeps {
 
 const FETCH_BATCH = 128
 
-
 /**
  * Consumes one partition of one actor type while this worker holds its lease: an intake fiber pulls bounded batches
  * from the partition's durable consumer and queues them on the partition's lane, which applies them (in groups with
