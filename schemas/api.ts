@@ -2,6 +2,8 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ChannelsGroup } from "./channelApi.ts"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
+import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
+import { SafeString } from "./text.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
@@ -16,6 +18,7 @@ import {
 } from "./webhook.ts"
 
 export { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
+export { BodyLimit, BodyLimits } from "./limits.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 const Created = ReservationCreated.pipe(HttpApiSchema.status(201)).annotate({ description: "A new reservation" })
@@ -36,11 +39,12 @@ export const ReservationsGroup = HttpApiGroup.make("reservations")
       success: BatchResponse,
       error: [Unavailable]
     }).annotate(RequiredScope, "reservations:write")
+      .annotate(BodyLimit, BATCH_BODY_LIMIT)
       .annotate(OpenApi.Summary, "Up to 50 reservations; partial success with one result per item, in order")
   )
   .add(
     HttpApiEndpoint.get("get", "/api/v1/reservations/:reservation_id", {
-      params: { reservation_id: Schema.String },
+      params: { reservation_id: SafeString },
       success: StoredReservation,
       error: NotFound
     }).annotate(RequiredScope, "bookings:read")
@@ -63,11 +67,12 @@ export const GuestsGroup = HttpApiGroup.make("guests")
   .add(
     HttpApiEndpoint.post("batch", "/api/v1/guests/batch", { payload: GuestBatchRequest, success: GuestBatchResponse, error: [Unavailable] })
       .annotate(RequiredScope, "guests:write")
+      .annotate(BodyLimit, BATCH_BODY_LIMIT)
       .annotate(OpenApi.Summary, "Up to 500 guests; partial success with one result per item, in order")
   )
   .add(
     HttpApiEndpoint.get("lookup", "/api/v1/guests", {
-      query: { phone: Schema.String },
+      query: { phone: SafeString },
       success: GuestProfile,
       error: NotFound
     }).annotate(RequiredScope, "guests:read")
@@ -102,7 +107,7 @@ export const EventsGroup = HttpApiGroup.make("events")
   .middleware(ValidationErrors)
   .middleware(Authentication)
 
-const webhook = { id: Schema.String }
+const webhook = { id: SafeString }
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("create", "/api/v1/webhooks", {
@@ -132,7 +137,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("deliveries", "/api/v1/webhooks/:id/deliveries", {
       params: webhook,
-      query: { limit: Schema.optionalKey(Schema.String), cursor: Schema.optionalKey(Schema.String) },
+      query: { limit: Schema.optionalKey(SafeString), cursor: Schema.optionalKey(SafeString) },
       success: DeliveryListResponse,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "webhooks:manage")
@@ -163,6 +168,8 @@ export const Api = HttpApi.make("gep")
   .add(MessagesGroup)
   .add(B2bGroup)
   .add(ChannelsGroup)
+  // Every group above gets the body limits: add a new family's group before this line.
+  .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging event (signed as the README describes).
   .annotate(OpenApi.Transform, (spec) => ({

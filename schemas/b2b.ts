@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { CurrencyCode, DateString, maxLength, NonEmptyString, oneOf, Uuid, Warning } from "./common.ts"
+import { CurrencyCode, DateString, maxLength, NonEmptyString, oneOf, SafeString, Uuid, Warning } from "./common.ts"
 
 // The B2B CRM's public contract: accounts in a hierarchy of at most three levels, their codes, contacts and deals,
 // and the attribution of reservations to accounts. Requests refuse JSON null where a field cannot be cleared.
@@ -36,7 +36,7 @@ export const CodesInput = Schema.Struct({
   promo_codes: nullable(CodeList),
   rate_codes: nullable(Schema.Array(RateCodeInput).check(maxItems(100))),
   /** IATA / TIDS number: 7 or 8 digits. */
-  iata: nullable(Schema.String)
+  iata: nullable(SafeString)
 })
 export type CodesInput = typeof CodesInput.Type
 
@@ -44,11 +44,11 @@ const accountFields = {
   parent_id: nullable(Uuid),
   /** The partner's own id of the account (OPERA profile id, ...): unique per account and matched as its agency id. */
   external_id: nullable(Code),
-  email_domains: nullable(Schema.Array(Schema.String).check(maxItems(50))),
+  email_domains: nullable(Schema.Array(SafeString).check(maxItems(50))),
   /** Role and desk mailboxes of the account (`reservas@...`): kept here, never made into a person. */
-  desk_emails: nullable(Schema.Array(Schema.String).check(maxItems(50))),
-  phone: nullable(Schema.String),
-  country: nullable(Schema.String),
+  desk_emails: nullable(Schema.Array(SafeString).check(maxItems(50))),
+  phone: nullable(SafeString),
+  country: nullable(SafeString),
   owner_user_id: nullable(maxLength(100))
 }
 
@@ -148,9 +148,9 @@ export const AccountListResponse = ok(Schema.Struct({ accounts: Schema.Array(Acc
 
 export const AddContactRequest = Schema.Struct({
   first_name: NonEmptyString,
-  last_name: nullable(Schema.String),
-  email: nullable(Schema.String),
-  phone: nullable(Schema.String),
+  last_name: nullable(SafeString),
+  email: nullable(SafeString),
+  phone: nullable(SafeString),
   role: nullable(oneOf(ContactRoles)),
   title: nullable(maxLength(100)),
   is_primary: opt(Schema.Boolean)
@@ -173,7 +173,7 @@ export const ContactLinkedResponse = ok(ContactLinkedData)
 export class ContactLinked extends Schema.Class<ContactLinked>("ContactLinked")(ContactLinkedResponse) {}
 
 export const Money = Schema.Struct({
-  amount: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
+  amount: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1e12)),
   currency: CurrencyCode
 })
 
@@ -209,7 +209,7 @@ export const UpdateDealRequest = Schema.Struct({
   type: opt(oneOf(DealTypes)),
   stage: opt(oneOf(DealStages)),
   /** Refused when sent: a deal belongs to the account it was created for. */
-  account_id: opt(Schema.Unknown),
+  account_id: opt(Schema.NullOr(SafeString)),
   ...dealFields
 })
 export type UpdateDealRequest = typeof UpdateDealRequest.Type

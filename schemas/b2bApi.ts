@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { SafeString } from "./text.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   AccountCreated, AccountDetailResponse, AccountListResponse, AccountResponse, AddContactRequest, AssignAttributionRequest,
@@ -10,8 +11,8 @@ import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 // The spec's base path for the family is /b2b (its endpoint table and the issue agree), without /api/v1.
 
-const id = { id: Schema.String }
-const page = { limit: Schema.optionalKey(Schema.String), cursor: Schema.optionalKey(Schema.String) }
+const id = { id: SafeString }
+const page = { limit: Schema.optionalKey(SafeString), cursor: Schema.optionalKey(SafeString) }
 const writeErrors = [Unavailable, InternalError] as const
 
 export const B2bGroup = HttpApiGroup.make("b2b")
@@ -25,7 +26,7 @@ export const B2bGroup = HttpApiGroup.make("b2b")
   )
   .add(
     HttpApiEndpoint.get("listAccounts", "/b2b/accounts", {
-      query: { code: Schema.optionalKey(Schema.String), ...page },
+      query: { code: Schema.optionalKey(SafeString), ...page },
       success: AccountListResponse,
       error: ValidationFailed
     }).annotate(RequiredScope, "b2b:read")
@@ -76,7 +77,7 @@ export const B2bGroup = HttpApiGroup.make("b2b")
   )
   .add(
     HttpApiEndpoint.get("listDeals", "/b2b/deals", {
-      query: { account_id: Schema.optionalKey(Schema.String), stage: Schema.optionalKey(Schema.String), ...page },
+      query: { account_id: Schema.optionalKey(SafeString), stage: Schema.optionalKey(SafeString), ...page },
       success: DealListResponse,
       error: ValidationFailed
     }).annotate(RequiredScope, "b2b:read")
@@ -84,7 +85,7 @@ export const B2bGroup = HttpApiGroup.make("b2b")
   )
   .add(
     HttpApiEndpoint.put("assignAttribution", "/b2b/reservations/:reservation_id/attribution", {
-      params: { reservation_id: Schema.String },
+      params: { reservation_id: SafeString },
       payload: AssignAttributionRequest,
       success: AttributionResponse,
       error: [NotFound, Unprocessable, ...writeErrors]
@@ -93,7 +94,7 @@ export const B2bGroup = HttpApiGroup.make("b2b")
   )
   .add(
     HttpApiEndpoint.delete("clearAttribution", "/b2b/reservations/:reservation_id/attribution", {
-      params: { reservation_id: Schema.String },
+      params: { reservation_id: SafeString },
       success: AttributionResponse,
       error: [NotFound, ...writeErrors]
     }).annotate(RequiredScope, "b2b:write")

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { SafeString } from "./text.ts"
 import { oneOf } from "./common.ts"
 
 // Channel configuration of an account, per mode (a sandbox key reads and writes the sandbox configuration, a live key
@@ -20,12 +21,12 @@ export const isMailbox = (s: string): boolean => {
     TLD.test(labels[labels.length - 1]!)
 }
 
-export const EmailAddress = Schema.String.check(Schema.makeFilter((s: string) =>
+export const EmailAddress = SafeString.check(Schema.makeFilter((s: string) =>
   isMailbox(s) || "must be an email address such as reservations@hotel.example (ASCII, at most 254 characters)"
 )).annotate({ format: "email", description: "An email address (ASCII dot-atom, at most 254 characters)" })
 
 // A display name goes into a mail header: line breaks or other control characters would let it forge headers.
-const DisplayName = Schema.String.check(Schema.makeFilter((s: string) =>
+const DisplayName = SafeString.check(Schema.makeFilter((s: string) =>
   (s.trim().length > 0 && [...s].length <= 200 && !/\p{Cc}/u.test(s)) ||
   "must be 1 to 200 characters without line breaks or control characters"
 )).annotate({ description: "Sender display name: 1-200 characters, no line breaks" })
@@ -52,8 +53,10 @@ export const SenderOverride = Schema.Struct({
 
 export const MAX_HOTEL_OVERRIDES = 1000
 
-export const HotelOverrides = Schema.Record(Schema.String, SenderOverride).check(Schema.makeFilter((r) =>
-  Object.keys(r).length <= MAX_HOTEL_OVERRIDES || `must have at most ${MAX_HOTEL_OVERRIDES} hotels`
+export const HotelOverrides = Schema.Record(SafeString, SenderOverride).check(Schema.makeFilter((r) =>
+  Object.keys(r).length <= MAX_HOTEL_OVERRIDES || `must have at most ${MAX_HOTEL_OVERRIDES} hotels`,
+  // The keys are under the text policy (SafeString) and must be the account's hotel ids (checked by the handler).
+  { toJsonSchema: () => ({ propertyNames: { pattern: "^[^\\u0000\\uD800-\\uDFFF]*$", maxLength: 100 } }) as never }
 )).annotate({ description: "Per hotel id (one of the account's hotels): the sender for mail about that hotel. Replaced whole when sent." })
 
 export const EmailChannelRequest = Schema.Struct({
@@ -86,11 +89,11 @@ export type EmailChannelView = typeof EmailChannelView.Type
 export const TemplateCategories = ["marketing", "utility", "authentication"] as const
 
 /** Meta's rule for template names: lowercase letters, digits and underscores. */
-export const TemplateName = Schema.String.check(Schema.makeFilter((s: string) =>
+export const TemplateName = SafeString.check(Schema.makeFilter((s: string) =>
   /^[a-z0-9_]{1,512}$/u.test(s) || "must be the template's name in Meta: lowercase letters, digits and underscores (1-512)"
 ))
 /** Meta's language codes: `es`, `en_US`, `pt_BR`, `zh_HK`, `fil`. */
-export const TemplateLanguage = Schema.String.check(Schema.makeFilter((s: string) =>
+export const TemplateLanguage = SafeString.check(Schema.makeFilter((s: string) =>
   /^[a-z]{2,3}(_[A-Za-z0-9]{2,8})?$/u.test(s) || "must be a WhatsApp language code such as es, en_US or pt_BR"
 ))
 
@@ -123,11 +126,11 @@ export const TemplateList = Schema.Array(WhatsAppTemplate).check(Schema.makeFilt
   return issues
 })).annotate({ description: "The registered templates, replacing the stored set whole (one transaction)" })
 
-const PhoneNumberId = Schema.String.check(Schema.makeFilter((s: string) =>
+const PhoneNumberId = SafeString.check(Schema.makeFilter((s: string) =>
   /^[A-Za-z0-9_-]{1,64}$/u.test(s) || "must be the WhatsApp phone number id (digits as Meta shows it; 1-64 letters, digits, - or _)"
 )).annotate({ description: "The WhatsApp Business phone number id (not the phone number): one account and mode per number" })
 
-const secret = (what: string, max: number) => Schema.String.check(Schema.makeFilter((s: string) =>
+const secret = (what: string, max: number) => SafeString.check(Schema.makeFilter((s: string) =>
   (s.length > 0 && s.length <= max && !/\s/u.test(s)) || `must be the ${what}: 1-${max} characters without spaces`
 ))
 

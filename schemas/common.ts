@@ -1,4 +1,7 @@
 import { Schema } from "effect"
+import { SafeString } from "./text.ts"
+
+export { BatchItems, FreeFormObject, FreeFormValue, SafeString } from "./text.ts"
 
 const isRealDate = (s: string): boolean => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
@@ -10,14 +13,14 @@ const isRealDate = (s: string): boolean => {
 }
 
 /** A calendar date `YYYY-MM-DD` that exists (no 2026-02-30), years 1900 to 2199. */
-export const DateString = Schema.String.check(
+export const DateString = SafeString.check(
   Schema.makeFilter((s: string) => isRealDate(s) || "must be a real date formatted YYYY-MM-DD (years 1900-2199)")
 ).annotate({ description: "YYYY-MM-DD", format: "date" })
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
 
 /** ISO 8601 timestamp carrying an explicit offset or Z. */
-export const DateTimeWithOffset = Schema.String.check(
+export const DateTimeWithOffset = SafeString.check(
   Schema.makeFilter((s: string) =>
     (ISO_WITH_OFFSET.test(s) && !Number.isNaN(Date.parse(s)) && isRealDate(s.slice(0, 10))) ||
     "must be an ISO 8601 date-time with a timezone offset, e.g. 2026-05-01T14:30:00+02:00"
@@ -25,19 +28,37 @@ export const DateTimeWithOffset = Schema.String.check(
 ).annotate({ format: "date-time" })
 
 export const maxLength = (n: number) =>
-  Schema.String.check(Schema.makeFilter((s: string) => [...s].length <= n || `must be at most ${n} characters`))
+  SafeString.check(Schema.makeFilter((s: string) => [...s].length <= n || `must be at most ${n} characters`))
 
-export const NonEmptyString = Schema.String.check(
+export const NonEmptyString = SafeString.check(
   Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty")
 )
 
-export const CurrencyCode = Schema.String.check(
+export const CurrencyCode = SafeString.check(
   Schema.makeFilter((s: string) => /^[A-Za-z]{3}$/.test(s) || "must be an ISO 4217 code of three letters, e.g. EUR")
 )
 
-export const Amount = Schema.Finite
+/** A number from `min` to `max` (both included): every number a request carries has the bounds its column and meaning hold. */
+export const boundedNumber = (min: number, max: number) =>
+  Schema.Finite.check(Schema.isBetween({ minimum: min, maximum: max }, { message: `must be a number from ${min} to ${max}` }))
 
-export const Uuid = Schema.String.check(
+/** An integer from `min` to `max` (both included). */
+export const boundedInt = (min: number, max: number) =>
+  Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max }, { message: `must be an integer from ${min} to ${max}` }))
+
+/** Money in the currency's units: a trillion either way holds any hotel's totals in any currency (IDR and VND included). */
+export const MAX_AMOUNT = 1_000_000_000_000
+export const Amount = boundedNumber(-MAX_AMOUNT, MAX_AMOUNT)
+
+/** Units of an extra: more than zero, at most a hundred thousand. */
+export const Quantity = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 100_000, exclusiveMinimum: true }, {
+  message: "must be a number greater than 0 and at most 100000"
+}))
+
+/** A number with no meaning of its own (an id, a custom value): exact in JavaScript and PostgreSQL alike. */
+export const SafeNumber = boundedNumber(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+
+export const Uuid = SafeString.check(
   Schema.makeFilter((s: string) =>
     /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s) || "must be a UUID"
   )

@@ -57,6 +57,16 @@ export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, {
   static readonly of = (code: string, message: string, details: Details = {}) => new Conflict(body(code, message, details))
 }
 
+export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(fields, {
+  httpApiStatus: 413,
+  description: "The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further"
+}) {
+  static readonly of = (maxBytes: number) =>
+    new PayloadTooLarge(body("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBytes} bytes, the limit of this endpoint`, {
+      max_bytes: maxBytes
+    }))
+}
+
 export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(fields, {
   httpApiStatus: 429,
   description: "Per-key rate limit exceeded; retry after the Retry-After header's seconds"
@@ -82,7 +92,7 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 export const CommonErrors = [ValidationFailed, Unauthorized, Forbidden, RateLimited, Unavailable] as const
 
 /** Every error an endpoint can answer in the core shape. */
-export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | Conflict | Unprocessable | RateLimited | Unavailable | InternalError
+export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | Conflict | PayloadTooLarge | Unprocessable | RateLimited | Unavailable | InternalError
 
 /** The HTTP status an error is answered with (the same as its class's `httpApiStatus`). */
 export const statusOf = (e: ApiError): number =>
@@ -91,6 +101,7 @@ export const statusOf = (e: ApiError): number =>
   : e instanceof Forbidden ? 403
   : e instanceof NotFound ? 404
   : e instanceof Conflict ? 409
+  : e instanceof PayloadTooLarge ? 413
   : e instanceof Unprocessable ? 422
   : e instanceof RateLimited ? 429
   : e instanceof Unavailable ? 503

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { maxLength, NonEmptyString, Uuid } from "./common.ts"
+import { FreeFormObject, maxLength, NonEmptyString, SafeString, Uuid } from "./common.ts"
 
 export const StandardEventTypes = [
   "booking.created", "booking.updated", "booking.cancelled", "guest.checked_in", "guest.checked_out",
@@ -9,14 +9,14 @@ export const StandardEventTypes = [
 const opt = Schema.optionalKey
 const CUSTOM = /^[a-z][a-z0-9_]{0,49}\.[a-z][a-z0-9_]{0,49}$/
 
-export const EventType = Schema.String.check(Schema.makeFilter((s: string) =>
+export const EventType = SafeString.check(Schema.makeFilter((s: string) =>
   (StandardEventTypes as ReadonlyArray<string>).includes(s) || CUSTOM.test(s) ||
   `must be a standard type (${StandardEventTypes.join(", ")}) or a custom category.action in lowercase letters, digits and underscores`
 ))
 
 export const EventRequest = Schema.Struct({
   event_type: EventType,
-  payload: Schema.Record(Schema.String, Schema.Unknown),
+  payload: FreeFormObject(),
   contact_id: opt(Uuid),
   guest_phone: opt(NonEmptyString),
   hotel_id: opt(Uuid),

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { maxLength, NonEmptyString } from "./common.ts"
+import { boundedInt, maxLength, NonEmptyString, SafeString } from "./common.ts"
 
 export const FieldTypes = ["string", "text", "number", "boolean", "date", "datetime", "select", "multiselect"] as const
 export type FieldType = typeof FieldTypes[number]
@@ -7,7 +7,7 @@ export type FieldType = typeof FieldTypes[number]
 const opt = Schema.optionalKey
 
 export const FieldDefinitionInput = Schema.Struct({
-  field_key: Schema.String.check(Schema.makeFilter((s: string) =>
+  field_key: SafeString.check(Schema.makeFilter((s: string) =>
     /^[a-z][a-z0-9_]{0,63}$/.test(s) || "must start with a lowercase letter, then lowercase letters, digits or underscores (max 64)"
   )),
   field_label: NonEmptyString.check(Schema.makeFilter((s: string) => s.length <= 200 || "must be at most 200 characters")),
@@ -16,7 +16,7 @@ export const FieldDefinitionInput = Schema.Struct({
   description: opt(maxLength(1000)),
   is_required: opt(Schema.Boolean),
   is_visible: opt(Schema.Boolean),
-  display_order: opt(Schema.Int)
+  display_order: opt(boundedInt(-1_000_000, 1_000_000))
 }).check(Schema.makeFilter((f) => {
   const needsOptions = f.field_type === "select" || f.field_type === "multiselect"
   if (needsOptions && (f.options === undefined || f.options.length === 0)) {

@@ -1,5 +1,8 @@
 import { Schema } from "effect"
-import { Amount, CurrencyCode, DateString, DateTimeWithOffset, maxLength, NonEmptyString, oneOf, Warning } from "./common.ts"
+import {
+  Amount, BatchItems, CurrencyCode, DateString, DateTimeWithOffset, FreeFormObject, FreeFormValue, maxLength, NonEmptyString, oneOf,
+  Quantity, SafeString, Warning
+} from "./common.ts"
 
 const opt = Schema.optionalKey
 const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullOr(s))
@@ -8,8 +11,8 @@ export const BookingStatuses = ["Confirmed", "Modified", "CheckedIn", "CheckedOu
 
 export const Companion = Schema.Struct({
   first_name: NonEmptyString,
-  last_name: nullable(Schema.String),
-  email: nullable(Schema.String),
+  last_name: nullable(SafeString),
+  email: nullable(SafeString),
   is_holder: opt(Schema.Boolean),
   pax_type: nullable(oneOf(["Adult", "Child", "Infant"])),
   relationship_to_holder: nullable(maxLength(100)),
@@ -20,8 +23,8 @@ export const Companion = Schema.Struct({
 export const BookingExtra = Schema.Struct({
   name: NonEmptyString,
   amount: Amount,
-  quantity: nullable(Schema.Finite.check(Schema.isGreaterThan(0))),
-  notes: nullable(Schema.String)
+  quantity: nullable(Quantity),
+  notes: nullable(SafeString)
 })
 
 export const Booking = Schema.Struct({
@@ -29,9 +32,9 @@ export const Booking = Schema.Struct({
   reservation_id: opt(NonEmptyString),
   check_in: DateString,
   check_out: DateString,
-  room_type: nullable(Schema.String),
-  room_number: nullable(Schema.String),
-  rate_plan: nullable(Schema.String),
+  room_type: nullable(SafeString),
+  room_number: nullable(SafeString),
+  rate_plan: nullable(SafeString),
   board_type: nullable(oneOf(["RO", "BB", "HB", "FB", "AI"])),
   booking_channel: nullable(maxLength(100)),
   total_amount: nullable(Amount),
@@ -46,25 +49,25 @@ export const GuestRequest = Schema.Struct({
   phone: NonEmptyString,
   first_name: NonEmptyString,
   last_name: NonEmptyString,
-  email: nullable(Schema.String),
-  language: nullable(Schema.String),
+  email: nullable(SafeString),
+  language: nullable(SafeString),
   tags: opt(Schema.Array(maxLength(100)).check(Schema.makeFilter((a) => a.length <= 100 || "at most 100 tags"))),
-  custom_fields: opt(Schema.Record(Schema.String, Schema.Unknown)),
+  custom_fields: opt(FreeFormObject()),
   hotel_name: opt(NonEmptyString),
   hotel_code: opt(NonEmptyString),
   source: opt(maxLength(100)),
   booking: opt(Booking),
   trigger_event: opt(Schema.Boolean),
   update_if_exists: opt(Schema.Boolean),
-  opt_in_status: nullable(Schema.String),
+  opt_in_status: nullable(SafeString),
   whatsapp_marketing_consent: nullable(Schema.Boolean),
   email_consent: nullable(Schema.Boolean),
   date_of_birth: nullable(DateString),
   gender: nullable(oneOf(["male", "female", "other", "prefer_not_to_say"])),
-  nationality: nullable(Schema.String),
+  nationality: nullable(SafeString),
   document_type: nullable(oneOf(["passport", "national_id", "drivers_license", "other"])),
   document_number: nullable(maxLength(50)),
-  address: opt(Schema.Unknown),
+  address: opt(FreeFormValue()),
   subscription_status: opt(oneOf(["active", "unsubscribed"])),
   communication_preferences: opt(Schema.Struct({ marketing: opt(Schema.Boolean), utility: opt(Schema.Boolean) })),
   consent_source: nullable(maxLength(200)),
@@ -87,7 +90,7 @@ export type GuestResult = typeof GuestResult.Type
 export const GuestResponse = Schema.Struct({ success: Schema.Literal(true), data: GuestResult })
 
 export const GuestBatchRequest = Schema.Struct({
-  guests: Schema.Array(Schema.Unknown).annotate({ description: "1 to 500 Guest requests" })
+  guests: BatchItems("GuestRequest", "1 to 500 Guest requests")
 })
 
 const ErrorBody = Schema.Struct({ message: Schema.String, code: Schema.String, details: Schema.Record(Schema.String, Schema.Unknown) })

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { oneOf, Uuid } from "./common.ts"
+import { oneOf, SafeString, Uuid } from "./common.ts"
 
 // The public contract of messaging: sending through the one gated send path, reading a contact's messages and a
 // conversation, closing a conversation, and a contact's opt-out.
@@ -15,7 +15,7 @@ export const MessageStatuses = ["skipped", "queued", "sent", "delivered", "read"
 export type MessageStatus = typeof MessageStatuses[number]
 
 const text = (max: number) =>
-  Schema.String.check(Schema.makeFilter((s: string) => (s.trim().length > 0 && [...s].length <= max) || `must be 1 to ${max} characters`))
+  SafeString.check(Schema.makeFilter((s: string) => (s.trim().length > 0 && [...s].length <= max) || `must be 1 to ${max} characters`))
 
 export const TemplateRef = Schema.Struct({
   name: text(512),

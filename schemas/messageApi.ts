@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { SafeString } from "./text.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import {
@@ -12,7 +13,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   .add(
     HttpApiEndpoint.post("send", "/api/v1/messages", {
       payload: SendMessageRequest,
-      headers: { "idempotency-key": Schema.optionalKey(Schema.String.annotate({ description: "a retry with the same key answers the first message" })) },
+      headers: { "idempotency-key": Schema.optionalKey(SafeString.annotate({ description: "a retry with the same key answers the first message" })) },
       success: ok(SendMessageAccepted).pipe(HttpApiSchema.status(202)).annotate({
         description: "Recorded: `queued` (it leaves through the channel's provider) or `skipped` with the reason"
       }),
@@ -22,11 +23,11 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.get("contactMessages", "/api/v1/contacts/:id/messages", {
-      params: { id: Schema.String },
+      params: { id: SafeString },
       query: {
-        cursor: Schema.optionalKey(Schema.String),
-        limit: Schema.optionalKey(Schema.String),
-        channel: Schema.optionalKey(Schema.String)
+        cursor: Schema.optionalKey(SafeString),
+        limit: Schema.optionalKey(SafeString),
+        channel: Schema.optionalKey(SafeString)
       },
       success: MessagesPage,
       error: [ValidationFailed, NotFound]
@@ -35,7 +36,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.get("conversation", "/api/v1/conversations/:id", {
-      params: { id: Schema.String },
+      params: { id: SafeString },
       success: ConversationResponse,
       error: NotFound
     }).annotate(RequiredScope, "guests:read")
@@ -43,7 +44,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.post("closeConversation", "/api/v1/conversations/:id/close", {
-      params: { id: Schema.String },
+      params: { id: SafeString },
       success: ok(StoredConversation.mapFields(({ messages: _m, ...rest }) => rest)),
       error: [NotFound, Unavailable, InternalError]
     }).annotate(RequiredScope, "guests:write")
@@ -51,7 +52,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.post("optOut", "/api/v1/contacts/:id/opt-out", {
-      params: { id: Schema.String },
+      params: { id: SafeString },
       payload: OptOutRequest,
       success: ok(OptOutResponse),
       error: [ValidationFailed, NotFound, Unavailable, InternalError]

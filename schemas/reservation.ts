@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import {
-  Amount, CurrencyCode, DateString, DateTimeWithOffset, maxLength, NonEmptyString, oneOf, Uuid, Warning
+  Amount, BatchItems, boundedInt, boundedNumber, CurrencyCode, DateString, DateTimeWithOffset, FreeFormObject, FreeFormValue,
+  maxLength, NonEmptyString, oneOf, Quantity, SafeString, Uuid, Warning
 } from "./common.ts"
 
 export const ReservationStatuses = [
@@ -17,39 +18,42 @@ const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullO
 
 export const ReservationGuest = Schema.Struct({
   first_name: NonEmptyString,
-  last_name: nullable(Schema.String),
-  email: nullable(Schema.String),
-  phone: nullable(Schema.String),
+  last_name: nullable(SafeString),
+  email: nullable(SafeString),
+  phone: nullable(SafeString),
   is_holder: opt(Schema.Boolean),
   pax_type: nullable(oneOf(["adult", "child", "infant"])),
   date_of_birth: nullable(DateString),
   gender: nullable(oneOf(["male", "female", "other", "prefer_not_to_say"])),
   // Normalised to alpha-2 by the ingress; unrecognised values are dropped with a warning.
-  nationality: nullable(Schema.String),
+  nationality: nullable(SafeString),
   document_type: nullable(oneOf(["passport", "national_id", "drivers_license", "other"])),
   document_number: nullable(maxLength(50)),
-  // Never rejects: truncated / dropped with warnings by the ingress normaliser.
-  address: opt(Schema.Unknown),
+  // Truncated / dropped with warnings by the ingress normaliser; refused only by the text policy and the free-form bounds.
+  address: opt(FreeFormValue()),
   email_consent: nullable(Schema.Boolean),
   whatsapp_marketing_consent: nullable(Schema.Boolean),
-  language: nullable(Schema.String),
+  language: nullable(SafeString),
   pre_checkin_completed_at: nullable(DateTimeWithOffset),
   pre_checkin_source: nullable(maxLength(50)),
   // Legacy: `opted_in` / `opted_out`, mapped to whatsapp_marketing_consent when that is absent.
-  opt_in_status: nullable(Schema.String)
+  opt_in_status: nullable(SafeString)
 })
 export type ReservationGuest = typeof ReservationGuest.Type
+
+/** People of one stay (a room, or a group's block): more than a thousand is no stay. */
+const Headcount = boundedInt(0, 1_000)
 
 export const Stay = Schema.Struct({
   start_date: DateString,
   end_date: DateString,
-  room_type: nullable(Schema.String),
-  room_number: nullable(Schema.String),
+  room_type: nullable(SafeString),
+  room_number: nullable(SafeString),
   board_type: nullable(oneOf(["RO", "BB", "HB", "FB", "AI"])),
-  rate_code: nullable(Schema.String),
-  adults: nullable(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
-  children: nullable(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
-  babies: nullable(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+  rate_code: nullable(SafeString),
+  adults: nullable(Headcount),
+  children: nullable(Headcount),
+  babies: nullable(Headcount)
 }).check(Schema.makeFilter((s) =>
   s.end_date >= s.start_date || { path: ["end_date"], issue: "must not be before start_date" }
 ))
@@ -58,10 +62,10 @@ export type Stay = typeof Stay.Type
 export const Extra = Schema.Struct({
   name: NonEmptyString,
   amount: Amount,
-  code: nullable(Schema.String),
-  quantity: nullable(Schema.Finite.check(Schema.isGreaterThan(0))),
+  code: nullable(SafeString),
+  quantity: nullable(Quantity),
   date: nullable(DateString),
-  notes: nullable(Schema.String)
+  notes: nullable(SafeString)
 })
 export type Extra = typeof Extra.Type
 
@@ -70,8 +74,8 @@ const maxItems = (n: number, what: string) =>
 
 export const ReservationRequest = Schema.Struct({
   reservation_id: NonEmptyString.check(Schema.makeFilter((s: string) => s.length <= 200 || "must be at most 200 characters")),
-  confirmation_number: nullable(Schema.String),
-  booking_id: nullable(Schema.String),
+  confirmation_number: nullable(SafeString),
+  booking_id: nullable(SafeString),
   hotel_id: opt(Uuid),
   hotel_code: opt(NonEmptyString),
   hotel_name: opt(NonEmptyString),
@@ -79,24 +83,25 @@ export const ReservationRequest = Schema.Struct({
   check_out: DateString,
   booking_date: nullable(DateString),
   status: opt(oneOf(ReservationStatuses)),
-  channel: nullable(Schema.String),
+  channel: nullable(SafeString),
   source: opt(oneOf(ReservationSources)),
-  company: nullable(Schema.String),
+  company: nullable(SafeString),
   amount: nullable(Amount),
   amount_net: nullable(Amount),
   currency: nullable(CurrencyCode),
-  market_segment: nullable(Schema.String),
+  market_segment: nullable(SafeString),
   agency: nullable(maxLength(200)),
   agency_code: nullable(maxLength(100)),
-  nights: nullable(Schema.Finite),
+  // Accepted and ignored (computed from the dates): bounded by what the dates can span.
+  nights: nullable(boundedNumber(0, 110_000)),
   external_created_at: nullable(DateTimeWithOffset),
   external_updated_at: nullable(DateTimeWithOffset),
   // An empty array is allowed: it keeps the existing guest links (see the Reservations rules).
   guests: Schema.Array(ReservationGuest).check(maxItems(20, "guests")),
   stays: opt(Schema.Array(Stay).check(maxItems(10, "stays"))),
   extras: opt(Schema.Array(Extra).check(maxItems(100, "extras"))),
-  comments: nullable(Schema.String),
-  metadata: nullable(Schema.Record(Schema.String, Schema.Unknown))
+  comments: nullable(SafeString),
+  metadata: nullable(FreeFormObject())
 }).check(Schema.makeFilter((r) => {
   const issues: Array<Schema.FilterIssue> = []
   if (r.check_out < r.check_in) issues.push({ path: ["check_out"], issue: "must not be before check_in" })
@@ -145,7 +150,7 @@ export const ReservationResponse = Schema.Struct({
 export type ReservationResponse = typeof ReservationResponse.Type
 
 export const BatchRequest = Schema.Struct({
-  reservations: Schema.Array(Schema.Unknown).annotate({ description: "1 to 50 Reservation objects" })
+  reservations: BatchItems("ReservationRequest", "1 to 50 Reservation objects")
 })
 
 export const BatchItemResult = Schema.Struct({

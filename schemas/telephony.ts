@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { DateTimeWithOffset, maxLength, NonEmptyString, oneOf } from "./common.ts"
+import { boundedNumber, DateTimeWithOffset, FreeFormObject, maxLength, NonEmptyString, oneOf, SafeNumber, SafeString } from "./common.ts"
+import { CTI_BODY_LIMIT } from "./limits.ts"
 
 const opt = Schema.optionalKey
 const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullOr(s))
@@ -7,24 +8,30 @@ const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullO
 export const CallEventTypes = ["call_ringing", "call_answered", "call_hangup", "call_missed", "record_available"] as const
 export type CallEventType = typeof CallEventTypes[number]
 
+/** The longest call: 24 hours, the most any provider lets a call run (Twilio's maximum time limit). */
+export const MAX_CALL_SECONDS = 86_400
+const CallSeconds = boundedNumber(0, MAX_CALL_SECONDS)
+/** An id a provider sends as a string or a number. */
+const ProviderId = Schema.Union([SafeString, SafeNumber])
+
 /** A streamed call event, after keys were read as snake_case and `data` was merged in. */
 export const CallEvent = Schema.Struct({
   event_type: oneOf(CallEventTypes),
   call_id: NonEmptyString.check(Schema.makeFilter((s: string) => s.length <= 200 || "must be at most 200 characters")),
-  user_id: nullable(Schema.Union([Schema.String, Schema.Finite])),
-  from_number: nullable(Schema.String),
-  to_number: nullable(Schema.String),
+  user_id: nullable(ProviderId),
+  from_number: nullable(SafeString),
+  to_number: nullable(SafeString),
   direction: nullable(oneOf(["inbound", "outbound"])),
-  duration: nullable(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
+  duration: nullable(CallSeconds),
   recording_url: nullable(maxLength(2048)),
   timestamp: nullable(DateTimeWithOffset)
 })
 export type CallEvent = typeof CallEvent.Type
 
 export const TranscriptTurn = Schema.Struct({
-  speaker: Schema.String,
-  text: Schema.String,
-  offset_ms: nullable(Schema.Finite)
+  speaker: SafeString,
+  text: SafeString,
+  offset_ms: nullable(boundedNumber(0, MAX_CALL_SECONDS * 1000))
 })
 export type TranscriptTurn = typeof TranscriptTurn.Type
 
@@ -33,28 +40,28 @@ export const CompletedCall = Schema.Struct({
   event: Schema.Literal("call_completed"),
   call_id: NonEmptyString.check(Schema.makeFilter((s: string) => s.length <= 200 || "must be at most 200 characters")),
   direction: opt(oneOf(["inbound", "outbound"])),
-  from: nullable(Schema.String),
-  to: nullable(Schema.String),
+  from: nullable(SafeString),
+  to: nullable(SafeString),
   started_at: nullable(DateTimeWithOffset),
   answered_at: nullable(DateTimeWithOffset),
   ended_at: nullable(DateTimeWithOffset),
-  duration_seconds: nullable(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
-  agent: nullable(Schema.Struct({ id: nullable(Schema.Union([Schema.String, Schema.Finite])), email: nullable(Schema.String) })),
+  duration_seconds: nullable(CallSeconds),
+  agent: nullable(Schema.Struct({ id: nullable(ProviderId), email: nullable(SafeString) })),
   caller: nullable(Schema.Struct({
-    name: nullable(Schema.String), first_name: nullable(Schema.String), last_name: nullable(Schema.String), email: nullable(Schema.String)
+    name: nullable(SafeString), first_name: nullable(SafeString), last_name: nullable(SafeString), email: nullable(SafeString)
   })),
   outcome: nullable(maxLength(100)),
   recording_url: nullable(maxLength(2048)),
   // Over-long transcripts are truncated by the ingress, never refused: no length check here.
   transcript: nullable(Schema.Array(TranscriptTurn)),
-  transcript_text: nullable(Schema.String),
+  transcript_text: nullable(SafeString),
   summary: nullable(maxLength(20_000)),
   language: nullable(maxLength(20)),
-  metadata: nullable(Schema.Record(Schema.String, Schema.Unknown))
+  metadata: nullable(FreeFormObject())
 })
 export type CompletedCall = typeof CompletedCall.Type
 
-export const CtiPayload = Schema.Record(Schema.String, Schema.Unknown).annotate({
+export const CtiPayload = FreeFormObject({ maxKeys: 20_000, maxBytes: CTI_BODY_LIMIT }).annotate({
   description: "A call event (`event_type`: call_ringing, call_answered, call_hangup, call_missed, record_available) or a " +
     "completed-call record (`event`: call_completed). Keys in snake_case or camelCase, at the top level or under `data`."
 })
@@ -64,7 +71,7 @@ export const CtiResponse = Schema.Struct({ success: Schema.Literal(true), data: 
 export const DialRequest = Schema.Struct({
   to: opt(NonEmptyString.annotate({ description: "E.164; defaults to the contact's phone" })),
   provider: opt(NonEmptyString.annotate({ description: "which CTI integration dials; defaults to the tenant's only one" })),
-  agent: opt(Schema.Struct({ id: opt(Schema.Union([Schema.String, Schema.Finite])), email: opt(Schema.String), extension: opt(maxLength(50)) }))
+  agent: opt(Schema.Struct({ id: opt(ProviderId), email: opt(SafeString), extension: opt(maxLength(50)) }))
 })
 export type DialRequest = typeof DialRequest.Type
 

@@ -1,7 +1,9 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
+import { BodyLimit, CTI_BODY_LIMIT } from "./limits.ts"
 import { Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { SafeString } from "./text.ts"
 import { CallCreated, CallRecordResponse, CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
 
 const ctiSuccess = [
@@ -16,7 +18,7 @@ export const TelephonyGroup = HttpApiGroup.make("telephony")
   )
   .add(
     HttpApiEndpoint.post("ctiProvider", "/api/webhooks/cti/:provider", {
-      params: { provider: Schema.String },
+      params: { provider: SafeString },
       payload: CtiPayload,
       success: ctiSuccess,
       error: [Unprocessable, Unavailable, InternalError]
@@ -24,12 +26,13 @@ export const TelephonyGroup = HttpApiGroup.make("telephony")
   )
   .middleware(ValidationErrors)
   .middleware(CtiAuthentication)
+  .annotate(BodyLimit, CTI_BODY_LIMIT)
 
 export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
   .add(
     HttpApiEndpoint.get("calls", "/api/contacts/:id/calls", {
-      params: { id: Schema.String },
-      query: { cursor: Schema.optionalKey(Schema.String), limit: Schema.optionalKey(Schema.String) },
+      params: { id: SafeString },
+      query: { cursor: Schema.optionalKey(SafeString), limit: Schema.optionalKey(SafeString) },
       success: CallsPage,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
@@ -37,7 +40,7 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
   )
   .add(
     HttpApiEndpoint.get("call", "/api/calls/:call_record_id", {
-      params: { call_record_id: Schema.String },
+      params: { call_record_id: SafeString },
       success: CallRecordResponse,
       error: NotFound
     }).annotate(RequiredScope, "guests:read")
@@ -45,7 +48,7 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
   )
   .add(
     HttpApiEndpoint.post("dial", "/api/contacts/:id/call", {
-      params: { id: Schema.String },
+      params: { id: SafeString },
       payload: DialRequest,
       success: CtiResponse.pipe(HttpApiSchema.status(202)).annotate({ description: "Dial request recorded and handed to the provider adapter" }),
       error: [ValidationFailed, NotFound, Unprocessable]

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { maxLength, oneOf } from "./common.ts"
+import { boundedInt, maxLength, oneOf, SafeString } from "./common.ts"
 
 /** The spec's outbound webhook events ("Outbound webhook events"); `*` subscribes to all of them. */
 export const WebhookEventTypes = [
@@ -43,7 +43,7 @@ export const reservedHeaderReason = (name: string): string | undefined => {
   return undefined
 }
 
-const CustomHeaders = Schema.Record(Schema.String, Schema.String).check(Schema.makeFilter((headers) => {
+const CustomHeaders = Schema.Record(Schema.String, SafeString).check(Schema.makeFilter((headers) => {
   const issues: Array<Schema.FilterIssue> = []
   const names = Object.keys(headers)
   if (names.length > MAX_CUSTOM_HEADERS) issues.push({ path: [], issue: `at most ${MAX_CUSTOM_HEADERS} headers` })
@@ -59,10 +59,12 @@ const CustomHeaders = Schema.Record(Schema.String, Schema.String).check(Schema.m
     }
   }
   return issues
+}, {
+  // The names are checked above (a token of at most 100 characters): documented as the record's propertyNames.
+  toJsonSchema: () => ({ propertyNames: { pattern: TOKEN.source, maxLength: 100 } }) as never
 })).annotate({ description: "Extra headers sent with every delivery; platform, transport and credential headers are refused" })
 
-const intBetween = (min: number, max: number) =>
-  Schema.Int.check(Schema.makeFilter((n: number) => (n >= min && n <= max) || `must be an integer from ${min} to ${max}`))
+const intBetween = boundedInt
 
 export const RetryPolicyInput = Schema.Struct({
   max_attempts: Schema.optionalKey(intBetween(1, 20)),
@@ -75,7 +77,7 @@ const EventTypeList = Schema.Array(oneOf([...WebhookEventTypes, "*"])).check(Sch
   "must list 1 or more distinct event types (or \"*\" for all)"
 ))
 
-const WebhookUrl = Schema.String.check(Schema.makeFilter((s: string) =>
+const WebhookUrl = SafeString.check(Schema.makeFilter((s: string) =>
   (s.length > 0 && s.length <= 2048) || "must be an https URL of at most 2048 characters"
 ))
 
@@ -100,7 +102,7 @@ export const UpdateWebhookRequest = Schema.Struct({
 })
 export type UpdateWebhookRequest = typeof UpdateWebhookRequest.Type
 
-const LocalTime = Schema.String.check(Schema.makeFilter((s: string) =>
+const LocalTime = SafeString.check(Schema.makeFilter((s: string) =>
   /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || "must be a local time HH:MM (24 h)"
 ))
 

@@ -9,15 +9,30 @@ import { Nats } from "./Nats.ts"
 import { partitionOf } from "./partition.ts"
 import { ingressSubject, replyPrefix } from "./subjects.ts"
 
+/** nats-server's default max_payload, for the moment before the server's INFO is known. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024
+
 /** The envelope was not confirmed in time (JetStream did not ack, or the actor did not answer). Safe to retry. */
 export class NotConfirmed extends Data.TaggedError("NotConfirmed")<{ readonly stage: "publish" | "reply" }> {}
 
 /** The actor could not apply the message after repeated attempts; it was dead-lettered for an operator. */
 export class ActorDefect extends Data.TaggedError("ActorDefect")<{ readonly message: string }> {}
 
+/**
+ * The actor could not apply the message because of its data (a value the database refuses, a payload too deep to
+ * decode): dead-lettered at once, not retried. The request's fault, so never answered as retryable.
+ */
+export class ActorRejected extends Data.TaggedError("ActorRejected")<{ readonly message: string }> {}
+
+/** The envelope is larger than one NATS message may be: nothing was published. */
+export class EnvelopeTooLarge extends Data.TaggedError("EnvelopeTooLarge")<{ readonly bytes: number; readonly maxBytes: number }> {}
+
+/** Why an actor call has no domain answer. */
+export type ActorCallFailure = NotConfirmed | ActorDefect | ActorRejected | EnvelopeTooLarge
+
 /** One method per message: the committed domain answer, a domain error, or why it could not be confirmed. */
 export type Client<M extends Messages> = {
-  readonly [K in keyof M]: (payload: PayloadOf<M[K]>) => Effect.Effect<SuccessOf<M[K]>, ErrorOf<M[K]> | NotConfirmed | ActorDefect>
+  readonly [K in keyof M]: (payload: PayloadOf<M[K]>) => Effect.Effect<SuccessOf<M[K]>, ErrorOf<M[K]> | ActorCallFailure>
 }
 
 export interface ActorClientShape {
@@ -44,7 +59,7 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
     yield* Effect.addFinalizer(() => Effect.sync(() => sub.unsubscribe()))
 
     const ask = <M extends ActorMessage>(protocol: ActorProtocol, tag: string, scope: TenantScope, payload: PayloadOf<M>) =>
-      Effect.callback<SuccessOf<M>, ErrorOf<M> | NotConfirmed | ActorDefect>((resume) => {
+      Effect.callback<SuccessOf<M>, ErrorOf<M> | ActorCallFailure>((resume) => {
         const codec = protocol.codecs[tag]!
         const id = randomUUID()
         const key = protocol.key(payload)
@@ -54,7 +69,7 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
         }
         const subject = ingressSubject(config.namespace, protocol.name, partitionOf(scope.tenant_id, key, config.partitions))
         let done = false
-        const finish = (effect: Effect.Effect<SuccessOf<M>, ErrorOf<M> | NotConfirmed | ActorDefect>) => {
+        const finish = (effect: Effect.Effect<SuccessOf<M>, ErrorOf<M> | ActorCallFailure>) => {
           if (done) return
           done = true
           clearTimeout(timer)
@@ -66,15 +81,24 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
         // Decoded in the caller's fiber, not in the subscription's callback: an answer that does not match the
         // protocol becomes a defect of that request (500) instead of an exception thrown into the NATS client.
         waiting.set(id, (reply) =>
-          finish(Effect.suspend((): Effect.Effect<SuccessOf<M>, ErrorOf<M> | ActorDefect> => {
+          finish(Effect.suspend((): Effect.Effect<SuccessOf<M>, ErrorOf<M> | ActorDefect | ActorRejected> => {
             const exit = reply.exit
             return exit._tag === "Success"
               ? Effect.succeed(codec.decodeSuccess(exit.value) as SuccessOf<M>)
               : exit._tag === "Failure"
               ? Effect.fail(codec.decodeError(exit.error) as ErrorOf<M>)
+              : exit._tag === "Rejected"
+              ? Effect.fail(new ActorRejected({ message: exit.message }))
               : Effect.fail(new ActorDefect({ message: exit.message }))
           })))
-        js.publish(subject, encode(envelope), { msgID: id, timeout: config.replyTimeoutMs }).then(
+        const bytes = encode(envelope)
+        // Refused here rather than by the server (which would read as "not confirmed", a 503 inviting a retry).
+        const maxBytes = nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD
+        if (bytes.length > maxBytes) {
+          finish(Effect.fail(new EnvelopeTooLarge({ bytes: bytes.length, maxBytes })))
+          return
+        }
+        js.publish(subject, bytes, { msgID: id, timeout: config.replyTimeoutMs }).then(
           () => Metrics.published.inc({ actor: protocol.name, result: "acked" }),
           () => {
             Metrics.published.inc({ actor: protocol.name, result: "failed" })

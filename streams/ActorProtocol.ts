@@ -74,9 +74,11 @@ export const make = <const Name extends string, const M extends Messages>(
 
 /**
  * What an actor answered, as it travels back to the ingress and is kept in the inbox for redeliveries: the encoded
- * success value, the encoded domain error, or a defect (the envelope was dead-lettered after repeated failures).
+ * success value, the encoded domain error, a rejection (the envelope's data cannot be applied: dead-lettered at once)
+ * or a defect (the envelope was dead-lettered after repeated failures).
  */
 export type ReplyExit =
   | { readonly _tag: "Success"; readonly value: unknown }
   | { readonly _tag: "Failure"; readonly error: unknown }
+  | { readonly _tag: "Rejected"; readonly message: string }
   | { readonly _tag: "Defect"; readonly message: string }

@@ -9,10 +9,12 @@ import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import type { AnyActor } from "./Actor.ts"
 import { applyGroup, type GroupApplied } from "./applyGroup.ts"
+import { dataFault } from "./dataFault.ts"
 import { recordDeadLetter } from "./deadLetters.ts"
 import { crashAfterCommit } from "./faults.ts"
 import { type Fence, LeaseLost } from "./leases.ts"
 import type { OutboxRelay } from "./OutboxRelay.ts"
+import { settlesBy } from "./settlesBy.ts"
 
 /** Attempts on an envelope that fails for a reason other than unavailable infrastructure before it is dead-lettered. */
 const MAX_LOGIC_ATTEMPTS = 5
@@ -84,10 +86,16 @@ export class Lane {
     return Queue.offer(this.queue, item)
   }
 
-  /** After every partition of the lane stopped: applies what is still queued, then ends. */
-  async stop(): Promise<void> {
+  /**
+   * After every partition of the lane stopped: applies what is still queued, then ends. Past `deadline` (epoch ms) the
+   * group in progress is given up (interrupted: its transaction never commits, its envelopes stay unacked and are
+   * redelivered to the next owner).
+   */
+  async stop(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     Effect.runSync(Queue.end(this.queue))
-    await Effect.runPromise(Fiber.await(this.fiber))
+    if (await settlesBy(Effect.runPromise(Fiber.await(this.fiber)), deadline)) return
+    log("warn", "lane did not finish in time; its group in progress is given up", { actor: this.actor.protocol.name })
+    await settlesBy(Effect.runPromise(Fiber.interrupt(this.fiber)), Date.now() + 1_000)
   }
 
   private loop(): Effect.Effect<void> {
@@ -129,6 +137,7 @@ export class Lane {
         }
         Metrics.processed.inc({ actor: self.actor.protocol.name, result: "failed" }, items.length)
         const unavailable = error instanceof DatabaseUnavailable
+        const refused = dataFault(error)
         if (error instanceof DatabaseError && error.retryable) conflicts++
         else if (!unavailable) logicFailures++
         log(unavailable ? "warn" : "error", "group failed", { actor: self.actor.protocol.name, envelopes: items.length, attempt, error: errorText(error) })
@@ -136,6 +145,9 @@ export class Lane {
           // Isolate the envelope at fault: each alone, in order (per-key order holds), each with its own attempts.
           for (const item of items) yield* self.apply([item])
           return
+        }
+        if (items.length === 1 && refused !== undefined) {
+          return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt, { _tag: "Rejected", message: refused }))
         }
         if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt))
         for (const i of items) i.msg.working()
@@ -174,8 +186,16 @@ export class Lane {
     }
   }
 
-  /** Kept whole in dead_letters for an operator; the caller is answered with a defect; the message is acked. */
-  private async giveUp(item: Item, error: string, attempts: number): Promise<void> {
+  /**
+   * Kept whole in dead_letters for an operator; the caller is answered with a defect (or, for a data fault, a
+   * rejection); the message is acked.
+   */
+  private async giveUp(
+    item: Item,
+    error: string,
+    attempts: number,
+    answer: ReplyExit = { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" }
+  ): Promise<void> {
     const { msg, envelope } = item
     for (;;) {
       try {
@@ -187,7 +207,7 @@ export class Lane {
         await new Promise((r) => setTimeout(r, 1_000))
       }
     }
-    if (envelope.reply_to) this.reply(envelope, { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" })
+    if (envelope.reply_to) this.reply(envelope, answer)
     ack(msg)
     item.source.settled(item)
     Metrics.processed.inc({ actor: envelope.actor, result: "dead_lettered" })

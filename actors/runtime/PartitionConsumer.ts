@@ -10,6 +10,7 @@ import type { AnyActor } from "./Actor.ts"
 import { recordDeadLetter } from "./deadLetters.ts"
 import type { Item, Lane, Source } from "./Lane.ts"
 import type { Fence } from "./leases.ts"
+import { settlesBy } from "./settlesBy.ts"
 
 export interface PartitionDeps {
   readonly sql: Sql
@@ -85,13 +86,21 @@ export class PartitionConsumer implements Source {
   }
 
   /**
-   * `drain`: stop fetching, let the lane apply and ack what was fetched (graceful handover or shutdown).
+   * `drain`: stop fetching, let the lane apply and ack what was fetched (graceful handover or shutdown), until
+   * `deadline` (epoch ms): what is not applied by then is abandoned, left unacked for the next owner, as a lost lease
+   * leaves it (a drain waiting on a database that does not answer must not hold a handover or a shutdown forever).
    * `abandon`: the lease is gone; stop at once and leave the rest unacked for the next owner.
    */
-  async stop(mode: "drain" | "abandon"): Promise<void> {
+  async stop(mode: "drain" | "abandon", deadline = Number.POSITIVE_INFINITY): Promise<void> {
     if (mode === "abandon") this.abandoned = true
-    if (this.intake) await Effect.runPromise(Fiber.interrupt(this.intake))
-    if (this.count > 0) await new Promise<void>((resolve) => (this.drained = resolve))
+    const intakeStopped = this.intake ? Effect.runPromise(Fiber.interrupt(this.intake)) : Promise.resolve()
+    const drained = intakeStopped.then(() => (this.count > 0 ? new Promise<void>((resolve) => (this.drained = resolve)) : undefined))
+    if (!(await settlesBy(drained, deadline))) {
+      this.abandoned = true
+      log("warn", "drain did not finish in time; the rest is left unacked for the next owner", {
+        actor: this.actor.protocol.name, partition: this.partition, envelopes: this.count
+      })
+    }
   }
 
   private intakeLoop(consumer: Consumer): Effect.Effect<void> {

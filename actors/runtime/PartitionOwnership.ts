@@ -1,9 +1,10 @@
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { ownerOf, slotOf } from "./assignment.ts"
-import { acquire, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
+import { acquire, expiredHolder, fenceOut, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
 import { type PartitionDeps, PartitionConsumer } from "./PartitionConsumer.ts"
 import type { AnyActor } from "./Actor.ts"
+import { settlesBy } from "./settlesBy.ts"
 
 export interface OwnershipOptions {
   readonly workerId: string
@@ -11,6 +12,8 @@ export interface OwnershipOptions {
   /** A lease not renewed for this long is free to take; also how long a silent worker counts as alive. */
   readonly leaseTtlMs: number
   readonly tickMs: number
+  /** How long a handover or the shutdown waits for a partition to drain before leaving the rest to the next owner. */
+  readonly drainLimitMs: number
 }
 
 /**
@@ -31,8 +34,12 @@ export class PartitionOwnership {
   private renewing: Promise<void> = Promise.resolve()
   private stopping = false
 
-  constructor(deps: PartitionDeps, actors: ReadonlyArray<AnyActor>, options: OwnershipOptions) {
-    this.sql = deps.sql
+  /**
+   * `leaseSql`: a pool of its own for heartbeats and leases, so renewals never queue behind the lanes' transactions
+   * (which may all be waiting on row locks): a worker whose lanes are stuck still renews, hands over and stops.
+   */
+  constructor(deps: PartitionDeps, actors: ReadonlyArray<AnyActor>, options: OwnershipOptions, leaseSql: Sql) {
+    this.sql = leaseSql
     this.deps = deps
     this.actors = actors
     this.options = options
@@ -113,6 +120,8 @@ export class PartitionOwnership {
 
   private async take(actor: AnyActor, partition: number): Promise<void> {
     const name = actor.protocol.name
+    const expired = await expiredHolder(this.sql, this.deps.namespace, name, partition, this.options.workerId)
+    if (expired !== undefined) await this.fenceOut(expired)
     const fence = await acquire(this.sql, this.deps.namespace, name, partition, this.options.workerId, this.options.leaseTtlMs)
     if (!fence) return // still held by its previous owner (draining, or not yet expired): next tick
     const consumer = new PartitionConsumer(this.deps, actor, fence, this.lost)
@@ -128,24 +137,38 @@ export class PartitionOwnership {
     }
   }
 
+  /** A former owner that let its lease expire (frozen, cut off): its open transactions are ended, not waited for. */
+  private async fenceOut(formerOwner: string): Promise<void> {
+    try {
+      const ended = await fenceOut(this.sql, formerOwner)
+      if (ended > 0) log("warn", "ended the open transactions of a former owner whose lease expired", { former_owner: formerOwner, sessions: ended, worker_id: this.options.workerId })
+    } catch (e) {
+      // Not allowed (another role), or the database is away: its sessions end with the pause, or by the server's timeouts.
+      log("warn", "could not end a former owner's transactions", { former_owner: formerOwner, error: errorText(e) })
+    }
+  }
+
   private async handOver(slot: string, consumer: PartitionConsumer): Promise<void> {
     this.owned.delete(slot)
-    await consumer.stop("drain")
+    await consumer.stop("drain", Date.now() + this.options.drainLimitMs)
     await release(this.sql, consumer.fence)
     log("info", "partition handed over", { slot, worker_id: this.options.workerId })
   }
 
-  /** Graceful: stop taking, drain and ack what is in flight, release every lease, leave the membership. */
-  async stop(): Promise<void> {
+  /**
+   * Graceful: stop taking, drain and ack what is in flight, release every lease, leave the membership. Bounded: what
+   * has not drained by `deadline` (epoch ms) is left unacked for the next owner, so a stop always completes.
+   */
+  async stop(deadline = Date.now() + this.options.drainLimitMs): Promise<void> {
     this.stopping = true
     if (this.timer) clearTimeout(this.timer)
     if (this.renewTimer) clearTimeout(this.renewTimer)
-    await Promise.all([this.ticking.catch(() => undefined), this.renewing.catch(() => undefined)])
+    await settlesBy(Promise.all([this.ticking, this.renewing]), deadline)
     const consumers = [...this.owned.values()]
     this.owned.clear()
     log("info", "draining partitions", { worker_id: this.options.workerId, partitions: consumers.length })
     await Promise.all(consumers.map(async (c) => {
-      await c.stop("drain")
+      await c.stop("drain", deadline)
       await release(this.sql, c.fence).catch((e) => log("warn", "lease release failed (it will expire)", { error: errorText(e) }))
     }))
     await leave(this.sql, this.deps.namespace, this.options.workerId)

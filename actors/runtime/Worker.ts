@@ -1,8 +1,7 @@
 import { Context, Effect, Layer } from "effect"
-import { randomBytes } from "node:crypto"
-import { hostname } from "node:os"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { Database } from "../../core/db/Database.ts"
+import { connect, Database } from "../../core/db/Database.ts"
+import { processId } from "../../core/processIdentity.ts"
 import { Metrics, sample } from "../../core/observability/metrics.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
@@ -12,6 +11,13 @@ import { PartitionOwnership } from "./PartitionOwnership.ts"
 import type { AnyActor } from "./Actor.ts"
 import type { PartitionConsumer } from "./PartitionConsumer.ts"
 
+
+/**
+ * How long stopping waits for the owned partitions to drain: well inside the process's shutdown limit
+ * (GEP_SHUTDOWN_TIMEOUT_MS, 25 s by default), so that a drain that cannot finish (a database not answering) leaves its
+ * envelopes unacked for the next owner and the process still stops cleanly, exit 0.
+ */
+const DRAIN_LIMIT_MS = 10_000
 
 export interface WorkerShape {
   readonly workerId: string
@@ -29,7 +35,9 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     const { sql } = yield* Database
     const { nc, js, jsm } = yield* Nats
     const relay = new OutboxRelay(sql, js)
-    const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`
+    const workerId = processId
+    // Heartbeats and leases on connections of their own (see PartitionOwnership).
+    const leaseSql = connect(config.databaseUrl, 2)
     // A few lanes per actor type, each applying the envelopes of its share of the partitions in groups.
     const lanes = new Map(actors.map((a) => [
       a.protocol.name,
@@ -41,8 +49,9 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     }
     const deps = { sql, js, jsm, namespace: config.namespace, ackWaitMs: config.ackWaitMs, laneFor }
     const ownership = new PartitionOwnership(deps, actors, {
-      workerId, partitions: config.partitions, leaseTtlMs: config.leaseTtlMs, tickMs: Math.max(200, Math.floor(config.leaseTtlMs / 5))
-    })
+      workerId, partitions: config.partitions, leaseTtlMs: config.leaseTtlMs, tickMs: Math.max(200, Math.floor(config.leaseTtlMs / 5)),
+      drainLimitMs: DRAIN_LIMIT_MS
+    }, leaseSql)
     const perActor = (read: (c: PartitionConsumer) => number) =>
       (set: (labels: Record<string, string>, value: number) => void) => {
         for (const a of actors) set({ actor: a.protocol.name }, [...ownership.owned.values()].filter((c) => c.fence.actor === a.protocol.name).reduce((n, c) => n + read(c), 0))
@@ -70,10 +79,12 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
       }).pipe(Effect.andThen(Effect.logInfo("worker started").pipe(Effect.annotateLogs(ids)))),
       // Never rejects: each step catches and logs its own failures (a lease not released expires by itself).
       () => Effect.promise(async () => {
-        await ownership.stop()
-        await Promise.all([...lanes.values()].flat().map((l) => l.stop()))
+        const deadline = Date.now() + DRAIN_LIMIT_MS
+        await ownership.stop(deadline)
+        await Promise.all([...lanes.values()].flat().map((l) => l.stop(Math.max(deadline, Date.now() + 1_000))))
         await relay.stop()
         await relay.sweep(0)
+        await leaseSql.end({ timeout: 2 })
         for (const u of unsample) u()
       }).pipe(Effect.andThen(Effect.logInfo("worker stopped").pipe(Effect.annotateLogs(ids))))
     )

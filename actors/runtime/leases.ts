@@ -1,5 +1,6 @@
 import type { Sql, Tx } from "../../core/db/Database.ts"
 import { isLockTimeout } from "../../core/db/DatabaseFailure.ts"
+import { applicationNameOf } from "../../core/processIdentity.ts"
 
 export interface Fence {
   readonly namespace: string
@@ -58,6 +59,32 @@ export const acquire = async (sql: Sql, namespace: string, actor: string, partit
     throw e
   })
   return row ? { namespace, actor, partition, owner, epoch: Number(row.epoch) } : undefined
+}
+
+/**
+ * Another owner holding the lease past its expiry (frozen, cut off or dead; it never released it), read without
+ * waiting for any lock: its open transactions may hold the lease row itself.
+ */
+export const expiredHolder = async (sql: Sql, namespace: string, actor: string, partition: number, me: string): Promise<string | undefined> => {
+  const [row] = await sql`
+    SELECT owner FROM partition_leases
+    WHERE namespace = ${namespace} AND actor = ${actor} AND partition = ${partition}
+      AND owner IS NOT NULL AND owner <> ${me} AND expires_at < now()`
+  return row?.owner as string | undefined
+}
+
+/**
+ * Ends the open transactions of a former owner whose lease expired under it. Fencing already makes their commits
+ * fail (the fence check wants an unexpired lease), but until they end they hold their locks, the lease row's
+ * included: PostgreSQL ends a session idle in a transaction after 5 s, never one a pause caught mid-statement (waiting
+ * for the rest of a query, or for its client to read), which would block the new owner (its lease, its writes to the
+ * same rows) for as long as the pause lasts. Returns how many were ended.
+ */
+export const fenceOut = async (sql: Sql, formerOwner: string): Promise<number> => {
+  const rows = await sql`
+    SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+    WHERE application_name = ${applicationNameOf(formerOwner)} AND xact_start IS NOT NULL AND pid <> pg_backend_pid()`
+  return rows.filter((r) => r.ended === true).length
 }
 
 /** Extends every lease this owner holds at its epoch; returns the ones still held. */

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import postgres from "postgres"
 import { AppConfig } from "../config/AppConfig.ts"
+import { applicationNameOf, processId } from "../processIdentity.ts"
 import { databaseFailure, type DatabaseFailure, isInfrastructureFailure, isRetryable } from "./DatabaseFailure.ts"
 import { migrate } from "./migrate.ts"
 
@@ -44,8 +45,9 @@ export const connect = (url: string, max = 20): Sql =>
   postgres(url, {
     max, onnotice: () => {}, idle_timeout: 30, connect_timeout: 5,
     // A process paused or cut off in the middle of a transaction must not hold its locks (the partition lease row
-    // among them) for long: the server ends such a session and a new owner can take over.
-    connection: { idle_in_transaction_session_timeout: 5_000 }
+    // among them) for long: the server ends such a session and a new owner can take over. Sessions carry the
+    // process's name, so a new owner can also end those a pause left mid-statement (which that timeout never ends).
+    connection: { idle_in_transaction_session_timeout: 5_000, application_name: applicationNameOf(processId) }
   })
 
 /** Creates the database if missing and applies pending migrations; returns the versions applied. */

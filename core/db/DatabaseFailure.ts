@@ -26,6 +26,14 @@ export const isInfrastructureFailure = (e: unknown): boolean => {
   return SOCKET_CODES.has(code)
 }
 
+/**
+ * The data of a statement is at fault, whatever the state of the database: a data exception (class 22: invalid text
+ * for a type, a number out of range, NUL or an invalid byte sequence, an unsupported Unicode escape), a not-null or
+ * check violation (23502, 23514), or a program limit a value hits (class 54: an index row or a statement too large).
+ * Re-running the same statement fails the same way, so it is never retried.
+ */
+export const isDataFailureCode = (code: string): boolean => /^(22|54)/.test(code) || code === "23502" || code === "23514"
+
 /** `lock_timeout` ran out waiting for a row lock (55P03): the lock holder is busy or frozen; try again later. */
 export const isLockTimeout = (e: unknown): boolean => codeOf(e) === "55P03"
 

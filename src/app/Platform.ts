@@ -21,6 +21,7 @@ import { Logging } from "../../core/observability/log.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { Observability } from "../http/metrics.ts"
+import { BodyLimitsLive } from "../http/bodyLimits.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
 import { B2bLive } from "../b2b/http.ts"
 import { ContactCallsLive } from "../telephony/contactCalls.ts"
@@ -80,7 +81,7 @@ const ApiRoutes = Layer.mergeAll(
   UnsubscribeRoutes
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, ChannelSettings.layer]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, ChannelSettings.layer, BodyLimitsLive]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 

@@ -27,6 +27,10 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
 
     /** A manual decision about a reservation's account, through the reservation's own actor. */
     const attribute = Effect.fn("B2b.attribute")(function*(principal: Principal, reservationId: string, mode: "manual" | "automatic", accountId: string | null) {
+      // An unknown reservation is refused here, before anything is published (the actor would refuse it too).
+      const known = yield* read(principal, async (tx) =>
+        (await tx`SELECT 1 FROM reservations WHERE tenant_id = ${principal.tenant_id} AND sandbox = ${principal.sandbox} AND external_id = ${reservationId}`).length > 0)
+      if (!known) return yield* NotFound.of(`No reservation with reservation_id ${JSON.stringify(reservationId)}`, { reservation_id: ["not found"] })
       const attribution = yield* answered(actors.for(ReservationProtocol, principal).attribute({ external_id: reservationId, mode, account_id: accountId })).pipe(
         Effect.catchTags({
           ReservationNotFound: () =>
@@ -62,7 +66,10 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
       }))
       .handle("updateAccount", Effect.fn("B2b.updateAccount")(function*({ params, payload }) {
         const principal = yield* CurrentPrincipal
-        if (!isUuid(params.id)) return yield* accountNotFound(params.id)
+        // An unknown account is refused here, before anything is published (the actor would refuse it too).
+        if (!isUuid(params.id) || (yield* read(principal, (tx) => readAccount(tx, principal, params.id))) === undefined) {
+          return yield* accountNotFound(params.id)
+        }
         const checked = toUpdateAccount(payload, params.id)
         if (!checked.ok) return yield* invalid(checked.details)
         yield* checkHotels(principal, codeHotels(checked.value.codes))
@@ -73,7 +80,9 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
       }))
       .handle("addContact", Effect.fn("B2b.addContact")(function*({ params, payload }) {
         const principal = yield* CurrentPrincipal
-        if (!isUuid(params.id)) return yield* accountNotFound(params.id)
+        if (!isUuid(params.id) || (yield* read(principal, (tx) => readAccount(tx, principal, params.id))) === undefined) {
+          return yield* accountNotFound(params.id)
+        }
         const checked = toAddContact(payload, params.id)
         if (!checked.ok) return yield* refusal(checked.status, checked.code, checked.message, checked.details)
         const { op: _op, is_new_link, ...linked } = yield* write(principal, checked.command, "contact", true)

@@ -28,7 +28,10 @@ const check = (rule: FieldRule, value: unknown): { value: unknown } | { error: s
     case "text":
       return typeof value === "string" && value.length <= 10_000 ? { value } : { error: "must be a string of at most 10000 characters" }
     case "number":
-      return typeof value === "number" && Number.isFinite(value) ? { value } : { error: "must be a finite number" }
+      // Exact in JavaScript and PostgreSQL alike (jsonb would take more, the clients reading it back would not).
+      return typeof value === "number" && Math.abs(value) <= Number.MAX_SAFE_INTEGER
+        ? { value }
+        : { error: `must be a number from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` }
     case "boolean":
       return typeof value === "boolean" ? { value } : { error: "must be true or false" }
     case "date":

@@ -1,34 +1,53 @@
 import { Effect, Result, Schema } from "effect"
-import { type ApiError, Forbidden, InternalError, NotFound, statusOf, Unavailable, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
-import type { ActorDefect, NotConfirmed } from "../../streams/ActorClient.ts"
+import {
+  type ApiError, Forbidden, InternalError, NotFound, PayloadTooLarge, statusOf, Unavailable, Unprocessable, ValidationFailed
+} from "../../schemas/errors.ts"
+import { CORE_BODY_LIMIT } from "../../schemas/limits.ts"
+import type { ActorCallFailure } from "../../streams/ActorClient.ts"
 import { issueDetails, summarise } from "./issues.ts"
 
 /** Seconds a client is told to wait (Retry-After) before retrying a 503. */
 export const RETRY_AFTER_S = 2
 
-/** What an actor could not do, as the edge answers it: not confirmed → 503 (safe to retry), dead-lettered → 500. */
-const actorFailure = (e: NotConfirmed | ActorDefect): Unavailable | InternalError =>
-  e._tag === "NotConfirmed"
-    ? Unavailable.of(
-      e.stage === "publish"
-        ? "The request could not be queued; nothing was stored. Retry after Retry-After seconds"
-        : "The write was queued but not confirmed in time; retrying the same request is safe",
-      RETRY_AFTER_S
-    )
-    : InternalError.of("Internal error; the request was recorded for an operator")
+type ActorFailureAnswer = Unavailable | InternalError | Unprocessable | PayloadTooLarge
+
+/**
+ * What an actor could not do, as the edge answers it: not confirmed → 503 (safe to retry); refused for its data (a
+ * value the database cannot hold: dead-lettered at once) → 422, never retryable; an envelope larger than a stream
+ * message → 413; dead-lettered after repeated failures → 500.
+ */
+const actorFailure = (e: ActorCallFailure): ActorFailureAnswer => {
+  switch (e._tag) {
+    case "NotConfirmed":
+      return Unavailable.of(
+        e.stage === "publish"
+          ? "The request could not be queued; nothing was stored. Retry after Retry-After seconds"
+          : "The write was queued but not confirmed in time; retrying the same request is safe",
+        RETRY_AFTER_S
+      )
+    case "ActorRejected":
+      return Unprocessable.of("INVALID_DATA", "The request holds a value that cannot be stored; it was recorded for an operator. " +
+        "Retrying the same request will not help", { "(body)": [e.message] })
+    case "EnvelopeTooLarge":
+      return PayloadTooLarge.of(e.maxBytes)
+    case "ActorDefect":
+      return InternalError.of("Internal error; the request was recorded for an operator")
+  }
+}
 
 /** An actor call with its transport failures rendered as the core error shape. */
 export const answered = <A, E, R>(
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, NotConfirmed | ActorDefect> | Unavailable | InternalError, R> =>
-  Effect.mapError(effect, (e) => (isActorTransportFailure(e) ? actorFailure(e) : e)) as Effect.Effect<
+): Effect.Effect<A, Exclude<E, ActorCallFailure> | ActorFailureAnswer, R> =>
+  Effect.mapError(effect, (e) => (isActorCallFailure(e) ? actorFailure(e) : e)) as Effect.Effect<
     A,
-    Exclude<E, NotConfirmed | ActorDefect> | Unavailable | InternalError,
+    Exclude<E, ActorCallFailure> | ActorFailureAnswer,
     R
   >
 
-const isActorTransportFailure = (e: unknown): e is NotConfirmed | ActorDefect =>
-  typeof e === "object" && e !== null && "_tag" in e && (e._tag === "NotConfirmed" || e._tag === "ActorDefect")
+const ACTOR_CALL_FAILURES = new Set(["NotConfirmed", "ActorDefect", "ActorRejected", "EnvelopeTooLarge"])
+const isActorCallFailure = (e: unknown): e is ActorCallFailure =>
+  typeof e === "object" && e !== null && "_tag" in e && ACTOR_CALL_FAILURES.has(e._tag as string)
 
 /** A well-formed hotel reference that names no hotel of this account. */
 export const hotelNotFound = (h: { readonly field: string; readonly value: string }) =>
@@ -55,13 +74,19 @@ const itemAnswer = <A, R>(effect: Effect.Effect<Outcome<A>, ApiError, R>): Effec
 
 /**
  * Batch items of one schema: each decoded (every issue reported, like the single endpoint) and handled, or answered
- * 400 on its own, so one bad item never fails the batch. The decoder is built once, when the handler is.
+ * 400 on its own, so one bad item never fails the batch; an item larger than the single endpoint takes is answered 413
+ * on its own (measured once decoded: unknown keys are gone and the depth is bounded). The decoder is built once, when
+ * the handler is.
  */
 export const batchItems = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
   const decode = Schema.decodeUnknownResult(schema as never, { errors: "all" }) as (u: unknown) => Result.Result<S["Type"], Schema.SchemaError>
   return <A, R>(handle: (value: S["Type"]) => Effect.Effect<Outcome<A>, ApiError, R>) => (item: unknown): Effect.Effect<ItemAnswer<A>, never, R> => {
     const decoded = decode(item)
-    if (Result.isSuccess(decoded)) return itemAnswer(handle(decoded.success))
+    if (Result.isSuccess(decoded)) {
+      return Buffer.byteLength(JSON.stringify(decoded.success)) > CORE_BODY_LIMIT
+        ? itemAnswer(Effect.fail(PayloadTooLarge.of(CORE_BODY_LIMIT)))
+        : itemAnswer(handle(decoded.success))
+    }
     const details = issueDetails(decoded.failure.issue)
     return itemAnswer(Effect.fail(ValidationFailed.of(summarise(details), details)))
   }

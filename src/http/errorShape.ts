@@ -1,7 +1,7 @@
 import { Cause, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { isInfrastructureFailure } from "../../core/db/Database.ts"
-import { DatabaseUnavailable } from "../../core/db/DatabaseFailure.ts"
+import { DatabaseError, DatabaseUnavailable, isDataFailureCode } from "../../core/db/DatabaseFailure.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { RETRY_AFTER_S } from "./answers.ts"
 
@@ -42,6 +42,14 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
         // The database (or NATS) is away: a retry later will work, so this is not an internal error.
         log("warn", "request failed: infrastructure unavailable", { error: errorText(error) })
         return Effect.succeed(shaped(503, "SERVICE_UNAVAILABLE", "Temporarily unavailable; retry after Retry-After seconds", { retry_after_seconds: RETRY_AFTER_S }))
+      }
+      if (error instanceof DatabaseError && isDataFailureCode(error.code)) {
+        // Defence in depth behind the contract's checks: a value the database refuses is the request's fault and
+        // repeats on every retry, so a 4xx, never a 500 (logged as an error: the contract should have caught it).
+        log("error", "request refused by the database for its data", { error: errorText(error) })
+        return Effect.succeed(shaped(422, "INVALID_DATA", "The request holds a value that cannot be stored", {
+          "(body)": [`a value cannot be stored (SQLSTATE ${error.code})`]
+        }))
       }
       log("error", "unhandled request failure", { error: errorText(Cause.squash(cause)) })
       return Effect.succeed(shaped(500, "INTERNAL_ERROR", "Internal error"))

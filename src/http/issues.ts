@@ -1,4 +1,5 @@
 import { SchemaIssue } from "effect"
+import { printable } from "../../schemas/text.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -6,7 +7,9 @@ const pathText = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey 
   path.reduce<string>((acc, segment) => {
     const key = typeof segment === "object" && segment !== null ? segment.key : segment
     if (typeof key === "number") return `${acc}[${key}]`
-    return acc === "" ? String(key) : `${acc}.${String(key)}`
+    // A refused key (NUL, an unpaired surrogate) is named with those characters written as \uXXXX.
+    const name = printable(String(key))
+    return acc === "" ? name : `${acc}.${name}`
   }, "")
 
 const friendly = (message: string): string =>

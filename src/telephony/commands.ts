@@ -1,7 +1,7 @@
 import { Result, Schema } from "effect"
 import type { CallCommand, CallFacts } from "../../actors/telephony/protocol.ts"
 import type { Warning } from "../../schemas/common.ts"
-import { CallEvent, CallEventTypes, CompletedCall } from "../../schemas/telephony.ts"
+import { CallEvent, CallEventTypes, CompletedCall, MAX_CALL_SECONDS } from "../../schemas/telephony.ts"
 import { issueDetails, summarise } from "../http/issues.ts"
 import { secondsBetween, storedOutcome } from "../../core/normalise/call.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
@@ -82,6 +82,9 @@ const parseCompleted = (p: Record<string, unknown>, provider: string): CtiParse 
   if (full && (c.started_at == null || c.ended_at == null)) {
     const missing = Object.fromEntries((["started_at", "ended_at"] as const).filter((k) => c[k] == null).map((k) => [k, ["is required in a full record (one with direction); the record was dropped"]]))
     return invalid(missing, "CALL_RECORD_INCOMPLETE", 422)
+  }
+  if (full && c.duration_seconds == null && secondsBetween(c.started_at!, c.ended_at!) > MAX_CALL_SECONDS) {
+    return invalid({ ended_at: [`must be at most ${MAX_CALL_SECONDS} seconds (24 hours) after started_at`] })
   }
   const warnings: Array<Warning> = []
   const n = numbers(c.direction, c.from, c.to, { from: "from", to: "to" }, warnings)

@@ -27,6 +27,9 @@ const gep = async (...args: Array<string>) => {
   return json
 }
 
+// Each command is a process of its own (2-4 s to load and run on a loaded 2-core machine), several per test.
+const CLI_TEST_TIMEOUT_MS = 90_000
+
 describe("gep CLI", () => {
   it("creates a tenant, keys and a hotel, each printing one JSON object", async () => {
     const tenant = await gep("tenant", "create", "--name", `CLI ${Date.now()}`)
@@ -41,7 +44,7 @@ describe("gep CLI", () => {
     expect(await gep("conflicts", "list", "--tenant", tenant.tenant_id)).toEqual({ conflicts: [] })
     expect(await gep("cti", "create", "--tenant", tenant.tenant_id, "--provider", "aircall"))
       .toEqual({ integration_id: expect.any(String), token: expect.stringMatching(/^svccti_[0-9A-Za-z]{32}$/) })
-  }, 30_000)
+  }, CLI_TEST_TIMEOUT_MS)
 
   it("refuses bad arguments with an error object and a non-zero exit", async () => {
     expect(await gep("key", "create", "--tenant", "00000000-0000-4000-8000-000000000000", "--scopes", "nope:scope")).toMatchObject({ error: expect.stringContaining("unknown scopes") })
@@ -49,14 +52,14 @@ describe("gep CLI", () => {
     expect(await gep("hotel", "create", "--tenant", tenant.tenant_id, "--code", "X", "--name", "X", "--timezone", "Mars/Olympus")).toMatchObject({ error: expect.stringContaining("IANA") })
     await gep("hotel", "create", "--tenant", tenant.tenant_id, "--code", "X", "--name", "Xanadu", "--timezone", "UTC")
     expect(await gep("hotel", "create", "--tenant", tenant.tenant_id, "--code", "X", "--name", "Other", "--timezone", "UTC")).toMatchObject({ error: expect.any(String) })
-  }, 30_000)
+  }, CLI_TEST_TIMEOUT_MS)
 
   it("a worker process exits 0 on SIGTERM", async () => {
     const worker = await spawnWorker(testConfig("cliworker", { port: await freePort() }))
     worker.child.kill("SIGTERM")
     expect(await worker.exited).toBe(0)
     expect(worker.stderr()).toContain("worker stopped")
-  }, 30_000)
+  }, CLI_TEST_TIMEOUT_MS)
 
   // The README's forms, as an operator types them. `npx` runs with an empty npm cache of its own (a fresh clone's
   // situation: no npx cache entry from an earlier run) and without the npm_* variables of the npm that started
