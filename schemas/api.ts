@@ -6,6 +6,7 @@ import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
+import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
@@ -163,6 +164,7 @@ export const Api = HttpApi.make("gep")
   .add(MessagesGroup)
   .add(B2bGroup)
   .add(ChannelsGroup)
+  .add(LoyaltyGroup)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging event (signed as the README describes).
   .annotate(OpenApi.Transform, (spec) => ({

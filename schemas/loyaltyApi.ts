@@ -1,0 +1,77 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Conflict, InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
+import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, MemberEnrolled, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
+import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+
+const writeErrors = [ValidationFailed, Unavailable, InternalError] as const
+const idempotencyKey = {
+  "idempotency-key": Schema.optionalKey(Schema.String.annotate({ description: "the retry key, when the body has no external_reference_id" }))
+}
+const memberQuery = { member_id: Schema.optionalKey(Schema.String), email: Schema.optionalKey(Schema.String) }
+
+export const LoyaltyGroup = HttpApiGroup.make("loyalty")
+  .add(
+    HttpApiEndpoint.put("putProgram", "/api/v1/loyalty/program", { payload: ProgramRequest, success: LoyaltyData, error: ValidationFailed })
+      .annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Set the programme: currency, points per unit and per night, pending days, expiry months, point value")
+  )
+  .add(
+    HttpApiEndpoint.put("putTiers", "/api/v1/loyalty/tiers", { payload: TiersRequest, success: LoyaltyList, error: ValidationFailed })
+      .annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Replace the tiers; ranked by threshold, each on qualifying points or nights")
+  )
+  .add(
+    HttpApiEndpoint.get("getTiers", "/api/v1/loyalty/tiers", { success: LoyaltyList })
+      .annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "The tiers, lowest first")
+  )
+  .add(
+    HttpApiEndpoint.post("createReward", "/api/v1/loyalty/rewards", {
+      payload: RewardRequest,
+      success: LoyaltyData.pipe(HttpApiSchema.status(201)).annotate({ description: "The new reward and its reward_id" }),
+      error: ValidationFailed
+    }).annotate(RequiredScope, "guests:write").annotate(OpenApi.Summary, "Add a reward to the catalogue")
+  )
+  .add(
+    HttpApiEndpoint.get("listRewards", "/api/v1/loyalty/rewards", { success: LoyaltyList })
+      .annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "The reward catalogue, each with auto_fulfill and stock_remaining")
+  )
+  .add(
+    HttpApiEndpoint.post("enroll", "/api/v1/loyalty/enroll", {
+      payload: EnrollRequest,
+      success: [
+        MemberEnrolled.pipe(HttpApiSchema.status(201)).annotate({ description: "A new member" }),
+        LoyaltyData.annotate({ description: "Already a member: profile blanks filled; points kept unless loyalty_balance is sent" })
+      ],
+      error: [...writeErrors]
+    }).annotate(RequiredScope, "guests:write").annotate(OpenApi.Summary, "Enrol a guest by email (a repeat is no error)")
+  )
+  .add(
+    HttpApiEndpoint.get("member", "/api/v1/loyalty/member", { query: memberQuery, success: LoyaltyData, error: [ValidationFailed, NotFound] })
+      .annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "A member's profile, balances and tier, by member_id or email")
+  )
+  .add(
+    HttpApiEndpoint.get("check", "/api/v1/loyalty/check", { query: { email: Schema.optionalKey(Schema.String) }, success: LoyaltyData, error: ValidationFailed })
+      .annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "Whether an email is a member, with its summary")
+  )
+  .add(
+    HttpApiEndpoint.get("transactions", "/api/v1/loyalty/transactions", {
+      query: { ...memberQuery, limit: Schema.optionalKey(Schema.String) },
+      success: LoyaltyData,
+      error: [ValidationFailed, NotFound]
+    }).annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "A member's ledger, newest first, each movement with balance_after")
+  )
+  .add(
+    HttpApiEndpoint.post("earn", "/api/v1/loyalty/points", {
+      payload: EarnRequest, headers: idempotencyKey, success: LoyaltyData, error: [NotFound, Conflict, Unprocessable, ...writeErrors]
+    }).annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Award points (explicit, or from a stay's amount and nights); a retried key answers idempotent_replay")
+  )
+  .add(
+    HttpApiEndpoint.post("redeem", "/api/v1/loyalty/redeem", {
+      payload: RedeemRequest, headers: idempotencyKey, success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors]
+    }).annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Spend points on a reward or an amount, oldest-expiring points first; a retried key deducts nothing")
+  )
+  .middleware(ValidationErrors)
+  .middleware(Authentication)

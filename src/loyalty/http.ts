@@ -1,0 +1,164 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { randomUUID } from "node:crypto"
+import { type LoyaltyCommand, LoyaltyProtocol, type LoyaltyRefused, type LoyaltyResult } from "../../actors/loyalty/protocol.ts"
+import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
+import { normaliseEmail } from "../../core/normalise/index.ts"
+import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
+import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { MemberEnrolled } from "../../schemas/loyalty.ts"
+import { ActorClient } from "../../streams/ActorClient.ts"
+import { answered, asJson } from "../http/answers.ts"
+import { summarise } from "../http/issues.ts"
+import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
+import { memberIdFor } from "./memberId.ts"
+import { findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
+import { retryKey, toEarn, toRedeem } from "./requests.ts"
+
+const ok = <A>(data: A) => ({ success: true as const, data: asJson(data) as Record<string, unknown> })
+const invalid = (details: Record<string, Array<string>>) => ValidationFailed.of(summarise(details), details)
+const memberNotFound = (field: string) => NotFound.of("No loyalty member matches", { [field]: ["no such member"] }, "MEMBER_NOT_FOUND")
+
+/** The actor's refusals in the core error shape: missing things 404, state conflicts 409, programme gaps 422. */
+const refusal = (e: LoyaltyRefused) =>
+  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code)
+  : e.code === "PROGRAM_NOT_CONFIGURED" || e.code === "CURRENCY_MISMATCH" ? Unprocessable.of(e.code, e.message, e.details)
+  : Conflict.of(e.code, e.message, e.details)
+
+/** A spend's refusals: the programme is not involved, so only 404 and 409. */
+const spendRefusal = (e: LoyaltyRefused) =>
+  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
+
+/** A normalised email, or the 400 naming the field. */
+const emailOf = (raw: string | undefined, field = "email") => {
+  const e = raw === undefined ? undefined : normaliseEmail(raw)
+  return e?.ok === true ? Effect.succeed(e.email) : Effect.fail(invalid({ [field]: [raw === undefined ? "is required" : "must be a valid email address"] }))
+}
+
+export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
+  Effect.gen(function*() {
+    const db = yield* Database
+    const actors = yield* ActorClient
+    const read = <A>(p: Principal, f: (tx: Tx) => Promise<A>) => db.query((sql) => withTenant(sql, p.tenant_id, f))
+
+    /**
+     * The member a request names, by member_id or email (exactly one), resolved by a read before anything is
+     * published: the actor key is always the member_id, so one member is always one actor.
+     */
+    const resolve = Effect.fn("Loyalty.resolve")(function*(p: Principal, by: { readonly member_id?: string; readonly email?: string }) {
+      if ((by.member_id === undefined) === (by.email === undefined)) {
+        return yield* invalid({ member_id: ["exactly one of member_id or email is required"] })
+      }
+      if (by.member_id !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(by.member_id)) {
+        return yield* invalid({ member_id: ["must be a UUID"] })
+      }
+      const email = by.email === undefined ? undefined : yield* emailOf(by.email)
+      const id = yield* read(p, (tx) => findMemberId(tx, p, by.member_id !== undefined ? { member_id: by.member_id } : { email: email! }))
+      if (id === undefined) return yield* memberNotFound(by.member_id !== undefined ? "member_id" : "email")
+      return id
+    })
+
+    const send = <Op extends LoyaltyResult["op"], E extends NotFound | Conflict | Unprocessable>(p: Principal, command: LoyaltyCommand, op: Op, refused: (e: LoyaltyRefused) => E) =>
+      answered(actors.for(LoyaltyProtocol, p).apply(command)).pipe(
+        Effect.catchTag("LoyaltyRefused", (e) => Effect.fail(refused(e))),
+        Effect.flatMap((r) => r.op === op ? Effect.succeed(r as Extract<LoyaltyResult, { op: Op }>) : Effect.die(new Error(`loyalty actor answered ${r.op}`)))
+      )
+
+    return handlers
+      .handle("putProgram", Effect.fn("Loyalty.putProgram")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        return ok(yield* read(p, async (tx) => {
+          await writeProgram(tx, p, payload)
+          return readProgram(tx, p)
+        }))
+      }))
+      .handle("putTiers", Effect.fn("Loyalty.putTiers")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const issues = tierIssues(payload)
+        if (Object.keys(issues).length > 0) return yield* invalid(issues)
+        const tiers = yield* read(p, async (tx) => {
+          await replaceTiers(tx, p, payload)
+          return readTiers(tx, p)
+        })
+        return { success: true as const, data: tiers }
+      }))
+      .handle("getTiers", Effect.fn("Loyalty.getTiers")(function*() {
+        const p = yield* CurrentPrincipal
+        return { success: true as const, data: yield* read(p, (tx) => readTiers(tx, p)) }
+      }))
+      .handle("createReward", Effect.fn("Loyalty.createReward")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const rewardId = randomUUID()
+        const rewards = yield* read(p, async (tx) => {
+          await insertReward(tx, p, rewardId, payload)
+          return readRewards(tx, p)
+        })
+        return ok(rewards.find((r) => (r as { reward_id?: string }).reward_id === rewardId)!)
+      }))
+      .handle("listRewards", Effect.fn("Loyalty.listRewards")(function*() {
+        const p = yield* CurrentPrincipal
+        return { success: true as const, data: asJson(yield* read(p, (tx) => readRewards(tx, p))) }
+      }))
+      .handle("enroll", Effect.fn("Loyalty.enroll")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const email = yield* emailOf(payload.email)
+        const r = yield* send(p, {
+          op: "enroll", member_id: memberIdFor(p, email), email, first_name: payload.first_name?.trim() || null,
+          last_name: payload.last_name?.trim() || null, phone: payload.phone?.trim() || null,
+          ...(payload.loyalty_balance !== undefined ? { loyalty_balance: payload.loyalty_balance } : {})
+        }, "enrolled", refusal)
+        const data = { member_id: r.member_id, is_new: r.is_new, email, ...r.balances }
+        return r.is_new ? new MemberEnrolled(ok(data)) : ok(data)
+      }))
+      .handle("member", Effect.fn("Loyalty.member")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        const id = yield* resolve(p, query)
+        const member = yield* read(p, (tx) => readMember(tx, p, id))
+        if (member === undefined) return yield* memberNotFound("member_id")
+        return ok(member)
+      }))
+      .handle("check", Effect.fn("Loyalty.check")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        const email = yield* emailOf(query.email)
+        const member = yield* read(p, async (tx) => {
+          const id = await findMemberId(tx, p, { email })
+          return id === undefined ? undefined : readMember(tx, p, id)
+        })
+        const active = member !== undefined && member.status === "active"
+        return ok({
+          is_member: active,
+          member_summary: !active ? null : {
+            member_id: member.member_id, tier_name: member.tier?.name ?? null, tier_slug: member.tier?.slug ?? null,
+            points_balance: member.points_balance, lifetime_points: member.lifetime_points, joined_at: member.joined_at
+          }
+        })
+      }))
+      .handle("transactions", Effect.fn("Loyalty.transactions")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        const limit = query.limit === undefined ? 50 : Number(query.limit)
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100) return yield* invalid({ limit: ["must be a whole number from 1 to 100"] })
+        const id = yield* resolve(p, { member_id: query.member_id, email: query.email })
+        const items = yield* read(p, (tx) => readTransactions(tx, p, id, limit))
+        return ok({ member_id: id, items })
+      }))
+      .handle("earn", Effect.fn("Loyalty.earn")(function*({ payload, headers }) {
+        const p = yield* CurrentPrincipal
+        const key = retryKey(payload.external_reference_id, headers["idempotency-key"])
+        if (!key.ok) return yield* invalid(key.details)
+        const command = toEarn(payload, key.key)
+        if (!command.ok) return yield* invalid(command.details)
+        const id = yield* resolve(p, payload)
+        const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "earned", refusal)
+        return ok({ member_id: id, ...r, points_deducted: 0, ...balances })
+      }))
+      .handle("redeem", Effect.fn("Loyalty.redeem")(function*({ payload, headers }) {
+        const p = yield* CurrentPrincipal
+        const key = retryKey(payload.external_reference_id, headers["idempotency-key"])
+        if (!key.ok) return yield* invalid(key.details)
+        const command = toRedeem(payload, key.key)
+        if (!command.ok) return yield* invalid(command.details)
+        const id = yield* resolve(p, payload)
+        const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "redeemed", spendRefusal)
+        return ok({ member_id: id, ...r, ...balances })
+      }))
+  }))
