@@ -185,6 +185,14 @@ describe("earning", () => {
     expect(await ledgerAgrees(b.member_id)).toBe(0)
   })
 
+  it("one key sent for two members at once (two actors): one is applied, the other is a 409, and only one lot exists", async () => {
+    const [a, b] = [await enroll(), await enroll()]
+    const key = unique("race")
+    const answers = await Promise.all([a, b].map((m) => earn({ member_id: m.member_id, points: 40, external_reference_id: key })))
+    expect(answers.map((x) => x.status).sort(), JSON.stringify(answers.map((x) => x.body))).toEqual([200, 409])
+    expect((await ledgerAgrees(a.member_id)) + (await ledgerAgrees(b.member_id))).toBe(40)
+  })
+
   it("a stay earns by the programme (amount × rate + nights × per-night); pending points are not spendable", async () => {
     const m = await enroll()
     const stay = await earn({ email: m.email, amount: 250.99, currency: "EUR", nights: 2, reservation_id: "R-1", external_reference_id: unique("stay") })
@@ -281,6 +289,35 @@ describe("redeeming", () => {
     expect(answers.filter((x) => x.status === 409)).toHaveLength(10)
     expect(await ledgerAgrees(m.member_id)).toBe(0)
   })
+})
+
+describe("under load", () => {
+  it("1,000 mixed earns, redeems and retries over 50 members from 16 concurrent clients: every balance is what the answers say, Σ lots = Σ ledger, none negative", async () => {
+    const members = await Promise.all(Array.from({ length: 50 }, () => enroll({ loyalty_balance: 500 })))
+    const expected = new Map(members.map((m) => [m.member_id, 500]))
+    const sent: Array<{ member_id: string; key: string; kind: "earn" | "redeem"; points: number }> = []
+    let next = 0
+    const rand = (k: number) => Math.floor(Math.random() * k)
+    const client = async () => {
+      while (next < 1000) {
+        next++
+        const retry = sent.length > 0 && rand(10) === 0 ? sent[rand(sent.length)]! : undefined
+        const op = retry ?? { member_id: members[rand(50)]!.member_id, key: unique("load"), kind: rand(2) === 0 ? "earn" as const : "redeem" as const, points: 1 + rand(150) }
+        if (retry === undefined) sent.push(op)
+        const res = await (op.kind === "earn" ? earn : redeem)({ member_id: op.member_id, points: op.points, external_reference_id: op.key })
+        if (res.status === 200 && !res.body.data.idempotent_replay) {
+          expected.set(op.member_id, expected.get(op.member_id)! + (op.kind === "earn" ? op.points : -op.points))
+        } else if (res.status === 200) {
+          expect(res.body.data.points_awarded ?? res.body.data.points_deducted).toBe(0)
+        } else {
+          expect(res.status, JSON.stringify(res.body)).toBe(409)
+          expect(res.body.error.code).toBe("INSUFFICIENT_POINTS")
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: 16 }, client))
+    for (const m of members) expect(await ledgerAgrees(m.member_id)).toBe(expected.get(m.member_id))
+  }, 120_000)
 })
 
 describe("ledger", () => {
