@@ -55,6 +55,9 @@ export type EnrollRequest = typeof EnrollRequest.Type
 
 const member = { member_id: opt(Uuid), email: opt(Schema.String) }
 
+export const UnsubscribeRequest = Schema.Struct({ ...member, reason: nullable(maxLength(500)) })
+export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
+
 export const EarnRequest = Schema.Struct({
   ...member,
   external_reference_id: opt(Reference),

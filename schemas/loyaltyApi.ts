@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Conflict, InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
-import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, MemberEnrolled, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
+import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, MemberEnrolled, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 const writeErrors = [ValidationFailed, Unavailable, InternalError] as const
@@ -45,6 +45,11 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
       ],
       error: [...writeErrors]
     }).annotate(RequiredScope, "guests:write").annotate(OpenApi.Summary, "Enrol a guest by email (a repeat is no error)")
+  )
+  .add(
+    HttpApiEndpoint.post("unsubscribe", "/api/v1/loyalty/unsubscribe", { payload: UnsubscribeRequest, success: LoyaltyData, error: [NotFound, ...writeErrors] })
+      .annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Leave the programme (a repeat is no error); points are kept for a re-enrolment, earning and spending stop")
   )
   .add(
     HttpApiEndpoint.get("member", "/api/v1/loyalty/member", { query: memberQuery, success: LoyaltyData, error: [ValidationFailed, NotFound] })

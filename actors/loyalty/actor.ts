@@ -4,7 +4,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { expiryOf, fingerprint, stayPoints } from "./earning.ts"
 import {
-  type Earn, type Enroll, type LoyaltyCommand, LoyaltyProtocol, LoyaltyRefused, type LoyaltyResult, type RefusalCode, type Redeem
+  type Earn, type Enroll, type Unsubscribe, type LoyaltyCommand, LoyaltyProtocol, LoyaltyRefused, type LoyaltyResult, type RefusalCode, type Redeem
 } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { chain, earn as earnLot, expire, setBalance, spend } from "./state.ts"
@@ -54,7 +54,10 @@ const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
     else await Repo.refreshMember(tx, cmd.member_id, profile)
     await Repo.saveTransition(tx, scope, cmd.member_id, before, wallet, entries, { reason: existing === undefined ? "enrolment" : "re-enrolment" })
   })
-  return { op: "enrolled", member_id: cmd.member_id, is_new: existing === undefined, balances: Repo.balancesOf(wallet) } satisfies LoyaltyResult
+  return {
+    op: "enrolled", member_id: cmd.member_id, is_new: existing === undefined, reactivated: existing?.status === "unsubscribed",
+    balances: Repo.balancesOf(wallet)
+  } satisfies LoyaltyResult
 })
 
 const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
@@ -147,11 +150,22 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   } satisfies LoyaltyResult
 })
 
+const unsubscribe = Effect.fn("LoyaltyActor.unsubscribe")(function*(cmd: Unsubscribe) {
+  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
+  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(cmd.member_id)}`, { member_id: ["not found"] })
+  if (member.status === "active") yield* Actor.query((tx) => Repo.setStatus(tx, cmd.member_id, "unsubscribed"))
+  return {
+    op: "unsubscribed", member_id: cmd.member_id, was_unsubscribed: member.status === "unsubscribed",
+    balances: Repo.balancesOf(expire(member.wallet, new Date().toISOString(), randomUUID).wallet)
+  } satisfies LoyaltyResult
+})
+
 const apply = (cmd: LoyaltyCommand) => {
   switch (cmd.op) {
     case "enroll": return enroll(cmd)
     case "earn": return earn(cmd)
     case "redeem": return redeem(cmd)
+    case "unsubscribe": return unsubscribe(cmd)
   }
 }
 

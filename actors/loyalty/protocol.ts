@@ -63,13 +63,23 @@ export const Redeem = Schema.Struct({
 })
 export type Redeem = typeof Redeem.Type
 
-export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem])
+/** Leaves the programme: points and lots are kept (a re-enrolment reactivates them); earning and spending stop. */
+export const Unsubscribe = Schema.Struct({
+  op: Schema.Literal("unsubscribe"),
+  member_id: Schema.String,
+  reason: NullableString
+})
+export type Unsubscribe = typeof Unsubscribe.Type
+
+export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe])
 export type LoyaltyCommand = typeof LoyaltyCommand.Type
 
 export const Enrolled = Schema.Struct({
   op: Schema.Literal("enrolled"),
   member_id: Schema.String,
   is_new: Schema.Boolean,
+  /** An unsubscribed member enrolled again. */
+  reactivated: Schema.Boolean,
   balances: Balances
 })
 export const Earned = Schema.Struct({
@@ -91,7 +101,14 @@ export const Redeemed = Schema.Struct({
   idempotent_replay: Schema.Boolean,
   balances: Balances
 })
-export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed])
+export const Unsubscribed = Schema.Struct({
+  op: Schema.Literal("unsubscribed"),
+  member_id: Schema.String,
+  /** Already unsubscribed before this request. */
+  was_unsubscribed: Schema.Boolean,
+  balances: Balances
+})
+export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed])
 export type LoyaltyResult = typeof LoyaltyResult.Type
 
 export const RefusalCodes = [

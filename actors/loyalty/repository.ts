@@ -49,6 +49,9 @@ export const refreshMember = (tx: Tx, memberId: string, p: { first_name: string 
   tx`UPDATE loyalty_members SET first_name = coalesce(first_name, ${p.first_name}), last_name = coalesce(last_name, ${p.last_name}),
     phone = coalesce(phone, ${p.phone}), status = 'active', updated_at = now() WHERE member_id = ${memberId}`
 
+export const setStatus = (tx: Tx, memberId: string, status: "active" | "unsubscribed") =>
+  tx`UPDATE loyalty_members SET status = ${status}, updated_at = now() WHERE member_id = ${memberId}`
+
 export interface EntryExtras {
   readonly op?: string
   readonly external_reference_id?: string

@@ -107,8 +107,14 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
           last_name: payload.last_name?.trim() || null, phone: payload.phone?.trim() || null,
           ...(payload.loyalty_balance !== undefined ? { loyalty_balance: payload.loyalty_balance } : {})
         }, "enrolled", refusal)
-        const data = { member_id: r.member_id, is_new: r.is_new, email, ...r.balances }
+        const data = { member_id: r.member_id, is_new: r.is_new, reactivated: r.reactivated, email, ...r.balances }
         return r.is_new ? new MemberEnrolled(ok(data)) : ok(data)
+      }))
+      .handle("unsubscribe", Effect.fn("Loyalty.unsubscribe")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const id = yield* resolve(p, payload)
+        const r = yield* send(p, { op: "unsubscribe", member_id: id, reason: payload.reason ?? null }, "unsubscribed", spendRefusal)
+        return ok({ member_id: id, status: "unsubscribed", already_unsubscribed: r.was_unsubscribed, ...r.balances })
       }))
       .handle("member", Effect.fn("Loyalty.member")(function*({ query }) {
         const p = yield* CurrentPrincipal

@@ -226,6 +226,15 @@ const loyaltyRoutes: Record<string, RouteCases> = {
     ],
     notCaused: ACTOR_FAILURES
   },
+  "POST /api/v1/loyalty/unsubscribe": {
+    cases: [
+      c(200, "a member leaves", async () => as("POST", "/api/v1/loyalty/unsubscribe", { member_id: (await loyaltyMember()).member_id, reason: "asked" })),
+      c(400, "both member_id and email", () => as("POST", "/api/v1/loyalty/unsubscribe", { member_id: NO_SUCH_ID, email: "a@gmail.com" })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/unsubscribe", { member_id: NO_SUCH_ID })),
+      ...keyCases("POST", "/api/v1/loyalty/unsubscribe", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
   "GET /api/v1/loyalty/member": {
     cases: [
       c(200, "a member by email", async () => as("GET", `/api/v1/loyalty/member?email=${encodeURIComponent((await loyaltyMember()).email)}`)),

@@ -119,6 +119,26 @@ describe("members", () => {
     expect(await ledgerAgrees(answers[0]!.body.data.member_id)).toBe(50)
   })
 
+  it("unsubscribe keeps the points, stops earning and spending (409 MEMBER_INACTIVE), is idempotent; a re-enrolment reactivates", async () => {
+    const m = await enroll({ loyalty_balance: 300 })
+    const first = await api("POST", "/api/v1/loyalty/unsubscribe", { email: m.email, reason: "moved away" })
+    expect(first.status, JSON.stringify(first.body)).toBe(200)
+    expect(first.body.data).toMatchObject({ member_id: m.member_id, status: "unsubscribed", already_unsubscribed: false, points_balance: 300 })
+    const again = await api("POST", "/api/v1/loyalty/unsubscribe", { member_id: m.member_id })
+    expect(again.body.data).toMatchObject({ status: "unsubscribed", already_unsubscribed: true, points_balance: 300 })
+    for (const res of [await earn({ member_id: m.member_id, points: 5, external_reference_id: unique("u") }), await redeem({ member_id: m.member_id, points: 5, external_reference_id: unique("u") })]) {
+      expect(res.status).toBe(409)
+      expect(res.body.error.code).toBe("MEMBER_INACTIVE")
+    }
+    expect((await api("GET", `/api/v1/loyalty/check?email=${encodeURIComponent(m.email)}`)).body.data).toEqual({ is_member: false, member_summary: null })
+    const back = await api("POST", "/api/v1/loyalty/enroll", { email: m.email })
+    expect(back.status).toBe(200)
+    expect(back.body.data).toMatchObject({ member_id: m.member_id, is_new: false, reactivated: true, points_balance: 300 })
+    expect((await redeem({ member_id: m.member_id, points: 5, external_reference_id: unique("u") })).status).toBe(200)
+    const unknown = await api("POST", "/api/v1/loyalty/unsubscribe", { email: email() })
+    expect(unknown.status).toBe(404)
+  })
+
   it("refuses an invalid email with a 400 naming it", async () => {
     const res = await api("POST", "/api/v1/loyalty/enroll", { email: "not-an-email" })
     expect(res.status).toBe(400)
