@@ -58,6 +58,9 @@ const member = { member_id: opt(Uuid), email: opt(Schema.String) }
 export const UnsubscribeRequest = Schema.Struct({ ...member, reason: nullable(maxLength(500)) })
 export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 
+export const ResolveEarnRequest = Schema.Struct({ transaction_id: Uuid })
+export type ResolveEarnRequest = typeof ResolveEarnRequest.Type
+
 export const EarnRequest = Schema.Struct({
   ...member,
   external_reference_id: opt(Reference),

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Conflict, InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
-import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, MemberEnrolled, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
+import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, MemberEnrolled, ResolveEarnRequest, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 const writeErrors = [ValidationFailed, Unavailable, InternalError] as const
@@ -71,6 +71,16 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
       payload: EarnRequest, headers: idempotencyKey, success: LoyaltyData, error: [NotFound, Conflict, Unprocessable, ...writeErrors]
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Award points (explicit, or from a stay's amount and nights); a retried key answers idempotent_replay")
+  )
+  .add(
+    HttpApiEndpoint.post("confirmEarn", "/api/v1/loyalty/points/confirm", { payload: ResolveEarnRequest, success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors] })
+      .annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Confirm a pending earn: its points become spendable and count in lifetime points; a repeat replays")
+  )
+  .add(
+    HttpApiEndpoint.post("voidEarn", "/api/v1/loyalty/points/void", { payload: ResolveEarnRequest, success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors] })
+      .annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Void a pending earn: its points are dropped; a repeat replays, a confirmed earn is a 409")
   )
   .add(
     HttpApiEndpoint.post("redeem", "/api/v1/loyalty/redeem", {

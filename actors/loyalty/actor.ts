@@ -4,10 +4,10 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { expiryOf, fingerprint, stayPoints } from "./earning.ts"
 import {
-  type Earn, type Enroll, type Unsubscribe, type LoyaltyCommand, LoyaltyProtocol, LoyaltyRefused, type LoyaltyResult, type RefusalCode, type Redeem
+  type Earn, type Enroll, type ResolveEarn, type Unsubscribe, type LoyaltyCommand, LoyaltyProtocol, LoyaltyRefused, type LoyaltyResult, type RefusalCode, type Redeem
 } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { chain, earn as earnLot, expire, setBalance, spend } from "./state.ts"
+import { chain, earn as earnLot, expire, resolvePending, setBalance, spend } from "./state.ts"
 
 const refuse = (code: RefusalCode, message: string, details: Record<string, unknown> = {}) =>
   Effect.fail(new LoyaltyRefused({ code, message, details }))
@@ -90,7 +90,8 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   const t = chain(expired.wallet, [(w) => earnLot(w, { lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, lifetime: true }, now)])
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], {
-      op: "earn", external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null, reason: cmd.reason
+      op: "earn", external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null, reason: cmd.reason,
+      ...(cmd.stay !== undefined ? { qualifying: { points, nights: cmd.stay.nights } } : {})
     })
     // Stay points and nights qualify for tiers once confirmed; explicit points (bonuses) do not.
     if (cmd.stay !== undefined && cmd.status === "confirmed") await Repo.addQualifying(tx, cmd.member_id, points, cmd.stay.nights)
@@ -160,12 +161,43 @@ const unsubscribe = Effect.fn("LoyaltyActor.unsubscribe")(function*(cmd: Unsubsc
   } satisfies LoyaltyResult
 })
 
+/** A pending earn resolves at most once: a repeat of the same move replays, the other move is a 409. */
+const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: ResolveEarn) {
+  const { scope } = yield* Effect.service(Actor.GroupTransaction)
+  const now = new Date().toISOString()
+  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
+  const lot = member === undefined ? undefined : yield* Actor.query((tx) => Repo.findEarnLot(tx, cmd.member_id, cmd.transaction_id))
+  if (member === undefined || lot === undefined) {
+    return yield* refuse("EARN_NOT_FOUND", `No earn with transaction_id ${JSON.stringify(cmd.transaction_id)}`, { transaction_id: ["not found"] })
+  }
+  const expired = expire(member.wallet, now, randomUUID)
+  const status = lot.status === "voided" ? "voided" : lot.status === "pending" ? "pending" : "confirmed"
+  const wanted = cmd.move === "confirm" ? "confirmed" : "voided"
+  const answer = (points: number, replay: boolean, balances: ReturnType<typeof Repo.balancesOf>) => ({
+    op: "earn_resolved" as const, transaction_id: cmd.transaction_id, status: wanted, points_confirmed: cmd.move === "confirm" ? points : 0,
+    points_voided: cmd.move === "void" ? points : 0, idempotent_replay: replay, balances
+  }) satisfies LoyaltyResult
+  if (status === wanted) return answer(0, true, Repo.balancesOf(expired.wallet))
+  if (status !== "pending") {
+    return yield* refuse("EARN_NOT_PENDING", `The earn is already ${status}`, {
+      transaction_id: [status === "confirmed" ? "already confirmed: reverse it instead" : "already voided"], status
+    })
+  }
+  const t = resolvePending(expired.wallet, lot.lot_id, cmd.move, randomUUID(), now)!
+  yield* Actor.query(async (tx) => {
+    await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], { reason: `${cmd.move} of ${cmd.transaction_id}` })
+    if (cmd.move === "confirm") await Repo.addQualifying(tx, cmd.member_id, lot.qualifying_points, lot.qualifying_nights)
+  })
+  return answer(lot.points, false, Repo.balancesOf(t.wallet))
+})
+
 const apply = (cmd: LoyaltyCommand) => {
   switch (cmd.op) {
     case "enroll": return enroll(cmd)
     case "earn": return earn(cmd)
     case "redeem": return redeem(cmd)
     case "unsubscribe": return unsubscribe(cmd)
+    case "resolve_earn": return resolveEarn(cmd)
   }
 }
 

@@ -71,7 +71,16 @@ export const Unsubscribe = Schema.Struct({
 })
 export type Unsubscribe = typeof Unsubscribe.Type
 
-export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe])
+/** Confirms (spendable, counted in lifetime and tier totals) or voids a pending earn, by its transaction_id. */
+export const ResolveEarn = Schema.Struct({
+  op: Schema.Literal("resolve_earn"),
+  member_id: Schema.String,
+  transaction_id: Schema.String,
+  move: Schema.Literals(["confirm", "void"])
+})
+export type ResolveEarn = typeof ResolveEarn.Type
+
+export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn])
 export type LoyaltyCommand = typeof LoyaltyCommand.Type
 
 export const Enrolled = Schema.Struct({
@@ -108,12 +117,21 @@ export const Unsubscribed = Schema.Struct({
   was_unsubscribed: Schema.Boolean,
   balances: Balances
 })
-export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed])
+export const EarnResolved = Schema.Struct({
+  op: Schema.Literal("earn_resolved"),
+  transaction_id: Schema.String,
+  status: Schema.Literals(["confirmed", "voided"]),
+  points_confirmed: Schema.Number,
+  points_voided: Schema.Number,
+  idempotent_replay: Schema.Boolean,
+  balances: Balances
+})
+export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved])
 export type LoyaltyResult = typeof LoyaltyResult.Type
 
 export const RefusalCodes = [
   "MEMBER_NOT_FOUND", "MEMBER_INACTIVE", "INSUFFICIENT_POINTS", "IDEMPOTENCY_CONFLICT", "REWARD_NOT_FOUND", "REWARD_UNAVAILABLE",
-  "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH"
+  "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH", "EARN_NOT_FOUND", "EARN_NOT_PENDING"
 ] as const
 export type RefusalCode = typeof RefusalCodes[number]
 

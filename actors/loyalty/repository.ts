@@ -59,6 +59,8 @@ export interface EntryExtras {
   readonly reward_id?: string | null
   readonly reservation_id?: string | null
   readonly reason?: string | null
+  /** Tier totals a new stay lot carries (added to the member when it is confirmed). */
+  readonly qualifying?: { readonly points: number; readonly nights: number }
 }
 
 /**
@@ -73,16 +75,17 @@ export const saveTransition = async (
     if (known.has(lot.lot_id)) {
       await tx`UPDATE loyalty_lots SET status = ${lot.status}, points_remaining = ${lot.points_remaining} WHERE lot_id = ${lot.lot_id}`
     } else {
-      await tx`INSERT INTO loyalty_lots (lot_id, member_id, tenant_id, sandbox, status, points_original, points_remaining, expires_at, created_at, seq)
+      await tx`INSERT INTO loyalty_lots (lot_id, member_id, tenant_id, sandbox, status, points_original, points_remaining, expires_at, created_at, seq,
+          qualifying_points, qualifying_nights)
         VALUES (${lot.lot_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${lot.status}, ${lot.points_original}, ${lot.points_remaining},
-          ${lot.expires_at}, ${lot.created_at}, ${lot.seq})`
+          ${lot.expires_at}, ${lot.created_at}, ${lot.seq}, ${extras.qualifying?.points ?? 0}, ${extras.qualifying?.nights ?? 0})`
     }
   }
   for (const [i, e] of entries.entries()) {
     const x: EntryExtras = i === entries.length - 1 ? extras : {}
-    await tx`INSERT INTO loyalty_entries (entry_id, member_id, tenant_id, sandbox, seq, kind, status, points, balance_after, pending_after,
+    await tx`INSERT INTO loyalty_entries (entry_id, member_id, tenant_id, sandbox, seq, kind, status, points, pending_points, balance_after, pending_after,
         op, external_reference_id, fingerprint, reward_id, reservation_id, reason, created_at)
-      VALUES (${e.entry_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${e.seq}, ${e.kind}, ${e.status}, ${e.points},
+      VALUES (${e.entry_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${e.seq}, ${e.kind}, ${e.status}, ${e.points}, ${e.pending_points},
         ${e.balance_after}, ${e.pending_after}, ${x.op ?? null}, ${x.external_reference_id ?? null},
         ${x.fingerprint === undefined ? null : jsonb(tx, x.fingerprint)}, ${x.reward_id ?? null}, ${x.reservation_id ?? null},
         ${x.reason ?? (e.kind === "expire" ? "lot expired" : null)}, ${e.created_at})`
@@ -100,6 +103,16 @@ export const saveTransition = async (
 export const addQualifying = (tx: Tx, memberId: string, points: number, nights: number) =>
   tx`UPDATE loyalty_members SET qualifying_points = qualifying_points + ${points}, qualifying_nights = qualifying_nights + ${nights}
     WHERE member_id = ${memberId}`
+
+/** The lot an earn entry created, with its state now and what it adds to the tier totals (undefined: no such earn). */
+export const findEarnLot = async (tx: Tx, memberId: string, transactionId: string) => {
+  const [row] = await tx`
+    SELECT l.lot_id, l.status, l.points_original::float8 AS points, l.qualifying_points::float8 AS qualifying_points,
+      l.qualifying_nights::float8 AS qualifying_nights
+    FROM loyalty_entries e JOIN loyalty_entry_lots el ON el.entry_id = e.entry_id JOIN loyalty_lots l ON l.lot_id = el.lot_id
+    WHERE e.entry_id = ${transactionId} AND e.member_id = ${memberId} AND e.kind = 'earn'`
+  return row as { lot_id: string; status: string; points: number; qualifying_points: number; qualifying_nights: number } | undefined
+}
 
 /** The entry a request key already made, in this tenant and mode (any member). */
 export const findByKey = async (tx: Tx, scope: TenantScope, op: string, key: string) => {

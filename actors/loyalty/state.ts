@@ -17,15 +17,17 @@ export interface Lot {
   readonly dirty?: boolean
 }
 
-export type EntryKind = "earn" | "redeem" | "expire" | "opening_balance" | "balance_set"
+export type EntryKind = "earn" | "redeem" | "expire" | "opening_balance" | "balance_set" | "confirm" | "void"
 
 export interface Entry {
   readonly entry_id: string
   readonly seq: number
   readonly kind: EntryKind
   readonly status: "pending" | "confirmed" | "completed"
-  /** Signed: positive adds, negative takes. */
+  /** Change to the active (spendable) balance: positive adds, negative takes. */
   readonly points: number
+  /** Change to the pending balance (a pending earn adds, its confirm or void takes). */
+  readonly pending_points: number
   readonly balance_after: number
   readonly pending_after: number
   /** Lots the entry drew from (spends, expiries). */
@@ -92,8 +94,8 @@ export const earn = (w: Wallet, input: EarnInput, now: string): Transition => {
     next_seq: w.next_seq + 1
   }
   const entry: Entry = {
-    entry_id: input.entry_id, seq: w.next_seq, kind: input.kind, status: pending ? "pending" : "confirmed", points: input.points,
-    balance_after: wallet.balance_active, pending_after: wallet.balance_pending, draws: [{ lot_id: lot.lot_id, points: input.points }], created_at: now
+    entry_id: input.entry_id, seq: w.next_seq, kind: input.kind, status: pending ? "pending" : "confirmed",
+    points: pending ? 0 : input.points, pending_points: pending ? input.points : 0, balance_after: wallet.balance_active, pending_after: wallet.balance_pending, draws: [{ lot_id: lot.lot_id, points: input.points }], created_at: now
   }
   return { wallet, entries: [entry] }
 }
@@ -119,7 +121,7 @@ export const spend = (w: Wallet, input: { readonly entry_id: string; readonly po
   }
   const wallet: Wallet = { ...w, balance_active: w.balance_active - input.points, lots: replaceLots(w.lots, changed), next_seq: w.next_seq + 1 }
   const entry: Entry = {
-    entry_id: input.entry_id, seq: w.next_seq, kind: input.kind, status: "completed", points: -input.points,
+    entry_id: input.entry_id, seq: w.next_seq, kind: input.kind, status: "completed", points: -input.points, pending_points: 0,
     balance_after: wallet.balance_active, pending_after: wallet.balance_pending, draws, created_at: now
   }
   return { ok: true, transition: { wallet, entries: [entry] } }
@@ -139,7 +141,7 @@ export const expire = (w: Wallet, now: string, newId: () => string): Transition 
     wallet = { ...wallet, balance_active: wallet.balance_active - gone, lots: replaceLots(wallet.lots, changed), next_seq: wallet.next_seq + 1 }
     if (gone > 0) {
       entries.push({
-        entry_id: newId(), seq: wallet.next_seq - 1, kind: "expire", status: "completed", points: -gone, balance_after: wallet.balance_active,
+        entry_id: newId(), seq: wallet.next_seq - 1, kind: "expire", status: "completed", points: -gone, pending_points: 0, balance_after: wallet.balance_active,
         pending_after: wallet.balance_pending, draws: [{ lot_id: lot.lot_id, points: gone }], created_at: now
       })
     } else {
@@ -147,6 +149,30 @@ export const expire = (w: Wallet, now: string, newId: () => string): Transition 
     }
   }
   return { wallet, entries }
+}
+
+/**
+ * Resolves a pending lot, once: `confirm` makes its points spendable and counts them in lifetime points (keeping the
+ * expiry set when they were earned); `void` drops them. Undefined when the lot is not pending in this wallet.
+ */
+export const resolvePending = (w: Wallet, lotId: string, move: "confirm" | "void", entryId: string, now: string): Transition | undefined => {
+  const lot = w.lots.find((l) => l.lot_id === lotId && l.status === "pending")
+  if (lot === undefined) return undefined
+  const n = lot.points_remaining
+  const confirmed = move === "confirm"
+  const changed = new Map([[lot.lot_id, { ...lot, status: confirmed ? "active" as const : "voided" as const, points_remaining: confirmed ? n : 0, dirty: true }]])
+  const wallet: Wallet = {
+    balance_active: w.balance_active + (confirmed ? n : 0),
+    balance_pending: w.balance_pending - n,
+    lifetime_points: w.lifetime_points + (confirmed ? n : 0),
+    lots: replaceLots(w.lots, changed),
+    next_seq: w.next_seq + 1
+  }
+  const entry: Entry = {
+    entry_id: entryId, seq: w.next_seq, kind: move, status: "completed", points: confirmed ? n : 0, pending_points: -n,
+    balance_after: wallet.balance_active, pending_after: wallet.balance_pending, draws: [{ lot_id: lot.lot_id, points: n }], created_at: now
+  }
+  return { wallet, entries: [entry] }
 }
 
 /** Sets the active balance to `target` (a re-enrolment that names loyalty_balance): one adjustment, or none. */

@@ -79,6 +79,9 @@ CREATE TABLE loyalty_lots (
   expires_at       timestamptz,
   created_at       timestamptz NOT NULL,
   seq              bigint NOT NULL,
+  -- What a stay lot adds to the tier totals once it is confirmed (0 for bonuses and adjustments).
+  qualifying_points bigint NOT NULL DEFAULT 0 CHECK (qualifying_points >= 0),
+  qualifying_nights bigint NOT NULL DEFAULT 0 CHECK (qualifying_nights >= 0),
   -- An expired or voided lot holds nothing.
   CHECK (status IN ('pending', 'active') OR points_remaining = 0)
 );
@@ -92,9 +95,11 @@ CREATE TABLE loyalty_entries (
   tenant_id             uuid NOT NULL REFERENCES tenants(id),
   sandbox               boolean NOT NULL,
   seq                   bigint NOT NULL,
-  kind                  text NOT NULL CHECK (kind IN ('earn', 'redeem', 'expire', 'opening_balance', 'balance_set')),
+  kind                  text NOT NULL CHECK (kind IN ('earn', 'redeem', 'expire', 'opening_balance', 'balance_set', 'confirm', 'void')),
   status                text NOT NULL CHECK (status IN ('pending', 'confirmed', 'completed')),
+  -- Change to the active (spendable) balance, and to the pending one: Σ points = balance, Σ pending_points = pending.
   points                bigint NOT NULL,
+  pending_points        bigint NOT NULL DEFAULT 0,
   balance_after         bigint NOT NULL CHECK (balance_after >= 0),
   pending_after         bigint NOT NULL CHECK (pending_after >= 0),
   op                    text,
@@ -144,7 +149,7 @@ CREATE TRIGGER loyalty_entries_append_only BEFORE UPDATE OR DELETE ON loyalty_en
 -- At commit, a member's stored balances must equal the sums of its lots, and its newest entry's balance_after must
 -- equal its active balance: a write that moved one without the other fails whole.
 CREATE FUNCTION loyalty_check_member_balances() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE m loyalty_members; active_sum bigint; pending_sum bigint; last_after bigint;
+DECLARE m loyalty_members; active_sum bigint; pending_sum bigint; last_after bigint; last_pending bigint;
 BEGIN
   SELECT * INTO m FROM loyalty_members WHERE member_id = NEW.member_id;
   SELECT coalesce(sum(points_remaining) FILTER (WHERE status = 'active'), 0),
@@ -154,8 +159,8 @@ BEGIN
     RAISE EXCEPTION 'loyalty member % balances (%, %) differ from its lots (%, %)',
       NEW.member_id, m.balance_active, m.balance_pending, active_sum, pending_sum USING ERRCODE = 'check_violation';
   END IF;
-  SELECT balance_after INTO last_after FROM loyalty_entries WHERE member_id = NEW.member_id ORDER BY seq DESC LIMIT 1;
-  IF last_after IS NOT NULL AND last_after <> m.balance_active THEN
+  SELECT balance_after, pending_after INTO last_after, last_pending FROM loyalty_entries WHERE member_id = NEW.member_id ORDER BY seq DESC LIMIT 1;
+  IF last_after IS NOT NULL AND (last_after <> m.balance_active OR last_pending <> m.balance_pending) THEN
     RAISE EXCEPTION 'loyalty member % balance % differs from its ledger''s balance_after %',
       NEW.member_id, m.balance_active, last_after USING ERRCODE = 'check_violation';
   END IF;

@@ -12,7 +12,7 @@ import { answered, asJson } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
 import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
 import { memberIdFor } from "./memberId.ts"
-import { findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
+import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
 import { retryKey, toEarn, toRedeem } from "./requests.ts"
 
 const ok = <A>(data: A) => ({ success: true as const, data: asJson(data) as Record<string, unknown> })
@@ -21,13 +21,13 @@ const memberNotFound = (field: string) => NotFound.of("No loyalty member matches
 
 /** The actor's refusals in the core error shape: missing things 404, state conflicts 409, programme gaps 422. */
 const refusal = (e: LoyaltyRefused) =>
-  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code)
+  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code)
   : e.code === "PROGRAM_NOT_CONFIGURED" || e.code === "CURRENCY_MISMATCH" ? Unprocessable.of(e.code, e.message, e.details)
   : Conflict.of(e.code, e.message, e.details)
 
-/** A spend's refusals: the programme is not involved, so only 404 and 409. */
+/** Refusals of writes that never involve the programme's rates: only 404 and 409. */
 const spendRefusal = (e: LoyaltyRefused) =>
-  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
+  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
 
 /** A normalised email, or the 400 naming the field. */
 const emailOf = (raw: string | undefined, field = "email") => {
@@ -64,7 +64,18 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         Effect.flatMap((r) => r.op === op ? Effect.succeed(r as Extract<LoyaltyResult, { op: Op }>) : Effect.die(new Error(`loyalty actor answered ${r.op}`)))
       )
 
+    /** Confirms or voids a pending earn, in the actor of the member it belongs to. */
+    const resolveEarn = Effect.fn("Loyalty.resolveEarn")(function*(transactionId: string, move: "confirm" | "void") {
+      const p = yield* CurrentPrincipal
+      const memberId = yield* read(p, (tx) => findEarnMember(tx, p, transactionId))
+      if (memberId === undefined) return yield* NotFound.of(`No earn with transaction_id ${JSON.stringify(transactionId)}`, { transaction_id: ["not found"] }, "EARN_NOT_FOUND")
+      const { op: _op, balances, ...r } = yield* send(p, { op: "resolve_earn", member_id: memberId, transaction_id: transactionId, move }, "earn_resolved", spendRefusal)
+      return ok({ member_id: memberId, ...r, ...balances })
+    })
+
     return handlers
+      .handle("confirmEarn", ({ payload }) => resolveEarn(payload.transaction_id, "confirm"))
+      .handle("voidEarn", ({ payload }) => resolveEarn(payload.transaction_id, "void"))
       .handle("putProgram", Effect.fn("Loyalty.putProgram")(function*({ payload }) {
         const p = yield* CurrentPrincipal
         return ok(yield* read(p, async (tx) => {

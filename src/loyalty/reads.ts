@@ -30,6 +30,13 @@ export const findMemberId = async (tx: Tx, p: Principal, by: { readonly member_i
   return row?.member_id as string | undefined
 }
 
+/** The member an earn transaction belongs to (undefined: no such earn in this tenant and mode). */
+export const findEarnMember = async (tx: Tx, p: Principal, transactionId: string) => {
+  const [row] = await tx`SELECT member_id FROM loyalty_entries
+    WHERE entry_id = ${transactionId} AND tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND kind = 'earn'`
+  return row?.member_id as string | undefined
+}
+
 /** A member's profile, balances (from its lots, at this instant) and tier (from its qualifying totals). */
 export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
   const [m] = await tx`
@@ -73,7 +80,7 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
 /** The ledger, newest first: every movement with its sign, reason and the balance after it. */
 export const readTransactions = async (tx: Tx, p: Principal, memberId: string, limit: number) =>
   (await tx`
-    SELECT e.entry_id AS transaction_id, e.kind, e.points::float8 AS points, e.status, e.balance_after::float8 AS balance_after,
+    SELECT e.entry_id AS transaction_id, e.kind, e.points::float8 AS points, e.pending_points::float8 AS pending_points, e.status, e.balance_after::float8 AS balance_after,
       e.pending_after::float8 AS pending_after, e.reason, e.external_reference_id, e.reservation_id, e.reward_id, r.redemption_id, e.created_at
     FROM loyalty_entries e LEFT JOIN loyalty_redemptions r ON r.entry_id = e.entry_id
     WHERE e.member_id = ${memberId} AND e.tenant_id = ${p.tenant_id} AND e.sandbox = ${p.sandbox}

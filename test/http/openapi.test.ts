@@ -281,6 +281,39 @@ const loyaltyRoutes: Record<string, RouteCases> = {
     ],
     notCaused: ACTOR_FAILURES
   },
+  "POST /api/v1/loyalty/points/confirm": {
+    cases: [
+      c(200, "a pending earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, status: "pending", external_reference_id: uniqueId("E") }))
+        return as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: earned.transaction_id })
+      }),
+      c(400, "a transaction_id that is no uuid", () => as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: "x" })),
+      c(404, "an unknown earn", () => as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: NO_SUCH_ID })),
+      c(409, "a voided earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, status: "pending", external_reference_id: uniqueId("E") }))
+        await data(as("POST", "/api/v1/loyalty/points/void", { transaction_id: earned.transaction_id }))
+        return as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: earned.transaction_id })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/points/confirm", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/points/void": {
+    cases: [
+      c(200, "a pending earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, status: "pending", external_reference_id: uniqueId("E") }))
+        return as("POST", "/api/v1/loyalty/points/void", { transaction_id: earned.transaction_id })
+      }),
+      c(400, "no transaction_id", () => as("POST", "/api/v1/loyalty/points/void", {})),
+      c(404, "an unknown earn", () => as("POST", "/api/v1/loyalty/points/void", { transaction_id: NO_SUCH_ID })),
+      c(409, "a confirmed earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, external_reference_id: uniqueId("E") }))
+        return as("POST", "/api/v1/loyalty/points/void", { transaction_id: earned.transaction_id })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/points/void", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
   "POST /api/v1/loyalty/redeem": {
     cases: [
       c(200, "a reward", async () =>

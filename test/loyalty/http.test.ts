@@ -43,11 +43,16 @@ const ledgerAgrees = async (memberId: string) => {
   const [row] = await sql`
     SELECT m.balance_active::int AS balance,
       (SELECT coalesce(sum(points_remaining), 0)::int FROM loyalty_lots WHERE member_id = m.member_id AND status = 'active') AS lots,
-      (SELECT coalesce(sum(points), 0)::int FROM loyalty_entries WHERE member_id = m.member_id AND status <> 'pending') AS ledger,
+      (SELECT coalesce(sum(points), 0)::int FROM loyalty_entries WHERE member_id = m.member_id) AS ledger,
+      (SELECT coalesce(sum(pending_points), 0)::int FROM loyalty_entries WHERE member_id = m.member_id) AS pending_ledger,
+      (SELECT coalesce(sum(points_remaining), 0)::int FROM loyalty_lots WHERE member_id = m.member_id AND status = 'pending') AS pending_lots,
+      m.balance_pending::int AS pending,
       (SELECT balance_after::int FROM loyalty_entries WHERE member_id = m.member_id ORDER BY seq DESC LIMIT 1) AS last_after
     FROM loyalty_members m WHERE member_id = ${memberId}`
   expect(row!.lots).toBe(row!.balance)
   expect(row!.ledger).toBe(row!.balance)
+  expect(row!.pending_ledger).toBe(row!.pending)
+  expect(row!.pending_lots).toBe(row!.pending)
   if (row!.last_after !== null) expect(row!.last_after).toBe(row!.balance)
   expect(row!.balance).toBeGreaterThanOrEqual(0)
   return row!.balance as number
@@ -225,6 +230,34 @@ describe("earning", () => {
     const [q] = await sql`SELECT qualifying_points::int AS p, qualifying_nights::int AS n FROM loyalty_members WHERE member_id = ${m.member_id}`
     expect(q).toEqual({ p: 2709, n: 2 })
     expect(await ledgerAgrees(m.member_id)).toBe(2709)
+  })
+
+  it("a pending earn is confirmed (spendable, lifetime and tier totals) or voided, once; the other move is a 409", async () => {
+    const m = await enroll()
+    const stay = await earn({ member_id: m.member_id, amount: 100, currency: "EUR", nights: 3, status: "pending", external_reference_id: unique("pe") })
+    expect(stay.body.data).toMatchObject({ status: "pending", points_awarded: 1300, points_balance: 0, points_pending: 1300, lifetime_points: 0 })
+    const id = stay.body.data.transaction_id
+    const confirmed = await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: id })
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200)
+    expect(confirmed.body.data).toMatchObject({ status: "confirmed", points_confirmed: 1300, idempotent_replay: false, points_balance: 1300, points_pending: 0, lifetime_points: 1300 })
+    const again = await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: id })
+    expect(again.body.data).toMatchObject({ status: "confirmed", points_confirmed: 0, idempotent_replay: true, lifetime_points: 1300 })
+    const voidAfter = await api("POST", "/api/v1/loyalty/points/void", { transaction_id: id })
+    expect(voidAfter.status).toBe(409)
+    expect(voidAfter.body.error).toMatchObject({ code: "EARN_NOT_PENDING", details: { status: "confirmed" } })
+    const [q] = await sql`SELECT qualifying_points::int AS p, qualifying_nights::int AS n FROM loyalty_members WHERE member_id = ${m.member_id}`
+    expect(q).toEqual({ p: 1300, n: 3 })
+
+    const bonus = await earn({ member_id: m.member_id, points: 200, status: "pending", external_reference_id: unique("pe") })
+    const voided = await api("POST", "/api/v1/loyalty/points/void", { transaction_id: bonus.body.data.transaction_id })
+    expect(voided.body.data).toMatchObject({ status: "voided", points_voided: 200, points_pending: 0, points_balance: 1300, lifetime_points: 1300 })
+    const confirmAfter = await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: bonus.body.data.transaction_id })
+    expect(confirmAfter.body.error).toMatchObject({ code: "EARN_NOT_PENDING", details: { status: "voided" } })
+    const unknown = await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: "00000000-0000-4000-8000-000000000000" })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.error.code).toBe("EARN_NOT_FOUND")
+    expect((await api("POST", "/api/v1/loyalty/points/void", { transaction_id: "nope" })).body.error.details).toHaveProperty("transaction_id")
+    expect(await ledgerAgrees(m.member_id)).toBe(1300)
   })
 
   it("refuses: no key (400), points and a stay together (400), another currency (422), no programme (422), unknown member (404)", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { expiryOf, stayPoints } from "../../../actors/loyalty/earning.ts"
-import { drawOrder, earn, type Entry, emptyWallet, expire, setBalance, spend, spendable, type Wallet } from "../../../actors/loyalty/state.ts"
+import { drawOrder, earn, type Entry, emptyWallet, expire, resolvePending, setBalance, spend, spendable, type Wallet } from "../../../actors/loyalty/state.ts"
 
 const DAY = 86_400_000
 const T0 = Date.parse("2026-01-01T00:00:00Z")
@@ -11,12 +11,14 @@ type Command =
   | { readonly kind: "redeem"; readonly points: number }
   | { readonly kind: "set"; readonly target: number }
   | { readonly kind: "advance"; readonly days: number }
+  | { readonly kind: "resolve"; readonly move: "confirm" | "void"; readonly pick: number }
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constant("earn" as const), points: fc.integer({ min: 1, max: 5_000 }), pending: fc.boolean(), expiresInDays: fc.option(fc.integer({ min: 1, max: 400 }), { nil: null }) }),
   fc.record({ kind: fc.constant("redeem" as const), points: fc.integer({ min: 1, max: 8_000 }) }),
   fc.record({ kind: fc.constant("set" as const), target: fc.integer({ min: 0, max: 10_000 }) }),
-  fc.record({ kind: fc.constant("advance" as const), days: fc.integer({ min: 1, max: 200 }) })
+  fc.record({ kind: fc.constant("advance" as const), days: fc.integer({ min: 1, max: 200 }) }),
+  fc.record({ kind: fc.constant("resolve" as const), move: fc.constantFrom("confirm" as const, "void" as const), pick: fc.nat() })
 )
 
 let ids = 0
@@ -39,8 +41,8 @@ const checkInvariants = (w: Wallet, ledger: ReadonlyArray<Entry>) => {
   let running = 0
   let pending = 0
   for (const e of ledger) {
-    if (e.status === "pending") pending += e.points
-    else running += e.points
+    running += e.points
+    pending += e.pending_points
     expect(e.balance_after).toBe(running)
     expect(e.pending_after).toBe(pending)
     expect(e.balance_after).toBeGreaterThanOrEqual(0)
@@ -95,6 +97,18 @@ describe("loyalty ledger (pure transitions)", () => {
             }
             w = r.transition.wallet
             ledger.push(...r.transition.entries)
+          }
+        } else if (c.kind === "resolve") {
+          const pendingLots = w.lots.filter((l) => l.status === "pending")
+          const lot = pendingLots[c.pick % Math.max(1, pendingLots.length)]
+          if (lot !== undefined) {
+            const t = resolvePending(w, lot.lot_id, c.move, id(), at)!
+            if (c.move === "confirm") lifetime += lot.points_remaining
+            w = t.wallet
+            ledger.push(...t.entries)
+            // At most once: the same lot cannot be resolved again.
+            expect(resolvePending(w, lot.lot_id, "confirm", id(), at)).toBeUndefined()
+            expect(resolvePending(w, lot.lot_id, "void", id(), at)).toBeUndefined()
           }
         } else {
           const t = setBalance(w, c.target, { lot_id: id(), entry_id: id() }, null, at)
