@@ -4,15 +4,14 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { expiryOf, fingerprint, stayPoints } from "./earning.ts"
 import {
-  type Earn, type Enroll, type ResolveEarn, type Unsubscribe, type LoyaltyCommand, LoyaltyProtocol, LoyaltyRefused, type LoyaltyResult, type RefusalCode, type Redeem
+  type Earn, type ResolveEarn, type LoyaltyCommand, LoyaltyProtocol, type LoyaltyResult, type Redeem
 } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { chain, earn as earnLot, expire, resolvePending, setBalance, spend } from "./state.ts"
+import { enroll, unsubscribe } from "./membership.ts"
+import { refuse } from "./refusals.ts"
+import { chain, earn as earnLot, expire, resolvePending, spend } from "./state.ts"
 
-const refuse = (code: RefusalCode, message: string, details: Record<string, unknown> = {}) =>
-  Effect.fail(new LoyaltyRefused({ code, message, details }))
-
-const memberOrRefuse = Effect.fn("LoyaltyActor.member")(function*(memberId: string) {
+export const memberOrRefuse = Effect.fn("LoyaltyActor.member")(function*(memberId: string) {
   const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, memberId))
   if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(memberId)}`, { member_id: ["not found"] })
   if (member.status !== "active") return yield* refuse("MEMBER_INACTIVE", "The member has unsubscribed from the programme", { member_id: ["unsubscribed"] })
@@ -29,35 +28,6 @@ const priorUse = Effect.fn("LoyaltyActor.priorUse")(function*(scope: TenantScope
     })
   }
   return prior
-})
-
-const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
-  const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
-  const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
-  const expiresAt = expiryOf(program?.expiry_months, now)
-  const existing = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
-  const profile = { first_name: cmd.first_name ?? null, last_name: cmd.last_name ?? null, phone: cmd.phone ?? null }
-  const before = existing?.wallet ?? { balance_active: 0, balance_pending: 0, lifetime_points: 0, lots: [], next_seq: 1 }
-  const ids = { lot_id: randomUUID(), entry_id: randomUUID() }
-  // A re-enrolment without loyalty_balance keeps the member's points; with it, one adjustment sets the balance.
-  const { wallet, entries } = chain(before, [
-    (w) => expire(w, now, randomUUID),
-    (w) => existing === undefined
-      ? (cmd.loyalty_balance ?? 0) > 0
-        ? earnLot(w, { ...ids, points: cmd.loyalty_balance!, status: "confirmed", kind: "opening_balance", expires_at: expiresAt, lifetime: false }, now)
-        : { wallet: w, entries: [] }
-      : cmd.loyalty_balance === undefined ? { wallet: w, entries: [] } : setBalance(w, cmd.loyalty_balance, ids, expiresAt, now)
-  ])
-  yield* Actor.query(async (tx) => {
-    if (existing === undefined) await Repo.insertMember(tx, scope, { member_id: cmd.member_id, email: cmd.email, ...profile })
-    else await Repo.refreshMember(tx, cmd.member_id, profile)
-    await Repo.saveTransition(tx, scope, cmd.member_id, before, wallet, entries, { reason: existing === undefined ? "enrolment" : "re-enrolment" })
-  })
-  return {
-    op: "enrolled", member_id: cmd.member_id, is_new: existing === undefined, reactivated: existing?.status === "unsubscribed",
-    balances: Repo.balancesOf(wallet)
-  } satisfies LoyaltyResult
 })
 
 const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
@@ -148,16 +118,6 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   return {
     op: "redeemed", redemption_id: redemptionId, transaction_id: entryId, status, reward_id: cmd.reward_id ?? null, points_deducted: points,
     idempotent_replay: false, balances: Repo.balancesOf(spent.transition.wallet)
-  } satisfies LoyaltyResult
-})
-
-const unsubscribe = Effect.fn("LoyaltyActor.unsubscribe")(function*(cmd: Unsubscribe) {
-  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
-  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(cmd.member_id)}`, { member_id: ["not found"] })
-  if (member.status === "active") yield* Actor.query((tx) => Repo.setStatus(tx, cmd.member_id, "unsubscribed"))
-  return {
-    op: "unsubscribed", member_id: cmd.member_id, was_unsubscribed: member.status === "unsubscribed",
-    balances: Repo.balancesOf(expire(member.wallet, new Date().toISOString(), randomUUID).wallet)
   } satisfies LoyaltyResult
 })
 
