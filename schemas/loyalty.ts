@@ -61,6 +61,17 @@ export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 export const ResolveEarnRequest = Schema.Struct({ transaction_id: Uuid })
 export type ResolveEarnRequest = typeof ResolveEarnRequest.Type
 
+export const DiscountRequest = Schema.Struct({
+  ...member,
+  points: opt(Points),
+  amount: opt(Schema.Finite.check(Schema.isGreaterThan(0)).annotate({ message: "must be a number above 0" })),
+  currency: opt(CurrencyCode),
+  reservation_id: nullable(Reference),
+  /** Metadata only: not a retry key (a resend deducts again). */
+  reference_id: nullable(maxLength(200))
+})
+export type DiscountRequest = typeof DiscountRequest.Type
+
 export const EarnRequest = Schema.Struct({
   ...member,
   external_reference_id: opt(Reference),

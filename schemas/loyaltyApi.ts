@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Conflict, InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
-import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, MemberEnrolled, ResolveEarnRequest, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
+import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, DiscountRequest, MemberEnrolled, ResolveEarnRequest, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 const writeErrors = [ValidationFailed, Unavailable, InternalError] as const
@@ -87,6 +87,12 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
       payload: RedeemRequest, headers: idempotencyKey, success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors]
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Spend points on a reward or an amount, oldest-expiring points first; a retried key deducts nothing")
+  )
+  .add(
+    HttpApiEndpoint.post("applyDiscount", "/api/v1/loyalty/apply-discount", {
+      payload: DiscountRequest, success: LoyaltyData, error: [NotFound, Conflict, Unprocessable, ...writeErrors]
+    }).annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Spend points as a money discount; not idempotent (reference_id is metadata): a resend deducts again")
   )
   .middleware(ValidationErrors)
   .middleware(Authentication)

@@ -7,6 +7,7 @@ import {
   type Earn, type ResolveEarn, type LoyaltyCommand, LoyaltyProtocol, type LoyaltyResult, type Redeem
 } from "./protocol.ts"
 import * as Repo from "./repository.ts"
+import { applyDiscount } from "./discount.ts"
 import { enroll, unsubscribe } from "./membership.ts"
 import { refuse } from "./refusals.ts"
 import { chain, earn as earnLot, expire, resolvePending, spend } from "./state.ts"
@@ -158,6 +159,7 @@ const apply = (cmd: LoyaltyCommand) => {
     case "redeem": return redeem(cmd)
     case "unsubscribe": return unsubscribe(cmd)
     case "resolve_earn": return resolveEarn(cmd)
+    case "discount": return applyDiscount(cmd)
   }
 }
 

@@ -80,7 +80,20 @@ export const ResolveEarn = Schema.Struct({
 })
 export type ResolveEarn = typeof ResolveEarn.Type
 
-export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn])
+/** Points spent as a money discount. Deliberately not idempotent (spec): `reference_id` is stored as metadata only. */
+export const ApplyDiscount = Schema.Struct({
+  op: Schema.Literal("discount"),
+  member_id: Schema.String,
+  points: opt(Schema.Number),
+  /** Minor units (cents) of the programme currency, when the discount is given as money. */
+  amount_minor: opt(Schema.Number),
+  currency: opt(Schema.String),
+  reservation_id: NullableString,
+  reference_id: NullableString
+})
+export type ApplyDiscount = typeof ApplyDiscount.Type
+
+export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn, ApplyDiscount])
 export type LoyaltyCommand = typeof LoyaltyCommand.Type
 
 export const Enrolled = Schema.Struct({
@@ -126,7 +139,15 @@ export const EarnResolved = Schema.Struct({
   idempotent_replay: Schema.Boolean,
   balances: Balances
 })
-export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved])
+export const DiscountApplied = Schema.Struct({
+  op: Schema.Literal("discount_applied"),
+  transaction_id: Schema.String,
+  points_deducted: Schema.Number,
+  discount_minor: Schema.Number,
+  currency: Schema.String,
+  balances: Balances
+})
+export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved, DiscountApplied])
 export type LoyaltyResult = typeof LoyaltyResult.Type
 
 export const RefusalCodes = [

@@ -17,7 +17,7 @@ export interface Lot {
   readonly dirty?: boolean
 }
 
-export type EntryKind = "earn" | "redeem" | "expire" | "opening_balance" | "balance_set" | "confirm" | "void"
+export type EntryKind = "earn" | "redeem" | "expire" | "opening_balance" | "balance_set" | "confirm" | "void" | "discount"
 
 export interface Entry {
   readonly entry_id: string
@@ -105,7 +105,7 @@ export type SpendResult =
   | { readonly ok: false; readonly requested: number; readonly available: number }
 
 /** Takes points from the spendable lots, oldest-expiring first; refused whole when they do not cover it. */
-export const spend = (w: Wallet, input: { readonly entry_id: string; readonly points: number; readonly kind: "redeem" | "balance_set" }, now: string): SpendResult => {
+export const spend = (w: Wallet, input: { readonly entry_id: string; readonly points: number; readonly kind: "redeem" | "balance_set" | "discount" }, now: string): SpendResult => {
   if (!Number.isSafeInteger(input.points) || input.points <= 0) throw new RangeError(`spend of ${input.points} points`)
   const available = spendable(w, now)
   if (input.points > available) return { ok: false, requested: input.points, available }

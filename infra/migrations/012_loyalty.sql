@@ -95,7 +95,7 @@ CREATE TABLE loyalty_entries (
   tenant_id             uuid NOT NULL REFERENCES tenants(id),
   sandbox               boolean NOT NULL,
   seq                   bigint NOT NULL,
-  kind                  text NOT NULL CHECK (kind IN ('earn', 'redeem', 'expire', 'opening_balance', 'balance_set', 'confirm', 'void')),
+  kind                  text NOT NULL CHECK (kind IN ('earn', 'redeem', 'expire', 'opening_balance', 'balance_set', 'confirm', 'void', 'discount')),
   status                text NOT NULL CHECK (status IN ('pending', 'confirmed', 'completed')),
   -- Change to the active (spendable) balance, and to the pending one: Σ points = balance, Σ pending_points = pending.
   points                bigint NOT NULL,

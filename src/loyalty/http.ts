@@ -168,6 +168,17 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "earned", refusal)
         return ok({ member_id: id, ...r, points_deducted: 0, ...balances })
       }))
+      .handle("applyDiscount", Effect.fn("Loyalty.applyDiscount")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        if ((payload.points !== undefined) === (payload.amount !== undefined)) return yield* invalid({ points: ["send either points or amount (with currency)"] })
+        if (payload.amount !== undefined && payload.currency === undefined) return yield* invalid({ currency: ["is required with amount"] })
+        const id = yield* resolve(p, payload)
+        const { op: _op, balances, discount_minor, ...r } = yield* send(p, {
+          op: "discount", member_id: id, reservation_id: payload.reservation_id ?? null, reference_id: payload.reference_id ?? null,
+          ...(payload.points !== undefined ? { points: payload.points } : { amount_minor: Math.round(payload.amount! * 100), currency: payload.currency!.toUpperCase() })
+        }, "discount_applied", refusal)
+        return ok({ member_id: id, ...r, discount_amount: discount_minor / 100, reference_id: payload.reference_id ?? null, ...balances })
+      }))
       .handle("redeem", Effect.fn("Loyalty.redeem")(function*({ payload, headers }) {
         const p = yield* CurrentPrincipal
         const key = retryKey(payload.external_reference_id, headers["idempotency-key"])

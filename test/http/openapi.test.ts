@@ -314,6 +314,24 @@ const loyaltyRoutes: Record<string, RouteCases> = {
     ],
     notCaused: ACTOR_FAILURES
   },
+  "POST /api/v1/loyalty/apply-discount": {
+    cases: [
+      c(200, "points as a discount", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/apply-discount", { member_id: (await loyaltyMember()).member_id, amount: 5, currency: "EUR", reference_id: "B-1" })
+      }),
+      c(400, "neither points nor amount", () => as("POST", "/api/v1/loyalty/apply-discount", { member_id: NO_SUCH_ID })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/apply-discount", { member_id: NO_SUCH_ID, points: 5 })),
+      c(409, "more points than the member has", async () =>
+        as("POST", "/api/v1/loyalty/apply-discount", { member_id: (await loyaltyMember(5)).member_id, points: 6 })),
+      c(422, "another currency", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/apply-discount", { member_id: (await loyaltyMember()).member_id, amount: 5, currency: "GBP" })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/apply-discount", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
   "POST /api/v1/loyalty/redeem": {
     cases: [
       c(200, "a reward", async () =>

@@ -344,6 +344,27 @@ describe("redeeming", () => {
   })
 })
 
+describe("apply-discount", () => {
+  it("is not idempotent: two identical calls deduct twice; an amount costs ceil(amount / point_value) points", async () => {
+    const m = await enroll({ loyalty_balance: 1000 })
+    const body = { member_id: m.member_id, points: 100, reference_id: "BOOK-1", reservation_id: "R-9" }
+    const [a, b] = [await api("POST", "/api/v1/loyalty/apply-discount", body), await api("POST", "/api/v1/loyalty/apply-discount", body)]
+    expect(a.status, JSON.stringify(a.body)).toBe(200)
+    expect(a.body.data).toMatchObject({ points_deducted: 100, discount_amount: 1, currency: "EUR", reference_id: "BOOK-1", points_balance: 900 })
+    expect(b.body.data).toMatchObject({ points_deducted: 100, points_balance: 800 })
+    expect(b.body.data.transaction_id).not.toBe(a.body.data.transaction_id)
+    const money = await api("POST", "/api/v1/loyalty/apply-discount", { email: m.email, amount: 2.555, currency: "eur" })
+    expect(money.body.data).toMatchObject({ points_deducted: 256, discount_amount: 2.56, points_balance: 544 })
+    const tooMuch = await api("POST", "/api/v1/loyalty/apply-discount", { member_id: m.member_id, points: 545 })
+    expect(tooMuch.status).toBe(409)
+    expect(tooMuch.body.error).toMatchObject({ code: "INSUFFICIENT_POINTS", details: { requested: 545, available: 544 } })
+    const usd = await api("POST", "/api/v1/loyalty/apply-discount", { member_id: m.member_id, amount: 1, currency: "USD" })
+    expect(usd.status).toBe(422)
+    expect((await api("POST", "/api/v1/loyalty/apply-discount", { member_id: m.member_id })).body.error.details).toHaveProperty("points")
+    expect(await ledgerAgrees(m.member_id)).toBe(544)
+  })
+})
+
 describe("under load", () => {
   it("1,000 mixed earns, redeems and retries over 50 members from 16 concurrent clients: every balance is what the answers say, Σ lots = Σ ledger, none negative", async () => {
     const members = await Promise.all(Array.from({ length: 50 }, () => enroll({ loyalty_balance: 500 })))

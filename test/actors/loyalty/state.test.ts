@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { expiryOf, stayPoints } from "../../../actors/loyalty/earning.ts"
+import { expiryOf, minorToPoints, pointsToMinor, stayPoints } from "../../../actors/loyalty/earning.ts"
 import { drawOrder, earn, type Entry, emptyWallet, expire, resolvePending, setBalance, spend, spendable, type Wallet } from "../../../actors/loyalty/state.ts"
 
 const DAY = 86_400_000
@@ -141,5 +141,12 @@ describe("loyalty ledger (pure transitions)", () => {
     expect(expiryOf(12, "2026-02-28T10:00:00.000Z")).toBe("2027-02-28T10:00:00.000Z")
     expect(expiryOf(1, "2026-01-31T10:00:00.000Z")).toBe("2026-02-28T10:00:00.000Z")
     expect(expiryOf(null, "2026-01-31T10:00:00.000Z")).toBeNull()
+  })
+
+  it("points ↔ money never creates value: points(money(p)) ≤ p and money(points(m)) ≥ m", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(0.001, 0.005, 0.01, 0.0125, 0.1, 1), (x, value) => {
+      expect(minorToPoints(pointsToMinor(x, value), value)).toBeLessThanOrEqual(x)
+      expect(pointsToMinor(minorToPoints(x, value), value)).toBeGreaterThanOrEqual(x)
+    }))
   })
 })
