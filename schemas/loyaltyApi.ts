@@ -94,5 +94,13 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Spend points as a money discount; not idempotent (reference_id is metadata): a resend deducts again")
   )
+  .add(
+    HttpApiEndpoint.get("conversion", "/api/v1/loyalty/conversion", {
+      query: { points: Schema.optionalKey(Schema.String), amount: Schema.optionalKey(Schema.String), currency: Schema.optionalKey(Schema.String) },
+      success: LoyaltyData,
+      error: [ValidationFailed, Unprocessable]
+    }).annotate(RequiredScope, "guests:read")
+      .annotate(OpenApi.Summary, "Points to money (floored) or money to points (ceiled) at the programme's point_value")
+  )
   .middleware(ValidationErrors)
   .middleware(Authentication)

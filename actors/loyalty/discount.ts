@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
-import { minorToPoints, pointsToMinor } from "./earning.ts"
+import { minorToPoints, pointsToMinor } from "../../core/loyalty/conversion.ts"
 import type { ApplyDiscount, LoyaltyResult } from "./protocol.ts"
 import { refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"

@@ -28,13 +28,6 @@ export const expiryOf = (expiryMonths: number | null | undefined, now: string): 
   return d.toISOString()
 }
 
-/**
- * Points as money and back, in minor units (cents): points → money is floored, money → points ceiled, so a round
- * trip never creates value. `pointValue` is money per point (e.g. 0.01).
- */
-export const pointsToMinor = (points: number, pointValue: number): number => Math.floor(points * pointValue * 100 + 1e-9)
-export const minorToPoints = (minor: number, pointValue: number): number => Math.ceil(minor / (pointValue * 100) - 1e-9)
-
 /** The semantic fields of a request, as one canonical string: the same key with other fields is a conflict. */
 export const fingerprint = (fields: Record<string, unknown>): string =>
   JSON.stringify(Object.keys(fields).sort().map((k) => [k, fields[k] ?? null]))

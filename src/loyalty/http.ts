@@ -10,6 +10,7 @@ import { MemberEnrolled } from "../../schemas/loyalty.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, asJson } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
+import { minorToPoints, pointsToMinor } from "../../core/loyalty/conversion.ts"
 import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
 import { memberIdFor } from "./memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
@@ -74,6 +75,28 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
     })
 
     return handlers
+      .handle("conversion", Effect.fn("Loyalty.conversion")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        if ((query.points === undefined) === (query.amount === undefined)) return yield* invalid({ points: ["send either points or amount"] })
+        const points = query.points === undefined ? undefined : Number(query.points)
+        const amount = query.amount === undefined ? undefined : Number(query.amount)
+        if (points !== undefined && !(Number.isSafeInteger(points) && points >= 0)) return yield* invalid({ points: ["must be a whole number, 0 or more"] })
+        if (amount !== undefined && !(Number.isFinite(amount) && amount >= 0)) return yield* invalid({ amount: ["must be a number, 0 or more"] })
+        const program = (yield* read(p, (tx) => readProgram(tx, p))) as { currency: string; point_value: number } | undefined
+        if (program === undefined || program.point_value <= 0) {
+          return yield* Unprocessable.of("PROGRAM_NOT_CONFIGURED", "No programme point_value: PUT /api/v1/loyalty/program first", { points: ["no point_value to convert with"] })
+        }
+        if (query.currency !== undefined && query.currency.toUpperCase() !== program.currency) {
+          return yield* Unprocessable.of("CURRENCY_MISMATCH", `The programme's currency is ${program.currency}`, { currency: [`must be ${program.currency}`] })
+        }
+        const value = program.point_value
+        const minor = points !== undefined ? pointsToMinor(points, value) : Math.round(amount! * 100)
+        const converted = points !== undefined ? points : minorToPoints(minor, value)
+        return ok({
+          points: converted, amount: minor / 100, currency: program.currency,
+          rate: { point_value: value }, rounding: points !== undefined ? "points to money floored" : "money to points ceiled"
+        })
+      }))
       .handle("confirmEarn", ({ payload }) => resolveEarn(payload.transaction_id, "confirm"))
       .handle("voidEarn", ({ payload }) => resolveEarn(payload.transaction_id, "void"))
       .handle("putProgram", Effect.fn("Loyalty.putProgram")(function*({ payload }) {

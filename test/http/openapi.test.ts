@@ -332,6 +332,20 @@ const loyaltyRoutes: Record<string, RouteCases> = {
     ],
     notCaused: ACTOR_FAILURES
   },
+  "GET /api/v1/loyalty/conversion": {
+    cases: [
+      c(200, "points to money", async () => {
+        await loyaltyProgram()
+        return as("GET", "/api/v1/loyalty/conversion?points=500")
+      }),
+      c(400, "both points and amount", () => as("GET", "/api/v1/loyalty/conversion?points=1&amount=1")),
+      c(422, "another currency", async () => {
+        await loyaltyProgram()
+        return as("GET", "/api/v1/loyalty/conversion?amount=1&currency=GBP")
+      }),
+      ...keyCases("GET", "/api/v1/loyalty/conversion?points=1")
+    ]
+  },
   "POST /api/v1/loyalty/redeem": {
     cases: [
       c(200, "a reward", async () =>

@@ -365,6 +365,18 @@ describe("apply-discount", () => {
   })
 })
 
+describe("conversion", () => {
+  it("points to money floored, money to points ceiled, at the programme's point_value; bad input names the field", async () => {
+    expect((await api("GET", "/api/v1/loyalty/conversion?points=1234")).body.data).toMatchObject({ points: 1234, amount: 12.34, currency: "EUR", rate: { point_value: 0.01 } })
+    expect((await api("GET", "/api/v1/loyalty/conversion?amount=2.555&currency=eur")).body.data).toMatchObject({ points: 256, amount: 2.56 })
+    const bad = await api("GET", "/api/v1/loyalty/conversion?points=1.5")
+    expect(bad.status).toBe(400)
+    expect(bad.body.error.details).toHaveProperty("points")
+    expect((await api("GET", "/api/v1/loyalty/conversion?amount=1&currency=USD")).status).toBe(422)
+    expect((await api("GET", "/api/v1/loyalty/conversion?points=1", undefined, undefined, bare.live_key)).body.error.code).toBe("PROGRAM_NOT_CONFIGURED")
+  })
+})
+
 describe("under load", () => {
   it("1,000 mixed earns, redeems and retries over 50 members from 16 concurrent clients: every balance is what the answers say, Σ lots = Σ ledger, none negative", async () => {
     const members = await Promise.all(Array.from({ length: 50 }, () => enroll({ loyalty_balance: 500 })))

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { expiryOf, minorToPoints, pointsToMinor, stayPoints } from "../../../actors/loyalty/earning.ts"
+import { expiryOf, stayPoints } from "../../../actors/loyalty/earning.ts"
+import { minorToPoints, pointsToMinor } from "../../../core/loyalty/conversion.ts"
 import { drawOrder, earn, type Entry, emptyWallet, expire, resolvePending, setBalance, spend, spendable, type Wallet } from "../../../actors/loyalty/state.ts"
 
 const DAY = 86_400_000
