@@ -98,6 +98,11 @@ export const RedeemRequest = Schema.Struct({
 })
 export type RedeemRequest = typeof RedeemRequest.Type
 
+/** At most 100 redemptions, each a /redeem body with its own key, each applied (or refused) on its own. */
+export const RedemptionBatchRequest = Schema.Struct({
+  items: Schema.Array(Schema.Unknown).annotate({ description: "1 to 100 /redeem requests" })
+})
+
 const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
 /** Loyalty answers: `{ success: true, data }`, the fields of each listed in the README's Loyalty section. */
 export const LoyaltyData = ok(Schema.Record(Schema.String, Schema.Unknown))

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Conflict, InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
-import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, DiscountRequest, MemberEnrolled, ResolveEarnRequest, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
+import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, DiscountRequest, MemberEnrolled, RedemptionBatchRequest, ResolveEarnRequest, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 const writeErrors = [ValidationFailed, Unavailable, InternalError] as const
@@ -93,6 +93,11 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
       payload: DiscountRequest, success: LoyaltyData, error: [NotFound, Conflict, Unprocessable, ...writeErrors]
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Spend points as a money discount; not idempotent (reference_id is metadata): a resend deducts again")
+  )
+  .add(
+    HttpApiEndpoint.post("redeemBatch", "/api/v1/loyalty/redemptions/batch", { payload: RedemptionBatchRequest, success: LoyaltyData, error: [...writeErrors] })
+      .annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Up to 100 redemptions, each applied on its own: per-item status ok (with data) or error (with the error)")
   )
   .add(
     HttpApiEndpoint.get("conversion", "/api/v1/loyalty/conversion", {

@@ -6,9 +6,9 @@ import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
 import { normaliseEmail } from "../../core/normalise/index.ts"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
-import { MemberEnrolled } from "../../schemas/loyalty.ts"
+import { MemberEnrolled, RedeemRequest } from "../../schemas/loyalty.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, asJson } from "../http/answers.ts"
+import { answered, asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
 import { minorToPoints, pointsToMinor } from "../../core/loyalty/conversion.ts"
 import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
@@ -74,7 +74,38 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       return ok({ member_id: memberId, ...r, ...balances })
     })
 
+    /** One redemption: the key, the command, the member, then the member's actor. */
+    const redeemOne = Effect.fn("Loyalty.redeemOne")(function*(p: Principal, payload: RedeemRequest, header: string | undefined) {
+      const key = retryKey(payload.external_reference_id, header)
+      if (!key.ok) return yield* invalid(key.details)
+      const command = toRedeem(payload, key.key)
+      if (!command.ok) return yield* invalid(command.details)
+      const id = yield* resolve(p, payload)
+      const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "redeemed", spendRefusal)
+      return { member_id: id, ...r, ...balances }
+    })
+    const redeemItem = batchItems(RedeemRequest)
+
     return handlers
+      .handle("redeemBatch", Effect.fn("Loyalty.redeemBatch")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const items = payload.items
+        if (items.length === 0 || items.length > 100) return yield* batchSizeRefused("items", 100, items.length)
+        // Items naming the same member (as written) run in array order, so a later one sees an earlier one's deduction.
+        const groups = new Map<string, Array<number>>()
+        items.forEach((item, i) => {
+          const m = typeof item === "object" && item !== null ? item as Record<string, unknown> : {}
+          const who = String(m.member_id ?? (typeof m.email === "string" ? m.email.trim().toLowerCase() : `#${i}`))
+          groups.set(who, [...(groups.get(who) ?? []), i])
+        })
+        const answers = new Array<{ index: number; status: "ok" | "error"; data?: unknown; error?: unknown }>(items.length)
+        yield* Effect.forEach([...groups.values()], (indexes) =>
+          Effect.forEach(indexes, (i) =>
+            Effect.map(redeemItem((r) => Effect.map(redeemOne(p, r, undefined), (data) => ({ created: false, data })))(items[i]), (a) => {
+              answers[i] = a.success ? { index: i, status: "ok", data: a.data } : { index: i, status: "error", error: a.error }
+            }), { concurrency: 1 }), { concurrency: 16 })
+        return ok({ results: answers, summary: { ok: answers.filter((a) => a.status === "ok").length, error: answers.filter((a) => a.status === "error").length } })
+      }))
       .handle("conversion", Effect.fn("Loyalty.conversion")(function*({ query }) {
         const p = yield* CurrentPrincipal
         if ((query.points === undefined) === (query.amount === undefined)) return yield* invalid({ points: ["send either points or amount"] })
@@ -204,12 +235,6 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       }))
       .handle("redeem", Effect.fn("Loyalty.redeem")(function*({ payload, headers }) {
         const p = yield* CurrentPrincipal
-        const key = retryKey(payload.external_reference_id, headers["idempotency-key"])
-        if (!key.ok) return yield* invalid(key.details)
-        const command = toRedeem(payload, key.key)
-        if (!command.ok) return yield* invalid(command.details)
-        const id = yield* resolve(p, payload)
-        const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "redeemed", spendRefusal)
-        return ok({ member_id: id, ...r, ...balances })
+        return ok(yield* redeemOne(p, payload, headers["idempotency-key"]))
       }))
   }))

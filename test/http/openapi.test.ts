@@ -346,6 +346,20 @@ const loyaltyRoutes: Record<string, RouteCases> = {
       ...keyCases("GET", "/api/v1/loyalty/conversion?points=1")
     ]
   },
+  "POST /api/v1/loyalty/redemptions/batch": {
+    cases: [
+      c(200, "one ok and one refused", async () => {
+        const m = await loyaltyMember(10)
+        return as("POST", "/api/v1/loyalty/redemptions/batch", { items: [
+          { member_id: m.member_id, points: 10, external_reference_id: uniqueId("R") },
+          { member_id: m.member_id, points: 10, external_reference_id: uniqueId("R") }
+        ] })
+      }),
+      c(400, "no items", () => as("POST", "/api/v1/loyalty/redemptions/batch", { items: [] })),
+      ...keyCases("POST", "/api/v1/loyalty/redemptions/batch", { items: [] })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
   "POST /api/v1/loyalty/redeem": {
     cases: [
       c(200, "a reward", async () =>

@@ -344,6 +344,35 @@ describe("redeeming", () => {
   })
 })
 
+describe("redemption batch", () => {
+  it("applies each item on its own, in array order per member: failures change nothing, a repeated key replays; 0 or 101 items are a 400", async () => {
+    const [a, b] = [await enroll({ loyalty_balance: 100 }), await enroll({ loyalty_balance: 50 })]
+    const key = unique("b")
+    const res = await api("POST", "/api/v1/loyalty/redemptions/batch", { items: [
+      { member_id: a.member_id, points: 60, external_reference_id: key },
+      { member_id: a.member_id, points: 60, external_reference_id: unique("b") },
+      { email: b.email, points: 50, external_reference_id: unique("b") },
+      { member_id: a.member_id, points: 60, external_reference_id: key },
+      { member_id: a.member_id, points: "many" }
+    ] })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const results = res.body.data.results
+    expect(results.map((r: { status: string }) => r.status)).toEqual(["ok", "error", "ok", "ok", "error"])
+    expect(results[0].data).toMatchObject({ points_deducted: 60, idempotent_replay: false, points_balance: 40 })
+    expect(results[1].error).toMatchObject({ code: "INSUFFICIENT_POINTS", details: { available: 40 } })
+    expect(results[3].data).toMatchObject({ redemption_id: results[0].data.redemption_id, points_deducted: 0, idempotent_replay: true })
+    expect(results[4].error).toMatchObject({ code: "VALIDATION_ERROR", details: { points: [expect.any(String)] } })
+    expect(res.body.data.summary).toEqual({ ok: 3, error: 2 })
+    expect(await ledgerAgrees(a.member_id)).toBe(40)
+    expect(await ledgerAgrees(b.member_id)).toBe(0)
+    for (const items of [[], Array.from({ length: 101 }, () => ({}))]) {
+      const refused = await api("POST", "/api/v1/loyalty/redemptions/batch", { items })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error.details).toHaveProperty("items")
+    }
+  })
+})
+
 describe("apply-discount", () => {
   it("is not idempotent: two identical calls deduct twice; an amount costs ceil(amount / point_value) points", async () => {
     const m = await enroll({ loyalty_balance: 1000 })
