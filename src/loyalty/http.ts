@@ -3,38 +3,17 @@ import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { type LoyaltyCommand, LoyaltyProtocol, type LoyaltyRefused, type LoyaltyResult } from "../../actors/loyalty/protocol.ts"
 import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
-import { normaliseEmail } from "../../core/normalise/index.ts"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
-import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { Conflict, NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { MemberEnrolled, RedeemRequest } from "../../schemas/loyalty.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
-import { summarise } from "../http/issues.ts"
-import { minorToPoints, pointsToMinor } from "../../core/loyalty/conversion.ts"
+import { conversionQuery, convert } from "./conversion.ts"
 import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
+import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
 import { memberIdFor } from "./memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
 import { retryKey, toEarn, toRedeem } from "./requests.ts"
-
-const ok = <A>(data: A) => ({ success: true as const, data: asJson(data) as Record<string, unknown> })
-const invalid = (details: Record<string, Array<string>>) => ValidationFailed.of(summarise(details), details)
-const memberNotFound = (field: string) => NotFound.of("No loyalty member matches", { [field]: ["no such member"] }, "MEMBER_NOT_FOUND")
-
-/** The actor's refusals in the core error shape: missing things 404, state conflicts 409, programme gaps 422. */
-const refusal = (e: LoyaltyRefused) =>
-  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code)
-  : e.code === "PROGRAM_NOT_CONFIGURED" || e.code === "CURRENCY_MISMATCH" ? Unprocessable.of(e.code, e.message, e.details)
-  : Conflict.of(e.code, e.message, e.details)
-
-/** Refusals of writes that never involve the programme's rates: only 404 and 409. */
-const spendRefusal = (e: LoyaltyRefused) =>
-  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
-
-/** A normalised email, or the 400 naming the field. */
-const emailOf = (raw: string | undefined, field = "email") => {
-  const e = raw === undefined ? undefined : normaliseEmail(raw)
-  return e?.ok === true ? Effect.succeed(e.email) : Effect.fail(invalid({ [field]: [raw === undefined ? "is required" : "must be a valid email address"] }))
-}
 
 export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
   Effect.gen(function*() {
@@ -108,11 +87,8 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       }))
       .handle("conversion", Effect.fn("Loyalty.conversion")(function*({ query }) {
         const p = yield* CurrentPrincipal
-        if ((query.points === undefined) === (query.amount === undefined)) return yield* invalid({ points: ["send either points or amount"] })
-        const points = query.points === undefined ? undefined : Number(query.points)
-        const amount = query.amount === undefined ? undefined : Number(query.amount)
-        if (points !== undefined && !(Number.isSafeInteger(points) && points >= 0)) return yield* invalid({ points: ["must be a whole number, 0 or more"] })
-        if (amount !== undefined && !(Number.isFinite(amount) && amount >= 0)) return yield* invalid({ amount: ["must be a number, 0 or more"] })
+        const asked = conversionQuery(query)
+        if (!asked.ok) return yield* invalid(asked.details)
         const program = (yield* read(p, (tx) => readProgram(tx, p))) as { currency: string; point_value: number } | undefined
         if (program === undefined || program.point_value <= 0) {
           return yield* Unprocessable.of("PROGRAM_NOT_CONFIGURED", "No programme point_value: PUT /api/v1/loyalty/program first", { points: ["no point_value to convert with"] })
@@ -120,13 +96,7 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         if (query.currency !== undefined && query.currency.toUpperCase() !== program.currency) {
           return yield* Unprocessable.of("CURRENCY_MISMATCH", `The programme's currency is ${program.currency}`, { currency: [`must be ${program.currency}`] })
         }
-        const value = program.point_value
-        const minor = points !== undefined ? pointsToMinor(points, value) : Math.round(amount! * 100)
-        const converted = points !== undefined ? points : minorToPoints(minor, value)
-        return ok({
-          points: converted, amount: minor / 100, currency: program.currency,
-          rate: { point_value: value }, rounding: points !== undefined ? "points to money floored" : "money to points ceiled"
-        })
+        return ok(convert(asked, program))
       }))
       .handle("confirmEarn", ({ payload }) => resolveEarn(payload.transaction_id, "confirm"))
       .handle("voidEarn", ({ payload }) => resolveEarn(payload.transaction_id, "void"))
