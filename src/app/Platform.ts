@@ -24,6 +24,7 @@ import { Observability } from "../http/metrics.ts"
 import { BodyLimitsLive } from "../http/bodyLimits.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
 import { B2bLive } from "../b2b/http.ts"
+import { LoyaltyLive } from "../loyalty/http.ts"
 import { ContactCallsLive } from "../telephony/contactCalls.ts"
 import { CtiAuthenticationLive } from "../telephony/ctiAuthentication.ts"
 import { EventsLive } from "../event/http.ts"
@@ -80,7 +81,7 @@ const ApiRoutes = Layer.mergeAll(
   WhatsAppWebhookRoutes,
   UnsubscribeRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, ChannelSettings.layer, BodyLimitsLive]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )

@@ -174,7 +174,211 @@ const NOTHING_TO_VALIDATE = "documented by the ValidationErrors middleware of th
 /** A path parameter holding NUL: refused by the text policy (SafeString) with 400 naming it. */
 const nulParam = (method: string, path: string) => c(400, "NUL in a path parameter (the text policy)", () => as(method, path))
 
+/** The loyalty family's routes (kept apart so the table's other entries merge cleanly). */
+const loyaltyProgram = async () =>
+  data(as("PUT", "/api/v1/loyalty/program", { currency: "EUR", points_per_unit: 10, points_per_night: 100, expiry_months: 24, point_value: 0.01 }))
+const loyaltyMember = async (loyalty_balance = 1000) =>
+  data(as("POST", "/api/v1/loyalty/enroll", { email: `${uniqueId("loyal").toLowerCase()}@gmail.com`, loyalty_balance })) as Promise<{ member_id: string; email: string }>
+const loyaltyReward = async () => (await data(as("POST", "/api/v1/loyalty/rewards", { name: "Spa", type: "amenity", points_cost: 100, auto_fulfill: false }))).reward_id as string
+const loyaltyRoutes: Record<string, RouteCases> = {
+  "PUT /api/v1/loyalty/program": {
+    cases: [
+      c(200, "the programme", () => as("PUT", "/api/v1/loyalty/program", { currency: "EUR", points_per_unit: 10, points_per_night: 100, pending_days: 0, expiry_months: 24, point_value: 0.01 })),
+      c(400, "a currency of four letters", () => as("PUT", "/api/v1/loyalty/program", { currency: "EURO", points_per_unit: 10, point_value: 0.01 })),
+      ...keyCases("PUT", "/api/v1/loyalty/program", {})
+    ]
+  },
+  "PUT /api/v1/loyalty/tiers": {
+    cases: [
+      c(200, "two tiers", () => as("PUT", "/api/v1/loyalty/tiers", [
+        { tier_slug: "blue", tier_name: "Blue", threshold: 0, basis: "qualifying_points" },
+        { tier_slug: "gold", tier_name: "Gold", threshold: 10, basis: "qualifying_nights", window: "calendar_year", earn_multiplier: 1.25 }
+      ])),
+      c(400, "thresholds out of order", () => as("PUT", "/api/v1/loyalty/tiers", [
+        { tier_slug: "gold", tier_name: "Gold", threshold: 5000, basis: "qualifying_points" },
+        { tier_slug: "blue", tier_name: "Blue", threshold: 0, basis: "qualifying_points" }
+      ])),
+      ...keyCases("PUT", "/api/v1/loyalty/tiers", [])
+    ]
+  },
+  "GET /api/v1/loyalty/tiers": {
+    cases: [c(200, "the tiers", () => as("GET", "/api/v1/loyalty/tiers")), ...keyCases("GET", "/api/v1/loyalty/tiers")],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "POST /api/v1/loyalty/rewards": {
+    cases: [
+      c(201, "a stocked reward", () => as("POST", "/api/v1/loyalty/rewards", { name: "Late checkout", type: "amenity", points_cost: 500, auto_fulfill: true, stock: 10 })),
+      c(400, "a cost of 0 points", () => as("POST", "/api/v1/loyalty/rewards", { name: "X", type: "amenity", points_cost: 0, auto_fulfill: true })),
+      ...keyCases("POST", "/api/v1/loyalty/rewards", {})
+    ]
+  },
+  "GET /api/v1/loyalty/rewards": {
+    cases: [c(200, "the catalogue", async () => {
+      await loyaltyReward()
+      return as("GET", "/api/v1/loyalty/rewards")
+    }), ...keyCases("GET", "/api/v1/loyalty/rewards")],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "POST /api/v1/loyalty/enroll": {
+    cases: [
+      c(201, "a new member", () => as("POST", "/api/v1/loyalty/enroll", { email: `${uniqueId("new").toLowerCase()}@gmail.com`, first_name: "Ana", loyalty_balance: 10 })),
+      c(200, "an existing member", async () => as("POST", "/api/v1/loyalty/enroll", { email: (await loyaltyMember()).email })),
+      c(400, "an invalid email", () => as("POST", "/api/v1/loyalty/enroll", { email: "nope" })),
+      ...keyCases("POST", "/api/v1/loyalty/enroll", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/unsubscribe": {
+    cases: [
+      c(200, "a member leaves", async () => as("POST", "/api/v1/loyalty/unsubscribe", { member_id: (await loyaltyMember()).member_id, reason: "asked" })),
+      c(400, "both member_id and email", () => as("POST", "/api/v1/loyalty/unsubscribe", { member_id: NO_SUCH_ID, email: "a@gmail.com" })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/unsubscribe", { member_id: NO_SUCH_ID })),
+      ...keyCases("POST", "/api/v1/loyalty/unsubscribe", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/loyalty/member": {
+    cases: [
+      c(200, "a member by email", async () => as("GET", `/api/v1/loyalty/member?email=${encodeURIComponent((await loyaltyMember()).email)}`)),
+      c(400, "neither member_id nor email", () => as("GET", "/api/v1/loyalty/member")),
+      c(404, "an unknown member", () => as("GET", `/api/v1/loyalty/member?member_id=${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/v1/loyalty/member?member_id=${NO_SUCH_ID}`)
+    ]
+  },
+  "GET /api/v1/loyalty/check": {
+    cases: [
+      c(200, "a member", async () => as("GET", `/api/v1/loyalty/check?email=${encodeURIComponent((await loyaltyMember()).email)}`)),
+      c(200, "a stranger", () => as("GET", "/api/v1/loyalty/check?email=stranger.oa@gmail.com")),
+      c(400, "no email", () => as("GET", "/api/v1/loyalty/check")),
+      ...keyCases("GET", "/api/v1/loyalty/check?email=a@gmail.com")
+    ]
+  },
+  "GET /api/v1/loyalty/transactions": {
+    cases: [
+      c(200, "a member's ledger", async () => as("GET", `/api/v1/loyalty/transactions?member_id=${(await loyaltyMember()).member_id}`)),
+      c(400, "a limit out of range", async () => as("GET", `/api/v1/loyalty/transactions?member_id=${NO_SUCH_ID}&limit=500`)),
+      c(404, "an unknown member", () => as("GET", `/api/v1/loyalty/transactions?member_id=${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/v1/loyalty/transactions?member_id=${NO_SUCH_ID}`)
+    ]
+  },
+  "POST /api/v1/loyalty/points": {
+    cases: [
+      c(200, "points for a stay", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, amount: 120, currency: "EUR", nights: 1, external_reference_id: uniqueId("E") })
+      }),
+      c(400, "no retry key", async () => as("POST", "/api/v1/loyalty/points", { member_id: NO_SUCH_ID, points: 5 })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/points", { member_id: NO_SUCH_ID, points: 5, external_reference_id: uniqueId("E") })),
+      c(409, "a key reused with other points", async () => {
+        const m = await loyaltyMember()
+        const key = uniqueId("E")
+        await data(as("POST", "/api/v1/loyalty/points", { member_id: m.member_id, points: 5, external_reference_id: key }))
+        return as("POST", "/api/v1/loyalty/points", { member_id: m.member_id, points: 6, external_reference_id: key })
+      }),
+      c(422, "an amount in another currency", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, amount: 10, currency: "JPY", external_reference_id: uniqueId("E") })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/points", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/points/confirm": {
+    cases: [
+      c(200, "a pending earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, status: "pending", external_reference_id: uniqueId("E") }))
+        return as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: earned.transaction_id })
+      }),
+      c(400, "a transaction_id that is no uuid", () => as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: "x" })),
+      c(404, "an unknown earn", () => as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: NO_SUCH_ID })),
+      c(409, "a voided earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, status: "pending", external_reference_id: uniqueId("E") }))
+        await data(as("POST", "/api/v1/loyalty/points/void", { transaction_id: earned.transaction_id }))
+        return as("POST", "/api/v1/loyalty/points/confirm", { transaction_id: earned.transaction_id })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/points/confirm", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/points/void": {
+    cases: [
+      c(200, "a pending earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, status: "pending", external_reference_id: uniqueId("E") }))
+        return as("POST", "/api/v1/loyalty/points/void", { transaction_id: earned.transaction_id })
+      }),
+      c(400, "no transaction_id", () => as("POST", "/api/v1/loyalty/points/void", {})),
+      c(404, "an unknown earn", () => as("POST", "/api/v1/loyalty/points/void", { transaction_id: NO_SUCH_ID })),
+      c(409, "a confirmed earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, external_reference_id: uniqueId("E") }))
+        return as("POST", "/api/v1/loyalty/points/void", { transaction_id: earned.transaction_id })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/points/void", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/apply-discount": {
+    cases: [
+      c(200, "points as a discount", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/apply-discount", { member_id: (await loyaltyMember()).member_id, amount: 5, currency: "EUR", reference_id: "B-1" })
+      }),
+      c(400, "neither points nor amount", () => as("POST", "/api/v1/loyalty/apply-discount", { member_id: NO_SUCH_ID })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/apply-discount", { member_id: NO_SUCH_ID, points: 5 })),
+      c(409, "more points than the member has", async () =>
+        as("POST", "/api/v1/loyalty/apply-discount", { member_id: (await loyaltyMember(5)).member_id, points: 6 })),
+      c(422, "another currency", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/apply-discount", { member_id: (await loyaltyMember()).member_id, amount: 5, currency: "GBP" })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/apply-discount", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/loyalty/conversion": {
+    cases: [
+      c(200, "points to money", async () => {
+        await loyaltyProgram()
+        return as("GET", "/api/v1/loyalty/conversion?points=500")
+      }),
+      c(400, "both points and amount", () => as("GET", "/api/v1/loyalty/conversion?points=1&amount=1")),
+      c(422, "another currency", async () => {
+        await loyaltyProgram()
+        return as("GET", "/api/v1/loyalty/conversion?amount=1&currency=GBP")
+      }),
+      ...keyCases("GET", "/api/v1/loyalty/conversion?points=1")
+    ]
+  },
+  "POST /api/v1/loyalty/redemptions/batch": {
+    cases: [
+      c(200, "one ok and one refused", async () => {
+        const m = await loyaltyMember(10)
+        return as("POST", "/api/v1/loyalty/redemptions/batch", { items: [
+          { member_id: m.member_id, points: 10, external_reference_id: uniqueId("R") },
+          { member_id: m.member_id, points: 10, external_reference_id: uniqueId("R") }
+        ] })
+      }),
+      c(400, "no items", () => as("POST", "/api/v1/loyalty/redemptions/batch", { items: [] })),
+      ...keyCases("POST", "/api/v1/loyalty/redemptions/batch", { items: [] })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/redeem": {
+    cases: [
+      c(200, "a reward", async () =>
+        as("POST", "/api/v1/loyalty/redeem", { member_id: (await loyaltyMember()).member_id, reward_id: await loyaltyReward(), notes: "spa at 5", external_reference_id: uniqueId("R") })),
+      c(400, "both reward_id and points", () => as("POST", "/api/v1/loyalty/redeem", { member_id: NO_SUCH_ID, reward_id: NO_SUCH_ID, points: 5, external_reference_id: "x" })),
+      c(404, "an unknown reward", async () =>
+        as("POST", "/api/v1/loyalty/redeem", { member_id: (await loyaltyMember()).member_id, reward_id: NO_SUCH_ID, external_reference_id: uniqueId("R") })),
+      c(409, "more points than the member has", async () =>
+        as("POST", "/api/v1/loyalty/redeem", { member_id: (await loyaltyMember(5)).member_id, points: 6, external_reference_id: uniqueId("R") })),
+      ...keyCases("POST", "/api/v1/loyalty/redeem", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  }
+}
+
 const routes: Record<string, RouteCases> = {
+  ...loyaltyRoutes,
   "POST /api/v1/reservations": {
     cases: [
       c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),

@@ -118,8 +118,8 @@ export interface HttpResult {
   readonly headers: Headers
 }
 
-export const request = async (baseUrl: string, method: string, path: string, options: { key?: string; body?: unknown; raw?: string; contentType?: string } = {}): Promise<HttpResult> => {
-  const headers: Record<string, string> = {}
+export const request = async (baseUrl: string, method: string, path: string, options: { key?: string; body?: unknown; raw?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<HttpResult> => {
+  const headers: Record<string, string> = { ...options.headers }
   if (options.key) headers.authorization = `Bearer ${options.key}`
   if (options.body !== undefined || options.raw !== undefined) headers["content-type"] = options.contentType ?? "application/json"
   const res = await fetch(baseUrl + path, {

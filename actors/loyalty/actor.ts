@@ -1,0 +1,168 @@
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import type { TenantScope } from "../../core/TenantScope.ts"
+import * as Actor from "../runtime/Actor.ts"
+import { expiryOf, fingerprint, stayPoints } from "./earning.ts"
+import {
+  type Earn, type ResolveEarn, type LoyaltyCommand, LoyaltyProtocol, type LoyaltyResult, type Redeem
+} from "./protocol.ts"
+import * as Repo from "./repository.ts"
+import { applyDiscount } from "./discount.ts"
+import { enroll, unsubscribe } from "./membership.ts"
+import { refuse } from "./refusals.ts"
+import { chain, earn as earnLot, expire, resolvePending, spend } from "./state.ts"
+
+export const memberOrRefuse = Effect.fn("LoyaltyActor.member")(function*(memberId: string) {
+  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, memberId))
+  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(memberId)}`, { member_id: ["not found"] })
+  if (member.status !== "active") return yield* refuse("MEMBER_INACTIVE", "The member has unsubscribed from the programme", { member_id: ["unsubscribed"] })
+  return member
+})
+
+/** A key already used: the same request answers its first result again; another member or other fields → 409. */
+const priorUse = Effect.fn("LoyaltyActor.priorUse")(function*(scope: TenantScope, op: string, key: string, memberId: string, print: string) {
+  const prior = yield* Actor.query((tx) => Repo.findByKey(tx, scope, op, key))
+  if (prior === undefined) return undefined
+  if (prior.member_id !== memberId || prior.fingerprint !== print) {
+    return yield* refuse("IDEMPOTENCY_CONFLICT", "external_reference_id was already used for a different request", {
+      external_reference_id: [prior.member_id !== memberId ? "already used for another member" : "already used with different points or reward"]
+    })
+  }
+  return prior
+})
+
+const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
+  const { scope } = yield* Effect.service(Actor.GroupTransaction)
+  const now = new Date().toISOString()
+  const member = yield* memberOrRefuse(cmd.member_id)
+  const expired = expire(member.wallet, now, randomUUID)
+  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, stay: cmd.stay })
+  const prior = yield* priorUse(scope, "earn", cmd.external_reference_id, cmd.member_id, print)
+  if (prior !== undefined) {
+    return {
+      op: "earned", transaction_id: prior.entry_id, status: prior.status === "pending" ? "pending" : "confirmed", points_awarded: 0,
+      expires_at: prior.expires_at, idempotent_replay: true, balances: Repo.balancesOf(expired.wallet)
+    } satisfies LoyaltyResult
+  }
+  const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
+  let points = cmd.points ?? 0
+  if (cmd.stay !== undefined) {
+    const stay = cmd.stay
+    if (program === undefined) return yield* refuse("PROGRAM_NOT_CONFIGURED", "No loyalty programme is set up: PUT /api/v1/loyalty/program first", { amount: ["no programme rate to convert it"] })
+    if (stay.currency !== program.currency) {
+      return yield* refuse("CURRENCY_MISMATCH", `The programme earns on ${program.currency} amounts`, { currency: [`must be ${program.currency}`] })
+    }
+    const multiplier = yield* Actor.query((tx) => Repo.tierMultiplier(tx, scope, cmd.member_id))
+    points = stayPoints(program, multiplier, stay)
+  }
+  if (points <= 0) return yield* refuse("PROGRAM_NOT_CONFIGURED", "The stay earns no points under the programme's rates", { amount: ["earns 0 points"] })
+  const expiresAt = expiryOf(program?.expiry_months, now)
+  const entryId = randomUUID()
+  const t = chain(expired.wallet, [(w) => earnLot(w, { lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, lifetime: true }, now)])
+  yield* Actor.query(async (tx) => {
+    await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], {
+      op: "earn", external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null, reason: cmd.reason,
+      ...(cmd.stay !== undefined ? { qualifying: { points, nights: cmd.stay.nights } } : {})
+    })
+    // Stay points and nights qualify for tiers once confirmed; explicit points (bonuses) do not.
+    if (cmd.stay !== undefined && cmd.status === "confirmed") await Repo.addQualifying(tx, cmd.member_id, points, cmd.stay.nights)
+  })
+  return {
+    op: "earned", transaction_id: entryId, status: cmd.status, points_awarded: points, expires_at: expiresAt, idempotent_replay: false,
+    balances: Repo.balancesOf(t.wallet)
+  } satisfies LoyaltyResult
+})
+
+const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
+  const { scope } = yield* Effect.service(Actor.GroupTransaction)
+  const now = new Date().toISOString()
+  const member = yield* memberOrRefuse(cmd.member_id)
+  const expired = expire(member.wallet, now, randomUUID)
+  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, reward_id: cmd.reward_id })
+  const prior = yield* priorUse(scope, "redeem", cmd.external_reference_id, cmd.member_id, print)
+  if (prior !== undefined) {
+    return {
+      op: "redeemed", redemption_id: prior.redemption_id!, transaction_id: prior.entry_id, status: prior.redemption_status ?? "fulfilled",
+      reward_id: prior.reward_id, points_deducted: 0, idempotent_replay: true, balances: Repo.balancesOf(expired.wallet)
+    } satisfies LoyaltyResult
+  }
+  let points = cmd.points ?? 0
+  let autoFulfill = true
+  if (cmd.reward_id !== undefined) {
+    const reward = yield* Actor.query((tx) => Repo.findReward(tx, scope, cmd.reward_id!))
+    if (reward === undefined) return yield* refuse("REWARD_NOT_FOUND", `No reward with reward_id ${JSON.stringify(cmd.reward_id)}`, { reward_id: ["not found"] })
+    if (!reward.active || reward.stock_remaining === 0) return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
+    points = reward.points_cost
+    autoFulfill = reward.auto_fulfill
+  }
+  const entryId = randomUUID()
+  const spent = spend(expired.wallet, { entry_id: entryId, points, kind: "redeem" }, now)
+  if (!spent.ok) {
+    return yield* refuse("INSUFFICIENT_POINTS", `The member has ${spent.available} points available, ${spent.requested} needed`, {
+      [cmd.reward_id !== undefined ? "reward_id" : "points"]: ["more than the member's available points"], requested: spent.requested, available: spent.available
+    })
+  }
+  // Stock is shared by every member: taken first, by a conditional UPDATE, so a refusal here has written nothing.
+  if (cmd.reward_id !== undefined && !(yield* Actor.query((tx) => Repo.takeStock(tx, cmd.reward_id!)))) {
+    return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
+  }
+  const status = cmd.status ?? (autoFulfill ? "fulfilled" : "pending")
+  const redemptionId = randomUUID()
+  yield* Actor.query(async (tx) => {
+    await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, spent.transition.wallet, [...expired.entries, ...spent.transition.entries], {
+      op: "redeem", external_reference_id: cmd.external_reference_id, fingerprint: print, reward_id: cmd.reward_id ?? null, reason: cmd.notes
+    })
+    await Repo.insertRedemption(tx, scope, {
+      redemption_id: redemptionId, entry_id: entryId, member_id: cmd.member_id, reward_id: cmd.reward_id ?? null, points, status, notes: cmd.notes, created_at: now
+    })
+  })
+  return {
+    op: "redeemed", redemption_id: redemptionId, transaction_id: entryId, status, reward_id: cmd.reward_id ?? null, points_deducted: points,
+    idempotent_replay: false, balances: Repo.balancesOf(spent.transition.wallet)
+  } satisfies LoyaltyResult
+})
+
+/** A pending earn resolves at most once: a repeat of the same move replays, the other move is a 409. */
+const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: ResolveEarn) {
+  const { scope } = yield* Effect.service(Actor.GroupTransaction)
+  const now = new Date().toISOString()
+  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
+  const lot = member === undefined ? undefined : yield* Actor.query((tx) => Repo.findEarnLot(tx, cmd.member_id, cmd.transaction_id))
+  if (member === undefined || lot === undefined) {
+    return yield* refuse("EARN_NOT_FOUND", `No earn with transaction_id ${JSON.stringify(cmd.transaction_id)}`, { transaction_id: ["not found"] })
+  }
+  const expired = expire(member.wallet, now, randomUUID)
+  const status = lot.status === "voided" ? "voided" : lot.status === "pending" ? "pending" : "confirmed"
+  const wanted = cmd.move === "confirm" ? "confirmed" : "voided"
+  const answer = (points: number, replay: boolean, balances: ReturnType<typeof Repo.balancesOf>) => ({
+    op: "earn_resolved" as const, transaction_id: cmd.transaction_id, status: wanted, points_confirmed: cmd.move === "confirm" ? points : 0,
+    points_voided: cmd.move === "void" ? points : 0, idempotent_replay: replay, balances
+  }) satisfies LoyaltyResult
+  if (status === wanted) return answer(0, true, Repo.balancesOf(expired.wallet))
+  if (status !== "pending") {
+    return yield* refuse("EARN_NOT_PENDING", `The earn is already ${status}`, {
+      transaction_id: [status === "confirmed" ? "already confirmed: reverse it instead" : "already voided"], status
+    })
+  }
+  const t = resolvePending(expired.wallet, lot.lot_id, cmd.move, randomUUID(), now)!
+  yield* Actor.query(async (tx) => {
+    await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], { reason: `${cmd.move} of ${cmd.transaction_id}` })
+    if (cmd.move === "confirm") await Repo.addQualifying(tx, cmd.member_id, lot.qualifying_points, lot.qualifying_nights)
+  })
+  return answer(lot.points, false, Repo.balancesOf(t.wallet))
+})
+
+const apply = (cmd: LoyaltyCommand) => {
+  switch (cmd.op) {
+    case "enroll": return enroll(cmd)
+    case "earn": return earn(cmd)
+    case "redeem": return redeem(cmd)
+    case "unsubscribe": return unsubscribe(cmd)
+    case "resolve_earn": return resolveEarn(cmd)
+    case "discount": return applyDiscount(cmd)
+  }
+}
+
+export const LoyaltyActor = Actor.make(LoyaltyProtocol, { apply: Effect.fn("LoyaltyActor.apply")(function*(cmd: LoyaltyCommand) {
+  return yield* apply(cmd)
+}) })

@@ -1,0 +1,111 @@
+import { Schema } from "effect"
+import { BatchItems, CurrencyCode, maxLength, NonEmptyString, oneOf, SafeString, Uuid } from "./common.ts"
+
+// The Loyalty REST family's public contract: programme set-up, members, earning and redeeming points.
+
+const opt = Schema.optionalKey
+const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullOr(s))
+/** Points are whole numbers: the ledger is exact. */
+const Points = Schema.Int.check(Schema.isGreaterThan(0)).annotate({ message: "must be a whole number of points above 0" })
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ message: "must be a whole number, 0 or more" })
+const NonNegative = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1e12 })).annotate({ message: "must be a number from 0 to 1e12" })
+const Reference = NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 200 || "must be at most 200 characters"))
+
+export const ProgramRequest = Schema.Struct({
+  currency: CurrencyCode,
+  points_per_unit: NonNegative,
+  points_per_night: opt(NonNegativeInt),
+  pending_days: opt(NonNegativeInt),
+  expiry_months: nullable(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 120 })).annotate({ message: "must be a whole number of months, 1 to 120" })),
+  point_value: NonNegative
+})
+export type ProgramRequest = typeof ProgramRequest.Type
+
+export const TierBases = ["qualifying_points", "qualifying_nights"] as const
+export const TierWindows = ["lifetime", "calendar_year", "rolling_12_months"] as const
+export const TierInput = Schema.Struct({
+  tier_slug: NonEmptyString.check(Schema.makeFilter((s: string) => /^[a-z0-9][a-z0-9_-]{0,49}$/.test(s) || "must be 1-50 lower-case letters, digits, - or _")),
+  tier_name: NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 100 || "must be at most 100 characters")),
+  threshold: NonNegativeInt,
+  basis: oneOf(TierBases),
+  window: opt(oneOf(TierWindows)),
+  earn_multiplier: opt(Schema.Finite.check(Schema.isBetween({ minimum: 0.01, maximum: 100 })).annotate({ message: "must be a number from 0.01 to 100" }))
+})
+export const TiersRequest = Schema.Array(TierInput).check(Schema.makeFilter((a: ReadonlyArray<unknown>) => a.length <= 20 || "at most 20 tiers"))
+export type TiersRequest = typeof TiersRequest.Type
+
+export const RewardTypes = ["free_night", "upgrade", "amenity", "experience", "voucher", "credit", "other"] as const
+export const RewardRequest = Schema.Struct({
+  name: NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 200 || "must be at most 200 characters")),
+  type: oneOf(RewardTypes),
+  points_cost: Points,
+  auto_fulfill: Schema.Boolean,
+  stock: nullable(NonNegativeInt)
+})
+export type RewardRequest = typeof RewardRequest.Type
+
+export const EnrollRequest = Schema.Struct({
+  email: SafeString,
+  first_name: nullable(maxLength(100)),
+  last_name: nullable(maxLength(100)),
+  phone: nullable(maxLength(40)),
+  loyalty_balance: opt(NonNegativeInt)
+})
+export type EnrollRequest = typeof EnrollRequest.Type
+
+const member = { member_id: opt(Uuid), email: opt(SafeString) }
+
+export const UnsubscribeRequest = Schema.Struct({ ...member, reason: nullable(maxLength(500)) })
+export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
+
+export const ResolveEarnRequest = Schema.Struct({ transaction_id: Uuid })
+export type ResolveEarnRequest = typeof ResolveEarnRequest.Type
+
+export const DiscountRequest = Schema.Struct({
+  ...member,
+  points: opt(Points),
+  amount: opt(Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1e12)).annotate({ message: "must be a number above 0, at most 1e12" })),
+  currency: opt(CurrencyCode),
+  reservation_id: nullable(Reference),
+  /** Metadata only: not a retry key (a resend deducts again). */
+  reference_id: nullable(maxLength(200))
+})
+export type DiscountRequest = typeof DiscountRequest.Type
+
+export const EarnRequest = Schema.Struct({
+  ...member,
+  external_reference_id: opt(Reference),
+  points: opt(Points),
+  amount: opt(NonNegative),
+  currency: opt(CurrencyCode),
+  nights: opt(NonNegativeInt),
+  check_in: nullable(SafeString),
+  check_out: nullable(SafeString),
+  reservation_id: nullable(Reference),
+  hotel: nullable(SafeString),
+  status: opt(oneOf(["pending", "confirmed"])),
+  reason: nullable(maxLength(500))
+})
+export type EarnRequest = typeof EarnRequest.Type
+
+export const RedeemRequest = Schema.Struct({
+  ...member,
+  external_reference_id: opt(Reference),
+  reward_id: opt(Uuid),
+  points: opt(Points),
+  status: opt(oneOf(["pending", "fulfilled"])),
+  notes: nullable(maxLength(500))
+})
+export type RedeemRequest = typeof RedeemRequest.Type
+
+/** At most 100 redemptions, each a /redeem body with its own key, each applied (or refused) on its own. */
+export const RedemptionBatchRequest = Schema.Struct({
+  items: BatchItems("RedeemRequest", "1 to 100 /redeem requests, each decoded and answered on its own")
+})
+
+const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
+/** Loyalty answers: `{ success: true, data }`, the fields of each listed in the README's Loyalty section. */
+export const LoyaltyData = ok(Schema.Record(Schema.String, Schema.Unknown))
+export const LoyaltyList = ok(Schema.Array(Schema.Record(Schema.String, Schema.Unknown)))
+/** A new member (answered 201; an existing one is answered 200 with the same shape). */
+export class MemberEnrolled extends Schema.Class<MemberEnrolled>("MemberEnrolled")(LoyaltyData) {}

@@ -1,0 +1,28 @@
+import { Effect } from "effect"
+import type { LoyaltyRefused } from "../../actors/loyalty/protocol.ts"
+import { normaliseEmail } from "../../core/normalise/index.ts"
+import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { asJson } from "../http/answers.ts"
+import { summarise } from "../http/issues.ts"
+
+// What the loyalty handlers share: the answer envelope and the core error shapes of refusals.
+
+export const ok = <A>(data: A) => ({ success: true as const, data: asJson(data) as Record<string, unknown> })
+export const invalid = (details: Record<string, Array<string>>) => ValidationFailed.of(summarise(details), details)
+export const memberNotFound = (field: string) => NotFound.of("No loyalty member matches", { [field]: ["no such member"] }, "MEMBER_NOT_FOUND")
+
+/** The actor's refusals in the core error shape: missing things 404, state conflicts 409, programme gaps 422. */
+export const refusal = (e: LoyaltyRefused) =>
+  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code)
+  : e.code === "PROGRAM_NOT_CONFIGURED" || e.code === "CURRENCY_MISMATCH" ? Unprocessable.of(e.code, e.message, e.details)
+  : Conflict.of(e.code, e.message, e.details)
+
+/** Refusals of writes that never involve the programme's rates: only 404 and 409. */
+export const spendRefusal = (e: LoyaltyRefused) =>
+  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
+
+/** A normalised email, or the 400 naming the field. */
+export const emailOf = (raw: string | undefined, field = "email") => {
+  const e = raw === undefined ? undefined : normaliseEmail(raw)
+  return e?.ok === true ? Effect.succeed(e.email) : Effect.fail(invalid({ [field]: [raw === undefined ? "is required" : "must be a valid email address"] }))
+}

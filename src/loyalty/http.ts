@@ -1,0 +1,210 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { randomUUID } from "node:crypto"
+import { type LoyaltyCommand, LoyaltyProtocol, type LoyaltyRefused, type LoyaltyResult } from "../../actors/loyalty/protocol.ts"
+import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
+import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
+import { Conflict, NotFound, Unprocessable } from "../../schemas/errors.ts"
+import { MemberEnrolled, RedeemRequest } from "../../schemas/loyalty.ts"
+import { ActorClient } from "../../streams/ActorClient.ts"
+import { answered, asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
+import { conversionQuery, convert } from "./conversion.ts"
+import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
+import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
+import { memberIdFor } from "./memberId.ts"
+import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
+import { retryKey, toEarn, toRedeem } from "./requests.ts"
+
+export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
+  Effect.gen(function*() {
+    const db = yield* Database
+    const actors = yield* ActorClient
+    const read = <A>(p: Principal, f: (tx: Tx) => Promise<A>) => db.query((sql) => withTenant(sql, p.tenant_id, f))
+
+    /**
+     * The member a request names, by member_id or email (exactly one), resolved by a read before anything is
+     * published: the actor key is always the member_id, so one member is always one actor.
+     */
+    const resolve = Effect.fn("Loyalty.resolve")(function*(p: Principal, by: { readonly member_id?: string; readonly email?: string }) {
+      if ((by.member_id === undefined) === (by.email === undefined)) {
+        return yield* invalid({ member_id: ["exactly one of member_id or email is required"] })
+      }
+      if (by.member_id !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(by.member_id)) {
+        return yield* invalid({ member_id: ["must be a UUID"] })
+      }
+      const email = by.email === undefined ? undefined : yield* emailOf(by.email)
+      const id = yield* read(p, (tx) => findMemberId(tx, p, by.member_id !== undefined ? { member_id: by.member_id } : { email: email! }))
+      if (id === undefined) return yield* memberNotFound(by.member_id !== undefined ? "member_id" : "email")
+      return id
+    })
+
+    const send = <Op extends LoyaltyResult["op"], E extends NotFound | Conflict | Unprocessable>(p: Principal, command: LoyaltyCommand, op: Op, refused: (e: LoyaltyRefused) => E) =>
+      answered(actors.for(LoyaltyProtocol, p).apply(command)).pipe(
+        Effect.catchTag("LoyaltyRefused", (e) => Effect.fail(refused(e))),
+        Effect.flatMap((r) => r.op === op ? Effect.succeed(r as Extract<LoyaltyResult, { op: Op }>) : Effect.die(new Error(`loyalty actor answered ${r.op}`)))
+      )
+
+    /** Confirms or voids a pending earn, in the actor of the member it belongs to. */
+    const resolveEarn = Effect.fn("Loyalty.resolveEarn")(function*(transactionId: string, move: "confirm" | "void") {
+      const p = yield* CurrentPrincipal
+      const memberId = yield* read(p, (tx) => findEarnMember(tx, p, transactionId))
+      if (memberId === undefined) return yield* NotFound.of(`No earn with transaction_id ${JSON.stringify(transactionId)}`, { transaction_id: ["not found"] }, "EARN_NOT_FOUND")
+      const { op: _op, balances, ...r } = yield* send(p, { op: "resolve_earn", member_id: memberId, transaction_id: transactionId, move }, "earn_resolved", spendRefusal)
+      return ok({ member_id: memberId, ...r, ...balances })
+    })
+
+    /** One redemption: the key, the command, the member, then the member's actor. */
+    const redeemOne = Effect.fn("Loyalty.redeemOne")(function*(p: Principal, payload: RedeemRequest, header: string | undefined) {
+      const key = retryKey(payload.external_reference_id, header)
+      if (!key.ok) return yield* invalid(key.details)
+      const command = toRedeem(payload, key.key)
+      if (!command.ok) return yield* invalid(command.details)
+      const id = yield* resolve(p, payload)
+      const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "redeemed", spendRefusal)
+      return { member_id: id, ...r, ...balances }
+    })
+    const redeemItem = batchItems(RedeemRequest)
+
+    return handlers
+      .handle("redeemBatch", Effect.fn("Loyalty.redeemBatch")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const items = payload.items
+        if (items.length === 0 || items.length > 100) return yield* batchSizeRefused("items", 100, items.length)
+        // Items naming the same member (as written) run in array order, so a later one sees an earlier one's deduction.
+        const groups = new Map<string, Array<number>>()
+        items.forEach((item, i) => {
+          const m = typeof item === "object" && item !== null ? item as Record<string, unknown> : {}
+          const who = String(m.member_id ?? (typeof m.email === "string" ? m.email.trim().toLowerCase() : `#${i}`))
+          groups.set(who, [...(groups.get(who) ?? []), i])
+        })
+        const answers = new Array<{ index: number; status: "ok" | "error"; data?: unknown; error?: unknown }>(items.length)
+        yield* Effect.forEach([...groups.values()], (indexes) =>
+          Effect.forEach(indexes, (i) =>
+            Effect.map(redeemItem((r) => Effect.map(redeemOne(p, r, undefined), (data) => ({ created: false, data })))(items[i]), (a) => {
+              answers[i] = a.success ? { index: i, status: "ok", data: a.data } : { index: i, status: "error", error: a.error }
+            }), { concurrency: 1 }), { concurrency: 16 })
+        return ok({ results: answers, summary: { ok: answers.filter((a) => a.status === "ok").length, error: answers.filter((a) => a.status === "error").length } })
+      }))
+      .handle("conversion", Effect.fn("Loyalty.conversion")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        const asked = conversionQuery(query)
+        if (!asked.ok) return yield* invalid(asked.details)
+        const program = (yield* read(p, (tx) => readProgram(tx, p))) as { currency: string; point_value: number } | undefined
+        if (program === undefined || program.point_value <= 0) {
+          return yield* Unprocessable.of("PROGRAM_NOT_CONFIGURED", "No programme point_value: PUT /api/v1/loyalty/program first", { points: ["no point_value to convert with"] })
+        }
+        if (query.currency !== undefined && query.currency.toUpperCase() !== program.currency) {
+          return yield* Unprocessable.of("CURRENCY_MISMATCH", `The programme's currency is ${program.currency}`, { currency: [`must be ${program.currency}`] })
+        }
+        return ok(convert(asked, program))
+      }))
+      .handle("confirmEarn", ({ payload }) => resolveEarn(payload.transaction_id, "confirm"))
+      .handle("voidEarn", ({ payload }) => resolveEarn(payload.transaction_id, "void"))
+      .handle("putProgram", Effect.fn("Loyalty.putProgram")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        return ok(yield* read(p, async (tx) => {
+          await writeProgram(tx, p, payload)
+          return readProgram(tx, p)
+        }))
+      }))
+      .handle("putTiers", Effect.fn("Loyalty.putTiers")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const issues = tierIssues(payload)
+        if (Object.keys(issues).length > 0) return yield* invalid(issues)
+        const tiers = yield* read(p, async (tx) => {
+          await replaceTiers(tx, p, payload)
+          return readTiers(tx, p)
+        })
+        return { success: true as const, data: tiers }
+      }))
+      .handle("getTiers", Effect.fn("Loyalty.getTiers")(function*() {
+        const p = yield* CurrentPrincipal
+        return { success: true as const, data: yield* read(p, (tx) => readTiers(tx, p)) }
+      }))
+      .handle("createReward", Effect.fn("Loyalty.createReward")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const rewardId = randomUUID()
+        const rewards = yield* read(p, async (tx) => {
+          await insertReward(tx, p, rewardId, payload)
+          return readRewards(tx, p)
+        })
+        return ok(rewards.find((r) => (r as { reward_id?: string }).reward_id === rewardId)!)
+      }))
+      .handle("listRewards", Effect.fn("Loyalty.listRewards")(function*() {
+        const p = yield* CurrentPrincipal
+        return { success: true as const, data: asJson(yield* read(p, (tx) => readRewards(tx, p))) }
+      }))
+      .handle("enroll", Effect.fn("Loyalty.enroll")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const email = yield* emailOf(payload.email)
+        const r = yield* send(p, {
+          op: "enroll", member_id: memberIdFor(p, email), email, first_name: payload.first_name?.trim() || null,
+          last_name: payload.last_name?.trim() || null, phone: payload.phone?.trim() || null,
+          ...(payload.loyalty_balance !== undefined ? { loyalty_balance: payload.loyalty_balance } : {})
+        }, "enrolled", refusal)
+        const data = { member_id: r.member_id, is_new: r.is_new, reactivated: r.reactivated, email, ...r.balances }
+        return r.is_new ? new MemberEnrolled(ok(data)) : ok(data)
+      }))
+      .handle("unsubscribe", Effect.fn("Loyalty.unsubscribe")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        const id = yield* resolve(p, payload)
+        const r = yield* send(p, { op: "unsubscribe", member_id: id, reason: payload.reason ?? null }, "unsubscribed", spendRefusal)
+        return ok({ member_id: id, status: "unsubscribed", already_unsubscribed: r.was_unsubscribed, ...r.balances })
+      }))
+      .handle("member", Effect.fn("Loyalty.member")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        const id = yield* resolve(p, query)
+        const member = yield* read(p, (tx) => readMember(tx, p, id))
+        if (member === undefined) return yield* memberNotFound("member_id")
+        return ok(member)
+      }))
+      .handle("check", Effect.fn("Loyalty.check")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        const email = yield* emailOf(query.email)
+        const member = yield* read(p, async (tx) => {
+          const id = await findMemberId(tx, p, { email })
+          return id === undefined ? undefined : readMember(tx, p, id)
+        })
+        const active = member !== undefined && member.status === "active"
+        return ok({
+          is_member: active,
+          member_summary: !active ? null : {
+            member_id: member.member_id, tier_name: member.tier?.name ?? null, tier_slug: member.tier?.slug ?? null,
+            points_balance: member.points_balance, lifetime_points: member.lifetime_points, joined_at: member.joined_at
+          }
+        })
+      }))
+      .handle("transactions", Effect.fn("Loyalty.transactions")(function*({ query }) {
+        const p = yield* CurrentPrincipal
+        const limit = query.limit === undefined ? 50 : Number(query.limit)
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100) return yield* invalid({ limit: ["must be a whole number from 1 to 100"] })
+        const id = yield* resolve(p, { member_id: query.member_id, email: query.email })
+        const items = yield* read(p, (tx) => readTransactions(tx, p, id, limit))
+        return ok({ member_id: id, items })
+      }))
+      .handle("earn", Effect.fn("Loyalty.earn")(function*({ payload, headers }) {
+        const p = yield* CurrentPrincipal
+        const key = retryKey(payload.external_reference_id, headers["idempotency-key"])
+        if (!key.ok) return yield* invalid(key.details)
+        const command = toEarn(payload, key.key)
+        if (!command.ok) return yield* invalid(command.details)
+        const id = yield* resolve(p, payload)
+        const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "earned", refusal)
+        return ok({ member_id: id, ...r, points_deducted: 0, ...balances })
+      }))
+      .handle("applyDiscount", Effect.fn("Loyalty.applyDiscount")(function*({ payload }) {
+        const p = yield* CurrentPrincipal
+        if ((payload.points !== undefined) === (payload.amount !== undefined)) return yield* invalid({ points: ["send either points or amount (with currency)"] })
+        if (payload.amount !== undefined && payload.currency === undefined) return yield* invalid({ currency: ["is required with amount"] })
+        const id = yield* resolve(p, payload)
+        const { op: _op, balances, discount_minor, ...r } = yield* send(p, {
+          op: "discount", member_id: id, reservation_id: payload.reservation_id ?? null, reference_id: payload.reference_id ?? null,
+          ...(payload.points !== undefined ? { points: payload.points } : { amount_minor: Math.round(payload.amount! * 100), currency: payload.currency!.toUpperCase() })
+        }, "discount_applied", refusal)
+        return ok({ member_id: id, ...r, discount_amount: discount_minor / 100, reference_id: payload.reference_id ?? null, ...balances })
+      }))
+      .handle("redeem", Effect.fn("Loyalty.redeem")(function*({ payload, headers }) {
+        const p = yield* CurrentPrincipal
+        return ok(yield* redeemOne(p, payload, headers["idempotency-key"]))
+      }))
+  }))

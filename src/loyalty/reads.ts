@@ -1,0 +1,87 @@
+import type { Tx } from "../../core/db/Database.ts"
+import type { Principal } from "../../schemas/api.ts"
+
+// Loyalty reads, each inside the principal's tenant (row-level security) and mode. Balances count only lots that
+// are active and not past their expiry at the time of the read, so an expiry shows before the actor records it.
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null))
+
+export const readProgram = async (tx: Tx, p: Principal) => {
+  const [row] = await tx`SELECT currency, points_per_unit::float8 AS points_per_unit, points_per_night, pending_days, expiry_months,
+      point_value::float8 AS point_value, updated_at
+    FROM loyalty_programs WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}`
+  return row === undefined ? undefined : { ...row, currency: (row.currency as string).trim(), updated_at: iso(row.updated_at) }
+}
+
+export const readTiers = async (tx: Tx, p: Principal) =>
+  (await tx`SELECT tier_slug, tier_name, rank, threshold::float8 AS threshold, basis, "window", earn_multiplier::float8 AS earn_multiplier
+    FROM loyalty_tiers WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} ORDER BY rank`).map((r) => ({ ...r }))
+
+export const readRewards = async (tx: Tx, p: Principal) =>
+  (await tx`SELECT reward_id, name, type, points_cost::float8 AS points_cost, auto_fulfill, stock_remaining, active, created_at
+    FROM loyalty_rewards WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} ORDER BY created_at, reward_id`)
+    .map((r) => ({ ...r, created_at: iso(r.created_at) }))
+
+/** The member id of an email or a member_id in this tenant and mode (undefined: no such member). */
+export const findMemberId = async (tx: Tx, p: Principal, by: { readonly member_id?: string; readonly email?: string }) => {
+  const [row] = by.member_id !== undefined
+    ? await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND member_id = ${by.member_id}`
+    : await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND email = ${by.email!}`
+  return row?.member_id as string | undefined
+}
+
+/** The member an earn transaction belongs to (undefined: no such earn in this tenant and mode). */
+export const findEarnMember = async (tx: Tx, p: Principal, transactionId: string) => {
+  const [row] = await tx`SELECT member_id FROM loyalty_entries
+    WHERE entry_id = ${transactionId} AND tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND kind = 'earn'`
+  return row?.member_id as string | undefined
+}
+
+/** A member's profile, balances (from its lots, at this instant) and tier (from its qualifying totals). */
+export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
+  const [m] = await tx`
+    SELECT m.member_id, m.email, m.first_name, m.last_name, m.phone, m.status, m.joined_at, m.lifetime_points::float8 AS lifetime_points,
+      m.qualifying_points::float8 AS qualifying_points, m.qualifying_nights::float8 AS qualifying_nights,
+      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now())), 0)::float8 AS active,
+      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending'), 0)::float8 AS pending,
+      min(l.expires_at) FILTER (WHERE l.status = 'active' AND l.points_remaining > 0 AND l.expires_at > now()) AS next_expiry
+    FROM loyalty_members m LEFT JOIN loyalty_lots l ON l.member_id = m.member_id
+    WHERE m.member_id = ${memberId} AND m.tenant_id = ${p.tenant_id} AND m.sandbox = ${p.sandbox}
+    GROUP BY m.member_id`
+  if (m === undefined) return undefined
+  const tiers = await readTiers(tx, p)
+  const reached = (t: { basis: string; threshold: number }) =>
+    (t.basis === "qualifying_nights" ? m.qualifying_nights : m.qualifying_points) >= t.threshold
+  const tier = [...tiers].reverse().find((t) => reached(t as never))
+  const next = tiers.find((t) => !reached(t as never) && (tier === undefined || t.rank > tier.rank))
+  const [expiring] = m.next_expiry === null ? [] : await tx`
+    SELECT coalesce(sum(points_remaining), 0)::float8 AS points FROM loyalty_lots
+    WHERE member_id = ${memberId} AND status = 'active' AND expires_at = ${m.next_expiry}`
+  return {
+    member_id: m.member_id as string,
+    email: m.email as string,
+    first_name: m.first_name, last_name: m.last_name, phone: m.phone,
+    status: m.status as string,
+    joined_at: iso(m.joined_at),
+    points_balance: m.active as number,
+    points_available: m.active as number,
+    points_pending: m.pending as number,
+    lifetime_points: m.lifetime_points as number,
+    tier: tier === undefined ? null : { slug: tier.tier_slug as string, name: tier.tier_name as string },
+    tier_progress: {
+      qualifying_points: m.qualifying_points, qualifying_nights: m.qualifying_nights,
+      next_tier: next?.tier_slug ?? null,
+      to_next_tier: next === undefined ? null : Math.max(0, (next.threshold as number) - (next.basis === "qualifying_nights" ? m.qualifying_nights : m.qualifying_points))
+    },
+    next_expiry: m.next_expiry === null ? null : { points: expiring!.points as number, expires_at: iso(m.next_expiry) }
+  }
+}
+
+/** The ledger, newest first: every movement with its sign, reason and the balance after it. */
+export const readTransactions = async (tx: Tx, p: Principal, memberId: string, limit: number) =>
+  (await tx`
+    SELECT e.entry_id AS transaction_id, e.kind, e.points::float8 AS points, e.pending_points::float8 AS pending_points, e.status, e.balance_after::float8 AS balance_after,
+      e.pending_after::float8 AS pending_after, e.reason, e.external_reference_id, e.reservation_id, e.reward_id, r.redemption_id, e.created_at
+    FROM loyalty_entries e LEFT JOIN loyalty_redemptions r ON r.entry_id = e.entry_id
+    WHERE e.member_id = ${memberId} AND e.tenant_id = ${p.tenant_id} AND e.sandbox = ${p.sandbox}
+    ORDER BY e.seq DESC LIMIT ${limit}`).map((r) => ({ ...r, created_at: iso(r.created_at) }))
