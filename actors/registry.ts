@@ -1,5 +1,7 @@
+import { B2bActor } from "./b2b/actor.ts"
 import { EventActor } from "./event/actor.ts"
 import { GuestActor } from "./guest/actor.ts"
+import { MessageActor } from "./message/actor.ts"
 import { ReservationActor } from "./reservation/actor.ts"
 import type { AnyActor } from "./runtime/Actor.ts"
 import { TelephonyActor } from "./telephony/actor.ts"
@@ -8,6 +10,6 @@ import { TelephonyActor } from "./telephony/actor.ts"
  * Every actor type the workers run. Subjects, consumers, partition leases, metrics labels and handler registration
  * all derive from this list: adding an actor type is its folder plus one line here.
  */
-export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor]
+export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor, MessageActor, B2bActor]
 
 export const ActorNames: ReadonlyArray<string> = Actors.map((a) => a.protocol.name)

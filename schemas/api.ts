@@ -1,11 +1,15 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { ChannelsGroup } from "./channelApi.ts"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
 import { SafeString } from "./text.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
+import { B2bGroup } from "./b2bApi.ts"
+import { MessagesGroup } from "./messageApi.ts"
+import { MessagingWebhooks } from "./messageEvents.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -161,9 +165,29 @@ export const Api = HttpApi.make("gep")
   .add(WebhooksGroup)
   .add(TelephonyGroup)
   .add(ContactCallsGroup)
+  .add(MessagesGroup)
+  .add(B2bGroup)
+  .add(ChannelsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
+  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging event (signed as the README describes).
+  .annotate(OpenApi.Transform, (spec) => ({
+    ...spec,
+    webhooks: {
+      ...spec.webhooks,
+      ...Object.fromEntries(MessagingWebhooks.map(([eventType, schema]) => {
+        const doc = Schema.toJsonSchemaDocument(schema as never)
+        return [eventType, {
+          post: {
+            summary: `${eventType}, delivered to subscriptions listening to it`,
+            requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
+            responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
+          }
+        }]
+      }))
+    }
+  }))
   .annotate(OpenApi.Version, "1.0.0")
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })

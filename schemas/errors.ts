@@ -39,7 +39,7 @@ export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(fields, {
 }
 
 export class NotFound extends Schema.Error<NotFound>("NotFound")(fields, { httpApiStatus: 404 }) {
-  static readonly of = (message: string, details: Details = {}) => new NotFound(body("NOT_FOUND", message, details))
+  static readonly of = (message: string, details: Details = {}, code = "NOT_FOUND") => new NotFound(body(code, message, details))
 }
 
 export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")(fields, {
@@ -58,6 +58,13 @@ export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLa
     new PayloadTooLarge(body("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBytes} bytes, the limit of this endpoint`, {
       max_bytes: maxBytes
     }))
+}
+
+export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, {
+  httpApiStatus: 409,
+  description: "The request conflicts with what the account already holds (e.g. a code registered to another account)"
+}) {
+  static readonly of = (code: string, message: string, details: Details = {}) => new Conflict(body(code, message, details))
 }
 
 export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(fields, {
@@ -85,7 +92,8 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 export const CommonErrors = [ValidationFailed, Unauthorized, Forbidden, RateLimited, Unavailable] as const
 
 /** Every error an endpoint can answer in the core shape. */
-export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | PayloadTooLarge | Unprocessable | RateLimited | Unavailable | InternalError
+export type ApiError =
+  ValidationFailed | Unauthorized | Forbidden | NotFound | Conflict | PayloadTooLarge | Unprocessable | RateLimited | Unavailable | InternalError
 
 /** The HTTP status an error is answered with (the same as its class's `httpApiStatus`). */
 export const statusOf = (e: ApiError): number =>
@@ -93,6 +101,7 @@ export const statusOf = (e: ApiError): number =>
   : e instanceof Unauthorized ? 401
   : e instanceof Forbidden ? 403
   : e instanceof NotFound ? 404
+  : e instanceof Conflict ? 409
   : e instanceof PayloadTooLarge ? 413
   : e instanceof Unprocessable ? 422
   : e instanceof RateLimited ? 429

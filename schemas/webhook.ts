@@ -3,12 +3,14 @@ import { boundedInt, maxLength, oneOf, SafeString } from "./common.ts"
 
 /** The spec's outbound webhook events ("Outbound webhook events"); `*` subscribes to all of them. */
 export const WebhookEventTypes = [
-  "message.received", "message.sent", "message.delivered", "message.read",
+  "message.received", "message.sent", "message.delivered", "message.read", "message.failed",
   "contact.created", "contact.updated", "contact.deleted",
   "conversation.created", "conversation.closed",
   "journey.started", "journey.completed", "journey.failed",
   "broadcast.sent", "broadcast.completed",
-  "reservation.checked_in", "reservation.checked_out"
+  "reservation.checked_in", "reservation.checked_out",
+  // B2B CRM: a reservation's account attribution changed (not in the spec's list; additive).
+  "reservation.attribution_changed"
 ] as const
 export type WebhookEventType = typeof WebhookEventTypes[number]
 

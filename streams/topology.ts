@@ -4,6 +4,7 @@ import {
   consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
 } from "./subjects.ts"
 import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
+import { ensureMessageTopology } from "./messageTopology.ts"
 import { ensureWebhookTopology } from "./webhookTopology.ts"
 
 export interface TopologyOptions {
@@ -13,6 +14,8 @@ export interface TopologyOptions {
   readonly ackWaitMs: number
   /** The actor types (their protocols' names): one durable consumer per type and partition. */
   readonly actors: ReadonlyArray<string>
+  /** Ack wait of the message deliver consumers: longer than one send attempt can take (default 60 s). */
+  readonly deliveryAckWaitMs?: number
 }
 
 const ensureStream = async (
@@ -85,6 +88,7 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
     }
   }
   await ensureWebhookTopology(jsm, { namespace: ns, replicas: options.replicas })
+  await ensureMessageTopology(jsm, ns, options.deliveryAckWaitMs ?? 60_000)
 }
 
 /** True when the streams exist (readiness). */

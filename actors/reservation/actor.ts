@@ -5,6 +5,10 @@ import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
 import { consentClaims, linkContactsToHotels, recordConsents } from "../shared/contacts.ts"
 import { type Claim, loadContactSummaries, resolveClaims } from "../shared/identity.ts"
+import { attributionCandidates } from "./attribution.ts"
+import { attributionChangedCommand } from "./attributionEvents.ts"
+import { attributeReservations } from "./attributionRepository.ts"
+import { attribute } from "./manualAttribution.ts"
 import { ReservationProtocol, type UpsertReservation } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { bookingEventFor, mergeReservation, type ReservationRow } from "./state.ts"
@@ -32,8 +36,8 @@ interface Planned {
 
 /**
  * Upserts a wave of reservations (distinct reservation ids) set-based: load → pure merge → save, the guests of all
- * of them resolved to contacts together, then guests, hotel links, consents and booking events, each one statement
- * for the whole wave.
+ * of them resolved to contacts together, then guests, hotel links, consents, booking events and the B2B attribution,
+ * each one statement for the whole wave.
  */
 const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArray<Item>) {
   const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
@@ -76,16 +80,26 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
     return { ...p, guestsResolved, contactIds, linked, event }
   })
 
-  const [summaries] = yield* Actor.query((tx) => Promise.all([
+  const [summaries, , , , , attributions] = yield* Actor.query((tx) => Promise.all([
     loadContactSummaries(tx, [...new Set(written.flatMap((w) => w.linked))]),
     Repo.replaceGuests(tx, scope, written.filter((w) => w.item.payload.guests.length > 0)
       .map((w) => ({ reservationId: w.reservation.id, guests: w.item.payload.guests, contactIds: w.contactIds }))),
     linkContactsToHotels(tx, scope, written.flatMap((w) => w.linked.map((contact_id) => ({ contact_id, hotel_id: w.reservation.hotel_id })))),
     recordConsents(tx, scope, written.flatMap((w) =>
       consentClaims(w.item.payload.guests, w.contactIds).map((c) => ({ ...c, source: `reservation:${w.reservation.source}`, envelope_id: w.item.envelopeId })))),
-    Repo.insertEvents(tx, scope, written.flatMap((w) => (w.event ? [w.event] : [])))
+    Repo.insertEvents(tx, scope, written.flatMap((w) => (w.event ? [w.event] : []))),
+    // Sent after the guests (replaceGuests sends its statements when called, and the connection keeps the order): a
+    // domain suggestion reads the holder's stored email.
+    attributeReservations(tx, scope, written.map((w) => ({
+      reservation_id: w.reservation.id, candidates: attributionCandidates(w.reservation), reset: false
+    })))
   ]))
+  const attributionChanges = new Map(attributions.map((c) => [c.reservation_id, c]))
 
+  const attributionChangesOf = (id: string) => {
+    const change = attributionChanges.get(id)
+    return change === undefined ? [] : [change]
+  }
   const answers = new Map<Item, Answer>(written.map((w) => {
     const cmd = w.item.payload
     const meta = { ...scope, occurred_at: now }
@@ -97,7 +111,9 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
           payload: { ...meta, event_id: w.event.id, event_type: w.event.type, contact_id: w.event.contact_id, data: w.event.payload }
         }]
         : []),
-      ...contactChangeCommands(subject, meta, w.guestsResolved, summaries, w.reservation.hotel_id)
+      ...contactChangeCommands(subject, meta, w.guestsResolved, summaries, w.reservation.hotel_id),
+      ...attributionChangesOf(w.reservation.id).map((change) =>
+        attributionChangedCommand(subject, meta, { id: w.reservation.id, external_id: cmd.external_id, row: w.reservation }, change))
     ]
     const result: ReservationResult = {
       reservation_id: w.reservation.id,
@@ -123,4 +139,4 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
   return items.map((item) => answers.get(item) ?? skipped(item.payload))
 })
 
-export const ReservationActor = Actor.make(ReservationProtocol, { upsert: { wave: upsert } })
+export const ReservationActor = Actor.make(ReservationProtocol, { upsert: { wave: upsert }, attribute })

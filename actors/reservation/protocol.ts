@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Attribution } from "../../schemas/b2b.ts"
 import { Warning } from "../../schemas/common.ts"
 import { Extra, ReservationResult, ReservationStatuses, SkippedResult, Stay } from "../../schemas/reservation.ts"
 import * as ActorProtocol from "../../streams/ActorProtocol.ts"
@@ -73,10 +74,30 @@ export const UpsertReservation = Schema.Struct({
 })
 export type UpsertReservation = typeof UpsertReservation.Type
 
-/** The reservation actor: one partner reservation, its stays, extras, guest links, status and stage. */
+/**
+ * A decision about the reservation's B2B account: `manual` sets the account (null = none) and keeps it through later
+ * upserts; `automatic` drops a manual decision and lets the rules decide again.
+ */
+export const AttributeReservation = Schema.Struct({
+  external_id: Schema.String,
+  mode: Schema.Literals(["manual", "automatic"]),
+  account_id: Schema.NullOr(Schema.String)
+})
+export type AttributeReservation = typeof AttributeReservation.Type
+
+export class ReservationNotFound extends Schema.TaggedError<ReservationNotFound>()("ReservationNotFound", {}) {}
+/** The account named for a manual attribution is not one of this tenant and mode. */
+export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {}) {}
+
+/** The reservation actor: one partner reservation, its stays, extras, guest links, status, stage and B2B attribution. */
 export const ReservationProtocol = ActorProtocol.make("reservation", {
   key: (p) => p.external_id,
   messages: {
-    upsert: ActorProtocol.message({ payload: UpsertReservation, success: Schema.Union([ReservationResult, SkippedResult]) })
+    upsert: ActorProtocol.message({ payload: UpsertReservation, success: Schema.Union([ReservationResult, SkippedResult]) }),
+    attribute: ActorProtocol.message({
+      payload: AttributeReservation,
+      success: Attribution,
+      error: Schema.Union([ReservationNotFound, AccountNotFound])
+    })
   }
 })

@@ -77,10 +77,16 @@ export const isWaveHandler = <M extends ActorMessage>(h: Handler<M> | WaveHandle
 export interface Actor<Name extends string = string, M extends Messages = Messages> {
   readonly protocol: ActorProtocol<Name, M>
   readonly handlers: Handlers<M>
+  /**
+   * Lanes (concurrent group transactions) this actor type gets at least, whatever GEP_APPLY_LANES says: an actor
+   * whose handlers are per envelope, with several round trips each, gains from applying groups side by side.
+   */
+  readonly minLanes?: number
 }
 
 /** Any actor, as the runtime and the registry hold them (handlers are only ever called with their own payloads). */
 export type AnyActor = Actor<string, any>
 
-export const make = <Name extends string, M extends Messages>(protocol: ActorProtocol<Name, M>, handlers: Handlers<M>): Actor<Name, M> =>
-  ({ protocol, handlers })
+export const make = <Name extends string, M extends Messages>(
+  protocol: ActorProtocol<Name, M>, handlers: Handlers<M>, options: { readonly minLanes?: number } = {}
+): Actor<Name, M> => ({ protocol, handlers, ...options })

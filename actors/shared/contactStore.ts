@@ -99,8 +99,11 @@ export const updateContacts = async (
          CASE WHEN s.address IS NULL THEN c.address
            WHEN s.address_fill AND c.address IS NOT NULL AND c.address <> '{}'::jsonb THEN c.address
            ELSE coalesce(c.address, '{}'::jsonb) || s.address END AS address,
-         coalesce(s.email_consent, c.email_consent) AS email_consent,
-         coalesce(s.whatsapp_marketing_consent, c.whatsapp_marketing_consent) AS whatsapp_marketing_consent,
+         -- an opt-out is sticky: no feed's claim turns the channel's marketing consent back on
+         CASE WHEN c.email_opted_out_at IS NOT NULL THEN c.email_consent
+           ELSE coalesce(s.email_consent, c.email_consent) END AS email_consent,
+         CASE WHEN c.whatsapp_opted_out_at IS NOT NULL THEN c.whatsapp_marketing_consent
+           ELSE coalesce(s.whatsapp_marketing_consent, c.whatsapp_marketing_consent) END AS whatsapp_marketing_consent,
          coalesce(s.subscription_status, c.subscription_status) AS subscription_status,
          ARRAY(SELECT DISTINCT t FROM unnest(c.tags || ARRAY(SELECT jsonb_array_elements_text(coalesce(s.tags, '[]'::jsonb)))) AS t
            ORDER BY t) AS tags,

@@ -139,15 +139,17 @@ ALTER TABLE contacts
   ADD COLUMN email_opted_out_at timestamptz,
   ADD COLUMN whatsapp_opted_out_at timestamptz;
 
-DO $$
+-- Row-level security of 007 as one function, so each later migration enables it on its tables in one line.
+CREATE OR REPLACE FUNCTION gep_enable_tenant_isolation(tables text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE t text;
 BEGIN
-  FOREACH t IN ARRAY ARRAY['channel_email', 'channel_whatsapp', 'whatsapp_templates', 'conversations', 'messages',
-    'message_statuses', 'suppressions']
-  LOOP
+  FOREACH t IN ARRAY tables LOOP
     EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
     EXECUTE format(
       'CREATE POLICY tenant_isolation ON %I USING (tenant_id = nullif(current_setting(''app.tenant_id'', true), '''')::uuid) '
       'WITH CHECK (tenant_id = nullif(current_setting(''app.tenant_id'', true), '''')::uuid)', t);
   END LOOP;
 END $$;
+
+SELECT gep_enable_tenant_isolation(ARRAY['channel_email', 'channel_whatsapp', 'whatsapp_templates', 'conversations', 'messages',
+  'message_statuses', 'suppressions']);

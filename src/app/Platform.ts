@@ -5,6 +5,9 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
 import { ActorNames, Actors } from "../../actors/registry.ts"
 import { Worker } from "../../actors/runtime/Worker.ts"
+import { EmailTransport } from "../../actors/message/EmailTransport.ts"
+import { MessageDeliverer } from "../../actors/message/MessageDeliverer.ts"
+import { WhatsAppTransport } from "../../actors/message/WhatsAppTransport.ts"
 import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
@@ -20,6 +23,7 @@ import { HealthRoutes } from "../http/health.ts"
 import { Observability } from "../http/metrics.ts"
 import { BodyLimitsLive } from "../http/bodyLimits.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
+import { B2bLive } from "../b2b/http.ts"
 import { ContactCallsLive } from "../telephony/contactCalls.ts"
 import { CtiAuthenticationLive } from "../telephony/ctiAuthentication.ts"
 import { EventsLive } from "../event/http.ts"
@@ -29,8 +33,14 @@ import { ReservationsLive } from "../reservation/http.ts"
 import { TelephonyLive } from "../telephony/http.ts"
 import { Integrations } from "../telephony/Integrations.ts"
 import { WebhooksLive } from "../webhook/http.ts"
+import { ChannelsLive } from "../channel/http.ts"
+import { ChannelSettings } from "../channel/ChannelSettings.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
+import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
+import { MessagesLive } from "../message/http.ts"
+import { UnsubscribeRoutes } from "../message/unsubscribe.ts"
+import { WhatsAppWebhookRoutes } from "../message/whatsappWebhook.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -43,9 +53,14 @@ const Migrated = Layer.effectDiscard(Effect.gen(function*() {
 /** Streams and consumers exist before ingress publishes or workers consume (a NatsFailure fails the start, typed). */
 const Topology = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
+  const messaging = yield* MessagingConfig
   const { jsm } = yield* Nats
   yield* Effect.tryPromise({
-    try: () => ensureTopology(jsm, { namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs, actors: ActorNames }),
+    try: () => ensureTopology(jsm, {
+      namespace: config.namespace, partitions: config.partitions, replicas: config.streamReplicas, ackWaitMs: config.ackWaitMs, actors: ActorNames,
+      // A send attempt whose worker died is redelivered once no attempt can still be running.
+      deliveryAckWaitMs: 2 * messaging.sendTimeoutMs + 5_000
+    }),
     catch: natsFailure
   })
 }))
@@ -61,10 +76,12 @@ const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }),
   HttpApiScalar.layer(Api, { path: "/docs" }),
   HealthRoutes,
-  Observability
+  Observability,
+  WhatsAppWebhookRoutes,
+  UnsubscribeRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, BodyLimitsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, BodyLimitsLive, ChannelSettings.layer]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 
@@ -73,8 +90,12 @@ export const IngressServer = (port: number) =>
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
   )
 
-/** What a worker process runs: the actors, and outbound webhook delivery. */
-const WorkerRole = Layer.mergeAll(Worker.layer(Actors), WebhookDeliverer.layer.pipe(Layer.provide(WebhookConfig.layer)))
+/** What a worker process runs: the actors, outbound webhook delivery, and message delivery to guests. */
+const WorkerRole = Layer.mergeAll(
+  Worker.layer(Actors),
+  WebhookDeliverer.layer,
+  MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer]))
+).pipe(Layer.provide(WebhookConfig.layer))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */
 export const Platform = (role: Role, port: number) => {
@@ -83,7 +104,7 @@ export const Platform = (role: Role, port: number) => {
     : role === "worker"
     ? Layer.mergeAll(WorkerRole, HealthOnly(port))
     : Layer.mergeAll(IngressServer(port), WorkerRole)
-  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(Logging))
+  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(MessagingConfig.layer), Layer.provideMerge(Logging))
 }
 
 /** A worker-only process still answers /healthz and /readyz for its orchestrator. */

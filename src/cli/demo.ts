@@ -1,10 +1,12 @@
 import { Effect } from "effect"
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Tenancy } from "../tenancy/Tenancy.ts"
 import { Database } from "../../core/db/Database.ts"
 
-const DEMO_FILE = fileURLToPath(new URL("../../.data/demo-tenant.json", import.meta.url))
+/** GEP_DEMO_FILE moves it (a test's `gep start` must not replace a developer's demo keys). */
+const DEMO_FILE = process.env.GEP_DEMO_FILE || fileURLToPath(new URL("../../.data/demo-tenant.json", import.meta.url))
 
 export interface DemoTenant {
   readonly tenant_id: string
@@ -31,7 +33,7 @@ export const ensureDemoTenant = Effect.gen(function*() {
   const hotel = yield* tenancy.createHotel(tenant.tenant_id, { code: "DEMO-BCN", name: "Demo Barcelona", timezone: "Europe/Madrid" })
   const demo: DemoTenant = { ...tenant, hotel_id: hotel.hotel_id, hotel_code: "DEMO-BCN" }
   yield* Effect.promise(async () => {
-    await mkdir(fileURLToPath(new URL("../../.data/", import.meta.url)), { recursive: true })
+    await mkdir(dirname(DEMO_FILE), { recursive: true })
     await writeFile(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 })
     await chmod(DEMO_FILE, 0o600)
   })

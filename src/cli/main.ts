@@ -1,13 +1,15 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer, Runtime } from "effect"
+import { Cause, Config, ConfigProvider, Effect, Layer, Runtime } from "effect"
 import { parseArgs } from "node:util"
-import { Platform, type Role } from "../app/Platform.ts"
+import type { Role } from "../app/Platform.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
 import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
+import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
+import { mailForStart } from "./mailCatcher.ts"
 
 const USAGE = `gep <command>
   start                                        migrate, ensure the demo tenant, serve everything
@@ -20,6 +22,7 @@ const USAGE = `gep <command>
   channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}
   conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first
   cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)
+${CHANNEL_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
@@ -38,6 +41,7 @@ const { positionals, values } = parseArgs({
     timezone: { type: "string" },
     type: { type: "string" },
     provider: { type: "string" },
+    ...CHANNEL_OPTIONS,
     help: { type: "boolean", short: "h", default: false }
   }
 })
@@ -85,12 +89,24 @@ const admin = <A>(effect: Effect.Effect<A, TenancyError | DatabaseFailure, Tenan
 const serve = (role: Role, announce: Effect.Effect<unknown, TenancyError | DatabaseFailure, Tenancy | Database | AppConfig>) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
+    // Loaded only to serve: the whole platform's modules cost every admin command about a second to import.
+    const { Platform } = yield* Effect.promise(() => import("../app/Platform.ts"))
     const app = Platform(role, config.port).pipe(
       Layer.tap((context) =>
         announce.pipe(Effect.provide(Tenancy.layer), Effect.provideContext(context), Effect.provideService(AppConfig, config), Effect.orDie))
     )
     return yield* Layer.launch(app)
   }).pipe(Effect.provide(AppConfig.layer))
+
+/**
+ * The environment with some variables replaced (undefined: left as it is), for every configuration the platform reads
+ * (AppConfig, MessagingConfig, ...): a provider of its own, since Effect reads process.env once, at the first lookup.
+ */
+const withEnvironment = (variables: Record<string, string | undefined>) => {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries({ ...process.env, ...variables })) if (value !== undefined) env[name] = value
+  return ConfigProvider.layer(ConfigProvider.fromEnv({ env }))
+}
 
 const baseInfo = (role: Role) =>
   Effect.gen(function*() {
@@ -101,11 +117,16 @@ const baseInfo = (role: Role) =>
 const command = (): Effect.Effect<unknown, unknown, never> => {
   const [cmd, sub] = positionals
   if (values.help || !cmd) return Effect.sync(() => console.error(USAGE))
+  if (cmd === "channel") return admin(channelCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {
     case "start":
-      return serve("all", Effect.gen(function*() {
-        const demo = yield* ensureDemoTenant
-        yield* out({ ...(yield* baseInfo("all")), demo_tenant: demo })
+      // Without GEP_SMTP_URL, a local mail catcher for the life of the command; its UI is printed beside the base URL.
+      return Effect.scoped(Effect.gen(function*() {
+        const mail = yield* mailForStart(yield* Config.String("GEP_SMTP_URL").pipe(Config.withDefault("")))
+        return yield* serve("all", Effect.gen(function*() {
+          const demo = yield* ensureDemoTenant
+          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo })
+        })).pipe(Effect.provide(withEnvironment({ GEP_SMTP_URL: mail.smtpUrl })))
       }))
     case "serve": {
       const role = values.role as Role

@@ -13,7 +13,10 @@ const pathText = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey 
   }, "")
 
 const friendly = (message: string): string =>
-  message === "Missing key" ? "is required" : message.replace(/^Expected /, "must be ")
+  message === "Missing key" ? "is required"
+  // Never the value: a misspelt key may carry a secret (acces_token).
+  : message === "Expected no excess property" || message.startsWith("Unexpected key") ? "is not a field of this request"
+  : message.replace(/^Expected /, "must be ")
 
 /** Schema issues as `{ "guests[0].phone": ["must be string, got 5"] }`; `(body)` for the body as a whole. */
 export const issueDetails = (issue: SchemaIssue.Issue): Record<string, Array<string>> => {

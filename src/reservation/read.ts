@@ -1,7 +1,8 @@
+import { readAttribution } from "../../core/b2b/attribution.ts"
 import type { Sql, Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 
-/** The stored reservation with its guests, as the caller's tenant and mode (live or sandbox) see it. */
+/** The stored reservation with its guests and B2B attribution, as the caller's tenant and mode (live or sandbox) see it. */
 export const readReservation = async (sql: Sql | Tx, principal: TenantScope, externalId: string) => {
   const [r] = await sql`
     SELECT id AS reservation_id, external_id AS external_reservation_id, hotel_id, confirmation_number, booking_id,
@@ -13,11 +14,12 @@ export const readReservation = async (sql: Sql | Tx, principal: TenantScope, ext
     FROM reservations
     WHERE tenant_id = ${principal.tenant_id} AND sandbox = ${principal.sandbox} AND external_id = ${externalId}`
   if (!r) return undefined
-  const guests = await sql`
+  const [guests, attribution] = await Promise.all([sql`
     SELECT contact_id, first_name, last_name, email, phone, is_holder, pax_type,
       to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth, gender, nationality, document_type, document_number,
       address, language, email_consent, whatsapp_marketing_consent, pre_checkin_completed_at, pre_checkin_source,
       relationship_to_holder
-    FROM reservation_guests WHERE reservation_id = ${r.reservation_id as string} ORDER BY position`
-  return { ...r, guests: [...guests] }
+    FROM reservation_guests WHERE reservation_id = ${r.reservation_id as string} ORDER BY position`,
+  readAttribution(sql, r.reservation_id as string)])
+  return { ...r, guests: [...guests], attribution }
 }

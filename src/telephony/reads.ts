@@ -1,4 +1,5 @@
 import type { Sql, Tx } from "../../core/db/Database.ts"
+import { decodeCursor, encodeCursor } from "../http/cursor.ts"
 
 const stay = `r.id AS reservation_id, r.external_id AS external_reservation_id, r.hotel_id, h.name AS hotel_name, r.status,
   to_char(r.check_in, 'YYYY-MM-DD') AS check_in, to_char(r.check_out, 'YYYY-MM-DD') AS check_out`
@@ -27,12 +28,6 @@ export const screenPop = async (sql: Sql, tenantId: string, phone: string | unde
       next_stay: next ?? null
     }
   }
-}
-
-const encodeCursor = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString("base64url")
-const decodeCursor = (cursor: string): { at: string; id: string } | undefined => {
-  const [at, id] = Buffer.from(cursor, "base64url").toString().split("|")
-  return at && id && !Number.isNaN(Date.parse(at)) && /^[0-9a-f-]{36}$/.test(id) ? { at, id } : undefined
 }
 
 /** A contact's calls, newest first, keyset-paginated on (time, id) so pages never skip or repeat under inserts. */

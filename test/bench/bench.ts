@@ -7,7 +7,8 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,profile,long,explain (a subset of phases), NATS_URL, DATABASE_URL.
+ * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages (a subset of phases), BENCH_MESSAGES (email sends of the
+ * messages phase, default 5,000), NATS_URL, DATABASE_URL.
  *
  * Writes test/bench/results/latest.json and latest.md, plus copies named by the run's timestamp. Creates its own
  * database (gep_bench_<run>) and namespace (bench<run>), and removes both, and every process it started, at the end.
@@ -27,6 +28,8 @@ import { CpuMeter, memoryOf, observe, waitDrained, type ObserverDeps, type Phase
 import { inspectMemory, startProfile, summarise, type ProfileSummary } from "./profiler.ts"
 import { actorTransactions, commandsFor, encodeEnvelopes, rawJetStream, rawPostgres } from "./raw.ts"
 import { explainStatements } from "./explain.ts"
+import { messagesPhase } from "./messages.ts"
+import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { costModel, renderMarkdown, TARGETS } from "./report.ts"
 
 const RESULTS = fileURLToPath(new URL("./results/", import.meta.url))
@@ -175,8 +178,14 @@ const main = async () => {
   }
 
   // ---- platform: worker + ingress as separate processes ---------------------------------------------------------
-  const platformEnv = { GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions) }
-  const needPlatform = ["single", "batch", "rates", "profile", "long"].some(want)
+  // Email leaves to a local SMTP sink (smtp-server + mailparser, in this process) for the messages phase.
+  const sink: SmtpSink | undefined = want("messages") ? await startSmtpSink() : undefined
+  const platformEnv = {
+    GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions),
+    ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
+  }
+  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages"].some(want)
+  let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let worker: ServedProcess | undefined
   let ingress: ServedProcess | undefined
   const phases: Record<string, { load: LoadResult; observed: PhaseObservation }> = {}
@@ -336,6 +345,16 @@ const main = async () => {
       }
     }
 
+    // ---- (e) sends per second through the email path ----------------------------------------------------------
+    if (want("messages") && sink) {
+      messages = await messagesPhase({
+        sql, agent: singleAgent, target, tenantId: tenant.tenant_id, sink, runId,
+        total: num("BENCH_MESSAGES", quick ? 500 : 5_000), concurrency: 64
+      })
+      say("messages", messages)
+      await sink.close()
+    }
+
     // ---- CPU profiles of ingress and worker under max load (after the measurements: profiling slows a little) ---
     if (want("profile") && settings.profile && ingress.inspectorUrl && worker.inspectorUrl) {
       for (const [name, run] of [["single", single(settings.profile_s * 1000)], ["batch", batch(settings.profile_s * 1000)]] as const) {
@@ -407,6 +426,8 @@ const main = async () => {
     p95_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p95 ?? null,
     p99_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p99 ?? null,
     long_batch_per_s: longRate,
+    email_sends_per_s: messages?.end_to_end_per_s ?? null,
+    messages: messages ?? null,
     worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
     raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,
     raw_js_consume_ack_per_s: rawJs?.consume_ack_per_s ?? null,

@@ -221,6 +221,26 @@ export const renderMarkdown = (r: Json): string => {
     }
   }
 
+  if (r.messages) {
+    const mm = r.messages
+    push(
+      "## (e) Email sends through the one send path (API → message actor → outbox → deliverer → SMTP sink)",
+      "",
+      `${n(mm.sends)} utility emails to distinct contacts, 64 concurrent API clients, nodemailer pool of 8 connections to a local ` +
+        "SMTP server (smtp-server + mailparser in the bench process, which also runs the load).",
+      "",
+      "| figure | value |",
+      "|---|---:|",
+      `| end to end: mails caught per second (first request to last mail) | **${n(mm.end_to_end_per_s, 1)}** |`,
+      `| API: sends accepted per second (202) | ${n(mm.api_accept_per_s, 1)} |`,
+      `| API latency p50 / p99 (ms) | ${n(mm.api_latency_ms.p50, 1)} / ${n(mm.api_latency_ms.p99, 1)} |`,
+      `| queued → sent p50 / p99 (ms) | ${n(mm.queue_to_sent_ms.p50, 1)} / ${n(mm.queue_to_sent_ms.p99, 1)} |`,
+      `| mails caught / accepted / sent in the database | ${n(mm.mails_caught)} / ${n(mm.accepted)} / ${n(mm.sent_in_db)} |`,
+      `| Message-IDs caught more than once | ${n(mm.duplicates)} |`,
+      ""
+    )
+  }
+
   const profiles = r.profiles ?? {}
   if (Object.keys(profiles).length > 0) {
     push(

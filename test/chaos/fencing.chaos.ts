@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { ActorNames } from "../../actors/registry.ts"
 import { phone } from "../support/fixtures.ts"
 import { createKey, createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { spawnWorker } from "../support/processes.ts"
@@ -26,11 +27,13 @@ describe("a worker paused past its lease", () => {
     const aId = workerIdOf(a.stderr())!
     expect(aId).toBeDefined()
     let aEpochs = await sql`SELECT actor, partition, epoch FROM partition_leases WHERE namespace = ${ingress.config.namespace} AND owner = ${aId}`
-    for (let i = 0; i < 100 && aEpochs.length < 8; i++) {
+    // Every partition of every actor type (2 partitions each), all A's.
+    const leases = ActorNames.length * 2
+    for (let i = 0; i < 100 && aEpochs.length < leases; i++) {
       await sleep(100)
       aEpochs = await sql`SELECT actor, partition, epoch FROM partition_leases WHERE namespace = ${ingress.config.namespace} AND owner = ${aId}`
     }
-    expect(aEpochs.length).toBe(8) // 4 actor types x 2 partitions, all A's
+    expect(aEpochs.length).toBe(leases)
 
     // A burst, and A frozen in the middle of it (messages fetched, transactions open).
     const burst = Array.from({ length: 300 }, (_, i) => post(ingress.baseUrl, "/api/v1/reservations", key, {

@@ -26,6 +26,10 @@ let limitedKey: string
 let ctiToken: string
 /** A CTI token of another tenant whose telephony bucket is full. */
 let limitedCtiToken: string
+/** A tenant whose channels are never configured: 404 CHANNEL_NOT_CONFIGURED. */
+let unconfigured: TestTenant
+/** The tenant the channel configuration cases change (the messaging cases keep theirs). */
+let channelsTenant: TestTenant
 const sql = testSql()
 
 interface OpenApiOperation {
@@ -53,8 +57,10 @@ const exhaust = async (bucket: string) => {
 
 beforeAll(async () => {
   platform = await startPlatform("openapi")
-  const other = await Promise.all([createTenant("oa"), createTenant("oa-limited")])
+  const other = await Promise.all([createTenant("oa"), createTenant("oa-limited"), createTenant("oa-channels")])
   tenant = other[0]
+  unconfigured = other[1]
+  channelsTenant = other[2]
   const [narrow, limited, cti, limitedCti] = await Promise.all([
     createKey(tenant.tenant_id, ["surveys:write"]),
     createKey(tenant.tenant_id, ["*"]),
@@ -95,6 +101,17 @@ const newGuest = () => data(as("POST", "/api/v1/guests", { phone: guestPhone(), 
 const PUBLIC_URL = "https://93.184.215.14/hooks/openapi"
 const subscription = (overrides: Record<string, unknown> = {}) => ({ url: PUBLIC_URL, event_types: ["broadcast.completed"], enabled: false, ...overrides })
 const newSubscription = () => data(as("POST", "/api/v1/webhooks", subscription()))
+/** The tenant's email channel (no SMTP server here: sends stay queued and retry; the API's answers are what is checked). */
+const emailChannel = () => sql`INSERT INTO channel_email (tenant_id, sandbox, from_address) VALUES (${tenant.tenant_id}, false, 'stay@hotelexample.com')
+  ON CONFLICT DO NOTHING`
+/** A conversation, opened by a queued utility email. */
+const newConversation = async () => {
+  await emailChannel()
+  const guest = await data(as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "Open", last_name: "Api", email: `open${Date.now()}${Math.random().toString(36).slice(2, 6)}@gmail.com` }))
+  const sent = await data(as("POST", "/api/v1/messages", { contact_id: guest.contact_id, channel: "email", category: "utility", subject: "s", text: "x" }))
+  const [row] = await sql`SELECT conversation_id FROM messages WHERE id = ${sent.message_id}`
+  return row!.conversation_id as string
+}
 const callId = () => uniqueId("call")
 const ctiEvent = (overrides: Record<string, unknown> = {}) => ({ event_type: "call_missed", call_id: callId(), ...overrides })
 const completedCall = (overrides: Record<string, unknown> = {}) => ({
@@ -102,6 +119,24 @@ const completedCall = (overrides: Record<string, unknown> = {}) => ({
   started_at: "2026-11-20T10:00:00Z", answered_at: "2026-11-20T10:00:05Z", ended_at: "2026-11-20T10:04:05Z", ...overrides
 })
 const cti = (body: unknown, path = "/api/webhooks/cti", token = ctiToken) => call("POST", path, { key: token, body })
+const phoneNumberId = () => String(100_000_000_000_000 + Math.floor(Math.random() * 899_999_999_999_999))
+const whatsApp = (overrides: Record<string, unknown> = {}) => ({
+  phone_number_id: phoneNumberId(), access_token: "EAAG-openapi", app_secret: "openapi-secret", verify_token: "openapi-verify",
+  templates: [{ name: "booking_confirmation", language: "es", category: "utility", body_parameters: 2 }], ...overrides
+})
+const onChannels = (method: string, path: string, body?: unknown) =>
+  call(method, path, { key: channelsTenant.live_key, ...(body === undefined ? {} : { body }) })
+const configureWhatsApp = () => data(onChannels("PUT", "/api/v1/channels/whatsapp", whatsApp()))
+const TEMPLATE = "/api/v1/channels/whatsapp/templates/late_checkout/es"
+const newAccount = (body: Record<string, unknown> = {}) => data(as("POST", "/b2b/accounts", { type: "agency", name: uniqueId("OA"), ...body }))
+const newDeal = async (body: Record<string, unknown> = {}) =>
+  data(as("POST", "/b2b/deals", { account_id: (await newAccount()).account_id, name: "Deal", type: "group", stage: "lead", ...body }))
+/** A stored reservation's attribution path. */
+const newReservation = async (overrides: Record<string, unknown> = {}) => {
+  const body = reservation({ hotel_code: tenant.hotel_code }, overrides)
+  await data(as("POST", "/api/v1/reservations", body))
+  return `/b2b/reservations/${encodeURIComponent(body.reservation_id)}/attribution`
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Case table: one entry per route of the document
@@ -391,6 +426,138 @@ const routes: Record<string, RouteCases> = {
       ...keyCases("POST", `/api/contacts/${NO_SUCH_ID}/call`, {})
     ]
   },
+  "GET /api/v1/channels/email": {
+    cases: [
+      c(200, "the email sender", async () => {
+        await data(onChannels("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [channelsTenant.hotel_id]: { from_name: "Hotel" } } }))
+        return onChannels("GET", "/api/v1/channels/email")
+      }),
+      c(404, "not configured", () => call("GET", "/api/v1/channels/email", { key: unconfigured.live_key })),
+      ...keyCases("GET", "/api/v1/channels/email")
+    ],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "PUT /api/v1/channels/email": {
+    cases: [
+      c(200, "the stored configuration", () => onChannels("PUT", "/api/v1/channels/email", {
+        from_address: "openapi@grupo.example", from_name: "Grupo", reply_to: "reply@grupo.example",
+        hotel_overrides: { [channelsTenant.hotel_id]: { from_address: "bcn@grupo.example", from_name: "Hotel", reply_to: "bcn@grupo.example" } },
+        send_rate_per_minute: 100
+      })),
+      c(400, "a from_address that is no address", () => onChannels("PUT", "/api/v1/channels/email", { from_address: "nope" })),
+      c(400, "a misspelt field", () => onChannels("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", fromName: "x" })),
+      c(422, "an override for a hotel of another account", () =>
+        onChannels("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example", hotel_overrides: { [unconfigured.hotel_id]: { from_name: "X" } } })),
+      ...keyCases("PUT", "/api/v1/channels/email", { from_address: "openapi@grupo.example" })
+    ]
+  },
+  "GET /api/v1/channels/whatsapp": {
+    cases: [
+      c(200, "the number and templates, never a secret", async () => {
+        await configureWhatsApp()
+        return onChannels("GET", "/api/v1/channels/whatsapp")
+      }),
+      c(404, "not configured", () => call("GET", "/api/v1/channels/whatsapp", { key: unconfigured.live_key })),
+      ...keyCases("GET", "/api/v1/channels/whatsapp")
+    ],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "PUT /api/v1/channels/whatsapp": {
+    cases: [
+      c(200, "the stored configuration", () => onChannels("PUT", "/api/v1/channels/whatsapp", whatsApp({ send_rate_per_minute: 80 }))),
+      c(400, "a duplicate template", () => onChannels("PUT", "/api/v1/channels/whatsapp", whatsApp({
+        templates: [{ name: "a", language: "es", category: "utility", body_parameters: 0 }, { name: "a", language: "es", category: "utility", body_parameters: 1 }]
+      }))),
+      c(400, "the first PUT without secrets", () => call("PUT", "/api/v1/channels/whatsapp", { key: unconfigured.live_key, body: { phone_number_id: phoneNumberId() } })),
+      c(409, "a phone_number_id the live mode holds, claimed by the sandbox", async () => {
+        const live = await configureWhatsApp()
+        return call("PUT", "/api/v1/channels/whatsapp", { key: channelsTenant.test_key, body: whatsApp({ phone_number_id: live.phone_number_id }) })
+      }),
+      ...keyCases("PUT", "/api/v1/channels/whatsapp", whatsApp())
+    ]
+  },
+  "PUT /api/v1/channels/whatsapp/templates/{name}/{language}": {
+    cases: [
+      c(200, "a template registered", async () => {
+        await configureWhatsApp()
+        return onChannels("PUT", TEMPLATE, { category: "utility", body_parameters: 1 })
+      }),
+      c(400, "a category that does not exist", () => onChannels("PUT", TEMPLATE, { category: "promo", body_parameters: 1 })),
+      c(400, "a name WhatsApp would refuse", () => onChannels("PUT", "/api/v1/channels/whatsapp/templates/Late%20Checkout/es", { category: "utility", body_parameters: 1 })),
+      c(404, "no WhatsApp channel", () => call("PUT", TEMPLATE, { key: unconfigured.live_key, body: { category: "utility", body_parameters: 1 } })),
+      ...keyCases("PUT", TEMPLATE, { category: "utility", body_parameters: 1 })
+    ]
+  },
+  "DELETE /api/v1/channels/whatsapp/templates/{name}/{language}": {
+    cases: [
+      c(200, "a template unregistered", async () => {
+        await configureWhatsApp()
+        await data(onChannels("PUT", TEMPLATE, { category: "utility", body_parameters: 1 }))
+        return onChannels("DELETE", TEMPLATE)
+      }),
+      c(400, "a language WhatsApp does not know", () => onChannels("DELETE", "/api/v1/channels/whatsapp/templates/late_checkout/spanish")),
+      c(404, "a template not registered", async () => {
+        await configureWhatsApp()
+        return onChannels("DELETE", "/api/v1/channels/whatsapp/templates/never_registered/es")
+      }),
+      ...keyCases("DELETE", TEMPLATE)
+    ]
+  },
+  "POST /api/v1/messages": {
+    cases: [
+      c(202, "a marketing email without consent: recorded as skipped", async () => {
+        await emailChannel()
+        return as("POST", "/api/v1/messages", { contact_id: (await newGuest()).contact_id, channel: "email", subject: "Offer", text: "x" })
+      }),
+      c(400, "a body failing the schema", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "fax" })),
+      c(400, "an email without a subject", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", text: "x" })),
+      c(404, "an unknown contact", () => as("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", category: "utility", subject: "s", text: "x" })),
+      c(422, "a channel the account has not configured", async () =>
+        as("POST", "/api/v1/messages", { contact_id: (await newGuest()).contact_id, channel: "whatsapp", template: { name: "t", language: "es", parameters: [] } })),
+      ...keyCases("POST", "/api/v1/messages", { contact_id: NO_SUCH_ID, channel: "email", subject: "s", text: "x" })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/contacts/{id}/messages": {
+    cases: [
+      c(200, "a contact's messages with their history", async () => {
+        await emailChannel()
+        const guest = await newGuest()
+        await data(as("POST", "/api/v1/messages", { contact_id: guest.contact_id, channel: "email", category: "utility", subject: "s", text: "x" }))
+        return as("GET", `/api/v1/contacts/${guest.contact_id}/messages?limit=5`)
+      }),
+      c(400, "a limit out of range", async () => as("GET", `/api/v1/contacts/${(await newGuest()).contact_id}/messages?limit=0`)),
+      c(400, "a cursor this API never returned", async () => as("GET", `/api/v1/contacts/${(await newGuest()).contact_id}/messages?cursor=garbage`)),
+      c(404, "an unknown contact", () => as("GET", `/api/v1/contacts/${NO_SUCH_ID}/messages`)),
+      ...keyCases("GET", `/api/v1/contacts/${NO_SUCH_ID}/messages`)
+    ]
+  },
+  "GET /api/v1/conversations/{id}": {
+    cases: [
+      c(200, "a conversation with its messages", async () => as("GET", `/api/v1/conversations/${await newConversation()}`)),
+      c(404, "an unknown conversation", () => as("GET", `/api/v1/conversations/${NO_SUCH_ID}`)),
+      nulParam("GET", "/api/v1/conversations/%00"),
+      ...keyCases("GET", `/api/v1/conversations/${NO_SUCH_ID}`)
+    ]
+  },
+  "POST /api/v1/conversations/{id}/close": {
+    cases: [
+      c(200, "closed", async () => as("POST", `/api/v1/conversations/${await newConversation()}/close`)),
+      c(404, "an unknown conversation", () => as("POST", `/api/v1/conversations/${NO_SUCH_ID}/close`)),
+      nulParam("POST", "/api/v1/conversations/%00/close"),
+      ...keyCases("POST", `/api/v1/conversations/${NO_SUCH_ID}/close`)
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/contacts/{id}/opt-out": {
+    cases: [
+      c(200, "opted out", async () => as("POST", `/api/v1/contacts/${(await newGuest()).contact_id}/opt-out`, { channel: "whatsapp" })),
+      c(400, "an unknown channel", async () => as("POST", `/api/v1/contacts/${(await newGuest()).contact_id}/opt-out`, { channel: "fax" })),
+      c(404, "an unknown contact", () => as("POST", `/api/v1/contacts/${NO_SUCH_ID}/opt-out`, { channel: "email" })),
+      ...keyCases("POST", `/api/v1/contacts/${NO_SUCH_ID}/opt-out`, { channel: "email" })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
   "GET /api/calls/{call_record_id}": {
     cases: [
       c(200, "a call record with its transcript", async () =>
@@ -400,6 +567,166 @@ const routes: Record<string, RouteCases> = {
       nulParam("GET", "/api/calls/%00"),
       ...keyCases("GET", `/api/calls/${NO_SUCH_ID}`)
     ]
+  },
+  "POST /b2b/accounts": {
+    cases: [
+      c(201, "a new account with codes under a parent", async () =>
+        as("POST", "/b2b/accounts", {
+          type: "agency", name: "Viajes Sol", parent_id: (await newAccount({ type: "consortium" })).account_id, external_id: uniqueId("TA"),
+          codes: { agency_codes: [uniqueId("AG")], promo_codes: [uniqueId("PR")], rate_codes: [{ code: uniqueId("RC"), hotel_id: tenant.hotel_id, valid_from: "2026-01-01", valid_to: "2026-12-31" }] },
+          email_domains: ["viajessol.es"], desk_emails: ["reservas@viajessol.es"], phone: guestPhone(), country: "ES"
+        })),
+      c(400, "a body failing the schema", () => as("POST", "/b2b/accounts", { type: "airline", name: "X" })),
+      c(400, "a free-mail domain", () => as("POST", "/b2b/accounts", { type: "corporate", name: "X", email_domains: ["gmail.com"] })),
+      c(409, "an agency code another account holds", async () => {
+        const code = uniqueId("AG")
+        await newAccount({ codes: { agency_codes: [code] } })
+        return as("POST", "/b2b/accounts", { type: "agency", name: "X", codes: { agency_codes: [code] } })
+      }),
+      c(422, "a parent at level three", async () => {
+        const root = await newAccount()
+        const mid = await newAccount({ parent_id: root.account_id })
+        const leaf = await newAccount({ parent_id: mid.account_id })
+        return as("POST", "/b2b/accounts", { type: "agency", name: "X", parent_id: leaf.account_id })
+      }),
+      ...keyCases("POST", "/b2b/accounts", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /b2b/accounts": {
+    cases: [
+      c(200, "accounts holding a code", async () => {
+        const code = uniqueId("AG")
+        await newAccount({ codes: { agency_codes: [code] } })
+        return as("GET", `/b2b/accounts?code=${code}`)
+      }),
+      c(200, "a page of accounts", async () => {
+        await newAccount()
+        return as("GET", "/b2b/accounts?limit=1")
+      }),
+      c(400, "a limit out of range", () => as("GET", "/b2b/accounts?limit=101")),
+      ...keyCases("GET", "/b2b/accounts")
+    ]
+  },
+  "GET /b2b/accounts/{id}": {
+    cases: [
+      c(200, "an account with children, contacts and production", async () => {
+        const code = uniqueId("AG")
+        const root = await newAccount({ codes: { agency_codes: [code] } })
+        await newAccount({ parent_id: root.account_id })
+        await data(as("POST", `/b2b/accounts/${root.account_id}/contacts`, { first_name: "Ana", phone: guestPhone(), role: "booker" }))
+        await data(as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }, { agency_code: code, amount: 120, currency: "EUR" })))
+        return as("GET", `/b2b/accounts/${root.account_id}`)
+      }),
+      c(404, "an unknown id", () => as("GET", `/b2b/accounts/${NO_SUCH_ID}`)),
+      c(404, "an id that is no uuid", () => as("GET", "/b2b/accounts/not-a-uuid")),
+      nulParam("GET", "/b2b/accounts/%00"),
+      ...keyCases("GET", `/b2b/accounts/${NO_SUCH_ID}`)
+    ]
+  },
+  "PATCH /b2b/accounts/{id}": {
+    cases: [
+      c(200, "fields and codes changed, detached", async () =>
+        as("PATCH", `/b2b/accounts/${(await newAccount({ parent_id: (await newAccount()).account_id })).account_id}`, {
+          name: "Renamed", parent_id: null, codes: { iata: "78212345" }, phone: null
+        })),
+      c(400, "a body failing the schema", async () => as("PATCH", `/b2b/accounts/${(await newAccount()).account_id}`, { name: null })),
+      c(404, "an unknown id", () => as("PATCH", `/b2b/accounts/${NO_SUCH_ID}`, { name: "X" })),
+      c(409, "a promo code another account holds", async () => {
+        const code = uniqueId("PR")
+        await newAccount({ codes: { promo_codes: [code] } })
+        return as("PATCH", `/b2b/accounts/${(await newAccount()).account_id}`, { codes: { promo_codes: [code] } })
+      }),
+      c(422, "a parent that is its own descendant", async () => {
+        const root = await newAccount()
+        const child = await newAccount({ parent_id: root.account_id })
+        return as("PATCH", `/b2b/accounts/${root.account_id}`, { parent_id: child.account_id })
+      }),
+      ...keyCases("PATCH", `/b2b/accounts/${NO_SUCH_ID}`, {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /b2b/accounts/{id}/contacts": {
+    cases: [
+      c(201, "a person linked", async () =>
+        as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { first_name: "Ana", last_name: "Ruiz", phone: guestPhone(), role: "booker", is_primary: true })),
+      c(200, "the same person again", async () => {
+        const account = (await newAccount()).account_id
+        const body = { first_name: "Ana", phone: guestPhone() }
+        await data(as("POST", `/b2b/accounts/${account}/contacts`, body))
+        return as("POST", `/b2b/accounts/${account}/contacts`, { ...body, title: "CFO" })
+      }),
+      c(400, "a body failing the schema", async () => as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { phone: guestPhone() })),
+      c(404, "an unknown account", () => as("POST", `/b2b/accounts/${NO_SUCH_ID}/contacts`, { first_name: "Ana", phone: guestPhone() })),
+      c(422, "only a role mailbox", async () => as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { first_name: "Desk", email: "reservas@desk-example.es" })),
+      ...keyCases("POST", `/b2b/accounts/${NO_SUCH_ID}/contacts`, {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /b2b/deals": {
+    cases: [
+      c(201, "a new deal", async () =>
+        as("POST", "/b2b/deals", {
+          account_id: (await newAccount()).account_id, name: "Offsite", type: "group", stage: "qualified", hotel_ids: [tenant.hotel_id],
+          arrival: "2027-05-10", departure: "2027-05-13", room_nights: 120, value: { amount: 48000, currency: "EUR" }, probability: 40
+        })),
+      c(400, "a body failing the schema", () => as("POST", "/b2b/deals", { account_id: NO_SUCH_ID, name: "X", type: "group", stage: "maybe" })),
+      c(409, "won at once with a rate code another account holds", async () => {
+        const code = uniqueId("RC")
+        await newAccount({ codes: { rate_codes: [{ code }] } })
+        return as("POST", "/b2b/deals", { account_id: (await newAccount()).account_id, name: "X", type: "corporate_rate", stage: "won", rate_codes: [code] })
+      }),
+      c(422, "an unknown account", () => as("POST", "/b2b/deals", { account_id: NO_SUCH_ID, name: "X", type: "group", stage: "lead" })),
+      ...keyCases("POST", "/b2b/deals", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "PATCH /b2b/deals/{id}": {
+    cases: [
+      c(200, "a stage move", async () => as("PATCH", `/b2b/deals/${(await newDeal()).deal_id}`, { stage: "proposal", probability: 50 })),
+      c(400, "a body failing the schema", async () => as("PATCH", `/b2b/deals/${(await newDeal()).deal_id}`, { stage: "maybe" })),
+      c(404, "an unknown deal", () => as("PATCH", `/b2b/deals/${NO_SUCH_ID}`, { stage: "won" })),
+      c(409, "won with a rate code another account holds", async () => {
+        const code = uniqueId("RC")
+        await newAccount({ codes: { rate_codes: [{ code }] } })
+        return as("PATCH", `/b2b/deals/${(await newDeal({ type: "corporate_rate", rate_codes: [code] })).deal_id}`, { stage: "won" })
+      }),
+      c(422, "a stage change of a lost deal", async () => as("PATCH", `/b2b/deals/${(await newDeal({ stage: "lost" })).deal_id}`, { stage: "lead" })),
+      ...keyCases("PATCH", `/b2b/deals/${NO_SUCH_ID}`, {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /b2b/deals": {
+    cases: [
+      c(200, "an account's deals", async () => as("GET", `/b2b/deals?account_id=${(await newDeal()).account_id}`)),
+      c(400, "an unknown stage", () => as("GET", "/b2b/deals?stage=maybe")),
+      ...keyCases("GET", "/b2b/deals")
+    ]
+  },
+  "PUT /b2b/reservations/{reservation_id}/attribution": {
+    cases: [
+      c(200, "a manual attribution", async () => as("PUT", await newReservation(), { account_id: (await newAccount()).account_id })),
+      c(400, "a body failing the schema", async () => as("PUT", await newReservation(), { account_id: "x" })),
+      c(404, "an unknown reservation", () => as("PUT", "/b2b/reservations/NO-SUCH/attribution", { account_id: null })),
+      c(422, "an unknown account", async () => as("PUT", await newReservation(), { account_id: NO_SUCH_ID })),
+      ...keyCases("PUT", "/b2b/reservations/x/attribution", { account_id: null })
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "DELETE /b2b/reservations/{reservation_id}/attribution": {
+    cases: [
+      c(200, "back to the rules", async () => {
+        const code = uniqueId("AG")
+        await newAccount({ codes: { agency_codes: [code] } })
+        const path = await newReservation({ agency_code: code })
+        await data(as("PUT", path, { account_id: null }))
+        return as("DELETE", path)
+      }),
+      c(404, "an unknown reservation", () => as("DELETE", "/b2b/reservations/NO-SUCH/attribution")),
+      nulParam("DELETE", "/b2b/reservations/%00/attribution"),
+      ...keyCases("DELETE", "/b2b/reservations/x/attribution")
+    ],
+    notCaused: ACTOR_FAILURES
   }
 }
 

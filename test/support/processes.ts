@@ -53,3 +53,49 @@ export const spawnWorker = async (config: AppConfigShape, env: Record<string, st
     }
   }
 }
+
+export interface IngressProcess {
+  readonly baseUrl: string
+  readonly child: ChildProcess
+  readonly stderr: () => string
+  readonly stop: () => Promise<void>
+}
+
+/** A `gep serve --role ingress` process (its own logger, at the level given), for tests that read its log lines. */
+export const spawnIngress = async (config: AppConfigShape, env: Record<string, string> = {}): Promise<IngressProcess> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [CLI, "serve", "--role", "ingress"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: config.databaseUrl,
+      NATS_URL: config.natsUrl,
+      GEP_NAMESPACE: config.namespace,
+      GEP_PARTITIONS: String(config.partitions),
+      GEP_DB_POOL_SIZE: String(config.dbPoolSize),
+      GEP_RATE_LIMIT_PER_MINUTE: String(config.defaultRateLimitPerMinute),
+      PORT: String(port),
+      GEP_LOG_LEVEL: "info",
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let err = ""
+  child.stderr!.on("data", (d) => (err += d.toString()))
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+  const baseUrl = `http://127.0.0.1:${port}`
+  const started = Date.now()
+  while (!(await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false))) {
+    if (child.exitCode !== null) throw new Error(`ingress exited early: ${err}`)
+    if (Date.now() - started > 20_000) throw new Error(`ingress did not start: ${err}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    baseUrl,
+    child,
+    stderr: () => err,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+      await exited
+    }
+  }
+}

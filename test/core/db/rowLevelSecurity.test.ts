@@ -20,6 +20,15 @@ afterAll(async () => {
 })
 
 describe("row-level security (defence in depth)", () => {
+  it("covers every table with a tenant_id column, whichever migration made it", async () => {
+    const uncovered = await sql`
+      SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'r'
+        AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped)
+        AND (NOT c.relrowsecurity OR NOT EXISTS (SELECT 1 FROM pg_policy p WHERE p.polrelid = c.oid AND p.polname = 'tenant_isolation'))`
+    expect(uncovered.map((r) => r.relname)).toEqual([])
+  })
+
   it("a tenant-confined transaction sees only its tenant's rows, even with no tenant filter in the query", async () => {
     const seen = await withTenant(sql, a.tenant_id, async (tx) => ({
       reservations: (await tx`SELECT DISTINCT tenant_id FROM reservations`).map((r) => r.tenant_id),

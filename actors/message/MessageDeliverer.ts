@@ -1,0 +1,102 @@
+import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream"
+import { Context, Effect, Exit, Layer, Redacted } from "effect"
+import { Database } from "../../core/db/Database.ts"
+import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
+import { errorText, log } from "../../core/observability/log.ts"
+import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
+import { decode } from "../../streams/envelope.ts"
+import { deliveryConsumer, DeliveryChannels } from "../../streams/messageTopology.ts"
+import { Nats } from "../../streams/Nats.ts"
+import { natsFailure } from "../../streams/natsErrors.ts"
+import { outboxStream } from "../../streams/subjects.ts"
+import { AppConfig } from "../../core/config/AppConfig.ts"
+import { OutboxRelay } from "../runtime/OutboxRelay.ts"
+import { attempt, type DeliverCommand, type Verdict } from "./attempt.ts"
+import { closeIdleConversations } from "./conversationSweep.ts"
+import { EmailTransport } from "./EmailTransport.ts"
+import { WhatsAppTransport } from "./WhatsAppTransport.ts"
+
+/** Attempts in flight per channel in one worker (each is one provider call and two short transactions). */
+const CONCURRENCY = 32
+
+export interface MessageDelivererShape {
+  /** Closes conversations idle past the configured time (the timer calls it; tests call it directly). */
+  readonly sweep: () => Promise<number>
+}
+
+/**
+ * The worker side of messaging: one consumer per channel reading the outbox's deliver commands, each command one
+ * attempt at a time (claim, provider call, outcome), acked when the message is settled and naked with a delay
+ * otherwise; and the sweep that closes idle conversations.
+ */
+export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageDelivererShape>()("app/message/MessageDeliverer") {
+  static readonly layer = Layer.effect(MessageDeliverer, Effect.gen(function*() {
+    const app = yield* AppConfig
+    const config = yield* MessagingConfig
+    const webhook = yield* WebhookConfig
+    const { sql } = yield* Database
+    const { js } = yield* Nats
+    const context = yield* Effect.context<EmailTransport | WhatsAppTransport>()
+    const relay = new OutboxRelay(sql, js)
+    const deps = {
+      sql, namespace: app.namespace, key: Redacted.value(webhook.encryptionKey), config,
+      publish: (m: Parameters<OutboxRelay["publishMessages"]>[0]) => relay.publishMessages(m)
+    }
+    const inFlight = new Set<Promise<void>>()
+    const streams: Array<ConsumerMessages> = []
+    const loops: Array<Promise<void>> = []
+
+    const handle = async (m: JsMsg): Promise<void> => {
+      let verdict: Verdict
+      try {
+        const cmd = decode<DeliverCommand>(m.data)
+        const exit = await Effect.runPromiseExit(Effect.provideContext(attempt(deps, cmd), context))
+        verdict = Exit.isSuccess(exit) ? exit.value : { ack: false, delayMs: 5_000 }
+        if (Exit.isFailure(exit)) log("warn", "message delivery deferred", { seq: m.seq, error: errorText(exit.cause) })
+      } catch (e) {
+        log("error", "message deliver command undecodable, dropped", { seq: m.seq, error: errorText(e) })
+        m.term()
+        return
+      }
+      if (verdict.ack) m.ack()
+      else m.nak(Math.max(100, verdict.delayMs))
+    }
+
+    const run = async (messages: ConsumerMessages) => {
+      for await (const m of messages) {
+        while (inFlight.size >= CONCURRENCY * DeliveryChannels.length) await Promise.race(inFlight)
+        const p: Promise<void> = handle(m).finally(() => inFlight.delete(p))
+        inFlight.add(p)
+      }
+    }
+
+    const sweep = () => closeIdleConversations(sql, config.conversationIdleMs, app.namespace).then(async (events) => {
+      await relay.publishMessages(events)
+      return events.length
+    })
+    let timer: NodeJS.Timeout | undefined
+
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          for (const channel of DeliveryChannels) {
+            const consumer = await js.consumers.get(outboxStream(app.namespace), deliveryConsumer(app.namespace, channel))
+            const messages = await consumer.consume({ max_messages: CONCURRENCY })
+            streams.push(messages)
+            loops.push(run(messages))
+          }
+          timer = setInterval(() => void sweep().catch((e) => log("warn", "conversation sweep failed", { error: errorText(e) })), config.conversationSweepMs)
+          timer.unref()
+        },
+        catch: natsFailure
+      }).pipe(Effect.andThen(Effect.logInfo("message deliverer started"))),
+      () => Effect.promise(async () => {
+        if (timer) clearInterval(timer)
+        await Promise.all(streams.map((s) => s.close().catch(() => undefined)))
+        await Promise.allSettled([...inFlight])
+        await Promise.allSettled(loops)
+      }).pipe(Effect.andThen(Effect.logInfo("message deliverer stopped")))
+    )
+    return MessageDeliverer.of({ sweep })
+  }))
+}

@@ -1,0 +1,149 @@
+import { readEmailChannel, readWhatsAppChannel, senderFor } from "../../core/channel/repository.ts"
+import type { Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
+import { encode } from "../../streams/envelope.ts"
+import type { OutboxMessage } from "../runtime/Actor.ts"
+import { loadContactSummaries } from "../shared/identity.ts"
+import { messageEvent, type MessageEventType } from "./events.ts"
+import { MESSAGE_EVENT_COLUMNS, type MessageRow, suppress } from "./repository.ts"
+import type { SendFailure } from "./SendFailure.ts"
+
+// The deliverer's SQL: claiming a queued message for one attempt (recorded BEFORE the provider is called) and
+// recording the attempt's outcome with the webhook it announces. Each is one short transaction under the tenant's
+// row-level security; the provider call happens between them, outside any transaction.
+
+export interface QueuedMessage {
+  readonly id: string
+  readonly contact_id: string
+  readonly channel: "email" | "whatsapp"
+  readonly category: string
+  readonly to_address: string
+  readonly hotel_id: string | null
+  readonly template_name: string | null
+  readonly template_language: string | null
+  readonly template_parameters: ReadonlyArray<string> | null
+  readonly subject: string | null
+  readonly body_text: string | null
+  readonly body_html: string | null
+  readonly attempts: number
+}
+
+export type Claim =
+  | { readonly kind: "done" }
+  /** Not now: the tenant's send rate is used up, or an earlier attempt's outcome is still being reconciled. */
+  | { readonly kind: "later"; readonly delayMs: number }
+  | { readonly kind: "missing_channel" }
+  | {
+    readonly kind: "send"
+    readonly message: QueuedMessage
+    readonly email?: { readonly from_address: string; readonly from_name: string | null; readonly reply_to: string | null }
+    readonly whatsapp?: { readonly phone_number_id: string; readonly access_token: string }
+    /** A previous attempt left no outcome (its worker died): this one repeats it. */
+    readonly repeat: boolean
+  }
+
+export interface ClaimOptions {
+  readonly reconcileMs: number
+  /** Longer than any attempt can run: an attempt stamped earlier has ended, whatever its outcome. */
+  readonly attemptDeadlineMs: number
+  readonly defaultRatePerMinute: number
+  readonly key: Buffer
+}
+
+/**
+ * Takes a queued message for one attempt. A message that is no longer queued (sent, failed, settled by a status
+ * webhook) is done. A WhatsApp attempt whose outcome is unknown waits `reconcileMs` for a status carrying our id
+ * before it is repeated; an email one is repeated at once (same Message-ID). The tenant's per-minute send budget is
+ * taken here, atomically across workers; the attempt is counted and stamped before the transaction commits.
+ */
+export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: ClaimOptions): Promise<Claim> => {
+  const [m] = await tx<Array<QueuedMessage & { status: string; attempt_started_at: Date | null; now: Date }>>`
+    SELECT id, contact_id, channel, category, to_address, hotel_id, template_name, template_language, template_parameters,
+      subject, body_text, body_html, attempts, status, attempt_started_at, now() AS now
+    FROM messages WHERE id = ${messageId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} FOR UPDATE`
+  if (!m || m.status !== "queued") return { kind: "done" }
+  const repeat = m.attempt_started_at !== null
+  if (repeat) {
+    // An attempt may still be running somewhere until its deadline has passed; a WhatsApp one waits longer, for a
+    // status webhook to settle it.
+    const wait = m.channel === "whatsapp" ? Math.max(o.reconcileMs, o.attemptDeadlineMs) : o.attemptDeadlineMs
+    const waited = m.now.getTime() - m.attempt_started_at!.getTime()
+    if (waited < wait) return { kind: "later", delayMs: wait - waited }
+  }
+  const email = m.channel === "email" ? await readEmailChannel(tx, scope) : null
+  const whatsapp = m.channel === "whatsapp" ? await readWhatsAppChannel(tx, scope, o.key) : null
+  if (email === null && whatsapp === null) return { kind: "missing_channel" }
+  const limit = (email ?? whatsapp)!.send_rate_per_minute ?? o.defaultRatePerMinute
+  const bucket = `send:${scope.tenant_id}:${scope.sandbox}:${m.channel}`
+  const [taken] = await tx`
+    INSERT INTO rate_counters (bucket, window_start, count) VALUES (${bucket}, date_trunc('minute', now()), 1)
+    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + 1 WHERE rate_counters.count < ${limit}
+    RETURNING count`
+  if (!taken) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
+  await tx`UPDATE messages SET attempts = attempts + 1, attempt_started_at = now(), updated_at = now() WHERE id = ${m.id}`
+  const message: QueuedMessage = { ...m, attempts: m.attempts + 1 }
+  return {
+    kind: "send",
+    message,
+    repeat,
+    ...(email === null ? {} : { email: senderFor(email, m.hotel_id) }),
+    ...(whatsapp === null ? {} : { whatsapp: { phone_number_id: whatsapp.phone_number_id, access_token: whatsapp.access_token } })
+  }
+}
+
+const announce = async (tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, type: MessageEventType, row: MessageRow) => {
+  const summaries = await loadContactSummaries(tx, [row.contact_id])
+  const event = messageEvent(subject, scope, type, row, summaries.get(row.contact_id), new Date().toISOString())
+  await writeOutbox(tx, [{ tenant_id: scope.tenant_id, message: event }])
+  return event
+}
+
+/** Outbox rows written outside an actor (one message per row), each under its own tenant. */
+export const writeOutbox = (tx: Tx, entries: ReadonlyArray<{ readonly tenant_id: string; readonly message: OutboxMessage }>) =>
+  entries.length === 0 ? Promise.resolve() : tx`INSERT INTO outbox ${tx(entries.map(({ tenant_id, message: m }) => ({
+    id: m.id, tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload))
+  })), "id", "tenant_id", "subject", "payload")}`
+
+const history = (tx: Tx, scope: TenantScope, id: string, status: string, applied: boolean, errorCode: string | null) => tx`
+  INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)
+  VALUES (${id}, ${scope.tenant_id}, ${scope.sandbox}, ${status}, ${errorCode}, now(), ${applied})`
+
+/** The provider took the message: `sent` (unless a status webhook already moved it on), its id kept, the attempt closed. */
+export const recordSent = async (tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, id: string, providerId: string) => {
+  const [row] = await tx.unsafe<Array<MessageRow & { was_queued: boolean }>>(
+    `WITH o AS (SELECT id, status = 'queued' AS was_queued FROM messages WHERE id = $1 FOR UPDATE)
+     UPDATE messages m SET status = CASE WHEN o.was_queued THEN 'sent' ELSE m.status END,
+       sent_at = CASE WHEN m.status = 'failed' THEN m.sent_at ELSE coalesce(m.sent_at, now()) END, provider_message_id = coalesce(m.provider_message_id, nullif($2, '')),
+       attempt_started_at = NULL, updated_at = now(),
+       -- a retried send clears the last attempt's error; a status that already settled it (failed) keeps its own
+       error_code = CASE WHEN o.was_queued THEN NULL ELSE m.error_code END,
+       error_message = CASE WHEN o.was_queued THEN NULL ELSE m.error_message END
+     FROM o WHERE m.id = o.id
+     RETURNING ${MESSAGE_EVENT_COLUMNS.split(",").map((c) => `m.${c.trim()}`).join(", ")}, o.was_queued`,
+    [id, providerId])
+  if (!row) return []
+  await history(tx, scope, id, "sent", row.was_queued, null)
+  return row.was_queued ? [await announce(tx, scope, subject, "message.sent", row)] : []
+}
+
+/** Given up for good: `failed` with the provider's reason (a hard bounce also suppresses the address). */
+export const recordFailed = async (
+  tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, m: QueuedMessage, failure: SendFailure
+) => {
+  const [row] = await tx.unsafe<Array<MessageRow>>(
+    `UPDATE messages SET status = 'failed', failed_at = now(), error_code = $2, error_message = $3, attempt_started_at = NULL,
+       updated_at = now()
+     WHERE id = $1 AND status IN ('queued', 'sent') RETURNING ${MESSAGE_EVENT_COLUMNS}`,
+    [m.id, failure.code, failure.message.slice(0, 1000)])
+  if (!row) return []
+  await history(tx, scope, m.id, "failed", true, failure.code)
+  if (failure.hardBounce) await suppress(tx, scope, m.channel, m.to_address, `${m.channel === "email" ? "smtp" : "whatsapp_error"}_${failure.code}`, m.id)
+  return [await announce(tx, scope, subject, "message.failed", row)]
+}
+
+/** The attempt failed but another may succeed: the attempt is closed (so the next is not mistaken for a repeat). */
+export const recordRetry = (tx: Tx, id: string, failure: SendFailure, keepAttemptOpen: boolean) => tx`
+  UPDATE messages SET error_code = ${failure.code}, error_message = ${failure.message.slice(0, 1000)}, updated_at = now(),
+    attempt_started_at = CASE WHEN ${keepAttemptOpen} THEN attempt_started_at ELSE NULL END
+  WHERE id = ${id} AND status = 'queued'`
+

@@ -1,0 +1,113 @@
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { senderFor } from "../../core/channel/repository.ts"
+import type { MessageCategory } from "../../schemas/message.ts"
+import * as Actor from "../runtime/Actor.ts"
+import { loadContactSummaries } from "../shared/identity.ts"
+import { conversationEvent, deliverCommand } from "./events.ts"
+import { type SendCommand, type SendOutcome, SendRefused } from "./protocol.ts"
+import {
+  channelSetup, findMessage, hotelOfTenant, insertMessage, isSuppressed, loadRecipient, openConversation, touchConversation
+} from "./repository.ts"
+import { addressOf, gate, serviceWindowOpen } from "./state.ts"
+
+const refuse = (status: 404 | 422, code: string, field: string, message: string) =>
+  Effect.fail(new SendRefused({ status, code, field, message }))
+
+/** The category a send is gated by, after checking it against what the channel has registered. */
+const categoryOf = Effect.fn("MessageActor.categoryOf")(function*(
+  cmd: SendCommand, setup: Extract<Awaited<ReturnType<typeof channelSetup>>, { configured: true }>, contactId: string
+) {
+  if (cmd.channel === "email") return (cmd.category ?? "marketing") as MessageCategory
+  if (cmd.template === undefined) {
+    // A free-form reply: only inside the customer-service window the guest's last message opened.
+    const open = yield* Actor.query((tx, scope) => openConversation(tx, scope, contactId, "whatsapp"))
+    if (!serviceWindowOpen(open?.last_inbound_at ?? null, new Date())) {
+      return yield* refuse(422, "SERVICE_WINDOW_CLOSED", "text",
+        "A free-form WhatsApp message can only answer a guest who wrote in the last 24 hours; send an approved template")
+    }
+    return "service" as const
+  }
+  const t = cmd.template
+  const registered = setup.templates.find((r) => r.name === t.name && r.language === t.language)
+  if (registered === undefined) {
+    return yield* refuse(422, "TEMPLATE_UNKNOWN", "template.name", `No approved template ${JSON.stringify(t.name)} in language ${JSON.stringify(t.language)} is registered`)
+  }
+  const given = t.parameters?.length ?? 0
+  if (given !== registered.body_parameters) {
+    return yield* refuse(422, "TEMPLATE_PARAMETER_COUNT", "template.parameters",
+      `Template ${JSON.stringify(t.name)} takes ${registered.body_parameters} body parameters; ${given} given`)
+  }
+  if (cmd.category !== undefined && cmd.category !== registered.category) {
+    return yield* refuse(422, "CATEGORY_MISMATCH", "category", `Template ${JSON.stringify(t.name)} is registered as ${registered.category}`)
+  }
+  return registered.category as MessageCategory
+})
+
+/**
+ * One send through the gates: refused (nothing recorded) when it names what the account does not have; recorded as
+ * skipped when the guest may not or cannot receive it; otherwise recorded as queued in the contact's conversation,
+ * with the deliverer's command in the same transaction. A message id seen before answers what was recorded.
+ */
+export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
+  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  // Independent reads in one round trip (pipelined on the group's connection).
+  const hotelId = cmd.hotel_id
+  const [existing, contact, setup, hotelKnown] = yield* Actor.query((tx) => Promise.all([
+    findMessage(tx, cmd.message_id),
+    loadRecipient(tx, scope, cmd.contact_id),
+    channelSetup(tx, scope, cmd.channel),
+    hotelId === undefined ? true : hotelOfTenant(tx, scope, hotelId)
+  ]))
+  if (existing) {
+    return { message_id: existing.id, status: existing.status, skip_reason: existing.skip_reason, is_new: false } satisfies SendOutcome
+  }
+  if (!contact) return yield* refuse(404, "CONTACT_NOT_FOUND", "contact_id", `No contact with id ${JSON.stringify(cmd.contact_id)}`)
+  if (!hotelKnown) return yield* refuse(422, "HOTEL_UNKNOWN", "hotel_id", `No hotel with id ${JSON.stringify(hotelId)} in this account`)
+  if (!setup.configured) {
+    return yield* refuse(422, "CHANNEL_NOT_CONFIGURED", "channel", `The ${cmd.channel} channel is not configured for this account (PUT /api/v1/channels/${cmd.channel})`)
+  }
+  const category = yield* categoryOf(cmd, setup, contact.id)
+  const address = addressOf(contact, cmd.channel)
+  const suppressed = address === null ? false : yield* Actor.query((tx) => isSuppressed(tx, scope, cmd.channel, address))
+  const skip = gate(contact, cmd.channel, category, suppressed)
+  const now = new Date().toISOString()
+
+  const sender = setup.email === undefined ? undefined : senderFor({ ...setup.email, send_rate_per_minute: null }, hotelId)
+  // A send that leaves continues the contact's open conversation on the channel, or opens one.
+  const conversation = skip === null
+    ? yield* Actor.query((tx) => touchConversation(tx, scope, contact.id, cmd.channel, randomUUID(), false, now))
+    : undefined
+  const row = yield* Actor.query((tx) => insertMessage(tx, scope, {
+    id: cmd.message_id,
+    contact_id: contact.id,
+    conversation_id: conversation?.id ?? null,
+    channel: cmd.channel,
+    direction: "outbound",
+    category,
+    origin: cmd.origin,
+    hotel_id: hotelId ?? null,
+    to_address: address,
+    from_address: sender?.from_address ?? setup.phone_number_id ?? null,
+    template_name: cmd.template?.name ?? null,
+    template_language: cmd.template?.language ?? null,
+    template_parameters: cmd.template === undefined ? null : cmd.template.parameters ?? [],
+    subject: cmd.subject ?? null,
+    body_text: cmd.text ?? null,
+    body_html: cmd.html ?? null,
+    status: skip === null ? "queued" : "skipped",
+    skip_reason: skip,
+    provider_message_id: null,
+    journey_run_id: cmd.journey_run_id ?? null,
+    step_id: cmd.step_id ?? null,
+    created_at: now
+  }))
+  if (row && skip === null) {
+    yield* Actor.emit([deliverCommand(subject, scope, row)])
+    if (conversation?.is_new) {
+      const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, [contact.id]))
+      yield* Actor.emit([conversationEvent(subject, scope, "conversation.created", conversation, summaries.get(contact.id), now)])
+    }
+  }
+  return { message_id: cmd.message_id, status: row?.status ?? "queued", skip_reason: skip, is_new: true } satisfies SendOutcome
+})

@@ -1,0 +1,85 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { randomUUID } from "node:crypto"
+import { MessageProtocol, type SendRefused } from "../../actors/message/protocol.ts"
+import { Database, withTenant } from "../../core/db/Database.ts"
+import { deterministicId } from "../../core/deterministicId.ts"
+import { Api, CurrentPrincipal } from "../../schemas/api.ts"
+import { NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { ActorClient } from "../../streams/ActorClient.ts"
+import { answered } from "../http/answers.ts"
+import { pageLimit } from "../http/cursor.ts"
+import { contactExists, contactMessages, conversation } from "./read.ts"
+
+const refused = (e: SendRefused) =>
+  e.status === 404
+    ? NotFound.of(e.message, { [e.field]: ["not found in this account"] })
+    : Unprocessable.of(e.code, e.message, { [e.field]: [e.message] })
+
+const contactNotFound = (id: string) => NotFound.of(`No contact with id ${JSON.stringify(id)}`, { id: ["not found"] })
+const conversationNotFound = (id: string) => NotFound.of(`No conversation with id ${JSON.stringify(id)}`, { id: ["not found"] })
+
+export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
+  Effect.gen(function*() {
+    const db = yield* Database
+    const actors = yield* ActorClient
+    return handlers
+      .handle("send", Effect.fn("Messages.send")(function*({ payload: r, headers }) {
+        const principal = yield* CurrentPrincipal
+        const key = headers["idempotency-key"]
+        // A retry with the same Idempotency-Key lands on the first message (same id), and is answered with it.
+        const messageId = key === undefined ? randomUUID() : deterministicId(`message:${principal.tenant_id}:${principal.sandbox}:${key}`)
+        const outcome = yield* answered(actors.for(MessageProtocol, principal).send({
+          message_id: messageId,
+          contact_id: r.contact_id,
+          channel: r.channel,
+          category: r.category,
+          hotel_id: r.hotel_id,
+          template: r.template,
+          subject: r.subject,
+          text: r.text,
+          html: r.html,
+          origin: r.channel === "whatsapp" && r.template === undefined ? "reply" : "api"
+        })).pipe(Effect.catchTag("SendRefused", (e) => Effect.fail(refused(e))))
+        return { success: true as const, data: { message_id: outcome.message_id, status: outcome.status as "queued", skip_reason: outcome.skip_reason } }
+      }))
+      .handle("contactMessages", Effect.fn("Messages.contactMessages")(function*({ params, query }) {
+        const principal = yield* CurrentPrincipal
+        const limit = pageLimit(query.limit)
+        if (limit === undefined) return yield* ValidationFailed.of("Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] })
+        if (query.channel !== undefined && query.channel !== "email" && query.channel !== "whatsapp") {
+          return yield* ValidationFailed.of("Invalid request: channel must be email or whatsapp", { channel: ["must be one of: email, whatsapp"] })
+        }
+        const page = yield* db.query((sql) => withTenant(sql, principal.tenant_id, async (tx) =>
+          (await contactExists(tx, principal, params.id)) ? contactMessages(tx, params.id, { cursor: query.cursor, limit, channel: query.channel }) : undefined))
+        if (page === undefined) return yield* contactNotFound(params.id)
+        if ("error" in page) return yield* ValidationFailed.of("Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] })
+        return { success: true as const, data: page }
+      }))
+      .handle("conversation", Effect.fn("Messages.conversation")(function*({ params }) {
+        const principal = yield* CurrentPrincipal
+        const found = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => conversation(tx, principal, params.id)))
+        if (found === undefined) return yield* conversationNotFound(params.id)
+        return { success: true as const, data: found }
+      }))
+      .handle("closeConversation", Effect.fn("Messages.closeConversation")(function*({ params }) {
+        const principal = yield* CurrentPrincipal
+        const found = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => conversation(tx, principal, params.id)))
+        if (found === undefined) return yield* conversationNotFound(params.id)
+        // Keyed by the contact, like every send to them: a close and a send apply in the order they arrived.
+        yield* answered(actors.for(MessageProtocol, principal).close({ contact_id: found.contact_id, conversation_id: found.id })).pipe(
+          Effect.catchTag("NotFoundInTenant", () => Effect.fail(conversationNotFound(params.id))))
+        const closed = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => conversation(tx, principal, params.id)))
+        const { messages: _m, ...data } = closed!
+        return { success: true as const, data }
+      }))
+      .handle("optOut", Effect.fn("Messages.optOut")(function*({ params, payload }) {
+        const principal = yield* CurrentPrincipal
+        const exists = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => contactExists(tx, principal, params.id)))
+        if (!exists) return yield* contactNotFound(params.id)
+        const data = yield* answered(actors.for(MessageProtocol, principal).optOut({
+          contact_id: params.id, channel: payload.channel, source: payload.source ?? "api"
+        })).pipe(Effect.catchTag("NotFoundInTenant", () => Effect.fail(contactNotFound(params.id))))
+        return { success: true as const, data }
+      }))
+  }))
