@@ -1,5 +1,7 @@
 import { Schema } from "effect"
-import { CurrencyCode, DateString, maxLength, NonEmptyString, oneOf, SafeString, Uuid, Warning } from "./common.ts"
+import {
+  boundedInt, boundedNumber, CurrencyCode, DateString, FreeFormValue, MAX_AMOUNT, maxLength, NonEmptyString, oneOf, SafeString, Uuid, Warning
+} from "./common.ts"
 
 // The B2B CRM's public contract: accounts in a hierarchy of at most three levels, their codes, contacts and deals,
 // and the attribution of reservations to accounts. Requests refuse JSON null where a field cannot be cleared.
@@ -173,7 +175,7 @@ export const ContactLinkedResponse = ok(ContactLinkedData)
 export class ContactLinked extends Schema.Class<ContactLinked>("ContactLinked")(ContactLinkedResponse) {}
 
 export const Money = Schema.Struct({
-  amount: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1e12)),
+  amount: boundedNumber(0, MAX_AMOUNT),
   currency: CurrencyCode
 })
 
@@ -183,7 +185,7 @@ const dealFields = {
   /** For a corporate_rate deal: the contract's first and last day, the validity of the rate codes it registers. */
   arrival: nullable(DateString),
   departure: nullable(DateString),
-  room_nights: nullable(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  room_nights: nullable(boundedInt(0, 1_000_000)),
   value: nullable(Money),
   probability: nullable(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
   expected_close: nullable(DateString),
@@ -209,7 +211,7 @@ export const UpdateDealRequest = Schema.Struct({
   type: opt(oneOf(DealTypes)),
   stage: opt(oneOf(DealStages)),
   /** Refused when sent: a deal belongs to the account it was created for. */
-  account_id: opt(Schema.NullOr(SafeString)),
+  account_id: opt(FreeFormValue()),
   ...dealFields
 })
 export type UpdateDealRequest = typeof UpdateDealRequest.Type

@@ -1,5 +1,4 @@
 import { Schema } from "effect"
-import { SafeString } from "./text.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   AccountCreated, AccountDetailResponse, AccountListResponse, AccountResponse, AddContactRequest, AssignAttributionRequest,
@@ -8,6 +7,7 @@ import {
 } from "./b2b.ts"
 import { Conflict, InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { SafeString } from "./text.ts"
 
 // The spec's base path for the family is /b2b (its endpoint table and the issue agree), without /api/v1.
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { SafeString } from "./text.ts"
-import { oneOf } from "./common.ts"
+import { boundedInt, oneOf } from "./common.ts"
+import { isSafeText, SafeString, TEXT_POLICY_MESSAGE } from "./text.ts"
 
 // Channel configuration of an account, per mode (a sandbox key reads and writes the sandbox configuration, a live key
 // the live one). A PUT sets the fields it sends; a field it does not send keeps its stored value (its default on the
@@ -31,8 +31,8 @@ const DisplayName = SafeString.check(Schema.makeFilter((s: string) =>
   "must be 1 to 200 characters without line breaks or control characters"
 )).annotate({ description: "Sender display name: 1-200 characters, no line breaks" })
 
-const intBetween = (min: number, max: number) =>
-  Schema.Int.check(Schema.makeFilter((n: number) => (n >= min && n <= max) || `must be an integer from ${min} to ${max}`))
+// Bounds that also appear in the OpenAPI document (the edge policy test wants every number's bounds there).
+const intBetween = boundedInt
 
 export const MAX_SEND_RATE_PER_MINUTE = 100_000
 const SendRate = intBetween(1, MAX_SEND_RATE_PER_MINUTE)
@@ -53,11 +53,12 @@ export const SenderOverride = Schema.Struct({
 
 export const MAX_HOTEL_OVERRIDES = 1000
 
-export const HotelOverrides = Schema.Record(SafeString, SenderOverride).check(Schema.makeFilter((r) =>
-  Object.keys(r).length <= MAX_HOTEL_OVERRIDES || `must have at most ${MAX_HOTEL_OVERRIDES} hotels`,
-  // The keys are under the text policy (SafeString) and must be the account's hotel ids (checked by the handler).
-  { toJsonSchema: () => ({ propertyNames: { pattern: "^[^\\u0000\\uD800-\\uDFFF]*$", maxLength: 100 } }) as never }
-)).annotate({ description: "Per hotel id (one of the account's hotels): the sender for mail about that hotel. Replaced whole when sent." })
+export const HotelOverrides = Schema.Record(Schema.String, SenderOverride).check(Schema.makeFilter((r) =>
+  Object.keys(r).length <= MAX_HOTEL_OVERRIDES || `must have at most ${MAX_HOTEL_OVERRIDES} hotels`
+), Schema.makeFilter((r: Record<string, unknown>) => Object.keys(r).filter((k) => !isSafeText(k)).map((k) => ({ path: [k], issue: TEXT_POLICY_MESSAGE })), {
+  // The keys (hotel ids) under the text policy too.
+  toJsonSchema: () => ({ propertyNames: { pattern: "^[^\\u0000\\uD800-\\uDFFF]*$" } }) as never
+})).annotate({ description: "Per hotel id (one of the account's hotels): the sender for mail about that hotel. Replaced whole when sent." })
 
 export const EmailChannelRequest = Schema.Struct({
   from_address: EmailAddress,

@@ -1,13 +1,15 @@
 import { Schema } from "effect"
-import { BatchItems, CurrencyCode, maxLength, NonEmptyString, oneOf, SafeString, Uuid } from "./common.ts"
+import { BatchItems, boundedInt, CurrencyCode, maxLength, NonEmptyString, oneOf, SafeString, Uuid } from "./common.ts"
 
 // The Loyalty REST family's public contract: programme set-up, members, earning and redeeming points.
 
 const opt = Schema.optionalKey
 const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullOr(s))
 /** Points are whole numbers: the ledger is exact. */
-const Points = Schema.Int.check(Schema.isGreaterThan(0)).annotate({ message: "must be a whole number of points above 0" })
-const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ message: "must be a whole number, 0 or more" })
+/** A billion points in one operation is beyond any programme; it also keeps every value inside a PostgreSQL integer. */
+const MAX_POINTS = 1_000_000_000
+const Points = boundedInt(1, MAX_POINTS).annotate({ message: `must be a whole number of points from 1 to ${MAX_POINTS}` })
+const NonNegativeInt = boundedInt(0, MAX_POINTS).annotate({ message: `must be a whole number from 0 to ${MAX_POINTS}` })
 const NonNegative = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1e12 })).annotate({ message: "must be a number from 0 to 1e12" })
 const Reference = NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 200 || "must be at most 200 characters"))
 

@@ -1,11 +1,12 @@
 import { Schema } from "effect"
-import { SafeString } from "./text.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import {
   ConversationResponse, MessagesPage, OptOutRequest, OptOutResponse, SendMessageAccepted, SendMessageRequest, StoredConversation
 } from "./message.ts"
+import { BodyLimit, MiB } from "./limits.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { SafeString } from "./text.ts"
 
 const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
 
@@ -19,6 +20,8 @@ export const MessagesGroup = HttpApiGroup.make("messages")
       }),
       error: [ValidationFailed, NotFound, Unprocessable, Unavailable, InternalError]
     }).annotate(RequiredScope, "guests:write")
+      // An email's html may hold 500,000 characters.
+      .annotate(BodyLimit, 1 * MiB)
       .annotate(OpenApi.Summary, "Send one contact an email or a WhatsApp template (or a reply inside the 24-hour window), through the consent gates")
   )
   .add(

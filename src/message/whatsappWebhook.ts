@@ -1,5 +1,5 @@
-import { Effect, Redacted, Result, Schema } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Effect, Redacted, Result, Schema } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { MessageProtocol } from "../../actors/message/protocol.ts"
 import { whatsAppByPhoneNumberId, whatsAppVerifyTokenKnown } from "../../core/channel/repository.ts"
@@ -51,8 +51,14 @@ const receive = Effect.gen(function*() {
   const actors = yield* ActorClient
   const length = Number(request.headers["content-length"] ?? 0)
   if (length > MAX_BODY_BYTES) return problem(413, "body too large")
-  const raw = new Uint8Array(yield* request.arrayBuffer.pipe(Effect.orElseSucceed(() => new ArrayBuffer(0))))
-  if (raw.byteLength > MAX_BODY_BYTES) return problem(413, "body too large")
+  // Read at most the limit (a chunked body announces no length): past it the read stops, and so does the request.
+  const body = yield* request.arrayBuffer.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
+    Effect.map((b) => new Uint8Array(b)),
+    Effect.orElseSucceed(() => undefined)
+  )
+  if (body === undefined) return problem(413, "body too large")
+  const raw = body
   let json: unknown
   try {
     json = JSON.parse(Buffer.from(raw).toString("utf8"))
@@ -75,7 +81,9 @@ const receive = Effect.gen(function*() {
     const client = actors.for(MessageProtocol, numbers.get(phoneNumberId)!.scope)
     return Effect.result(report.kind === "status" ? client.status(report) : client.inbound(report))
   }, { concurrency: 16 })
-  const unconfirmed = applied.filter(Result.isFailure).length
+  // An item refused for its data (dead-lettered at once for an operator) is as settled as an applied one: a retry by
+  // Meta could only fail the same way.
+  const unconfirmed = applied.filter((r) => Result.isFailure(r) && r.failure._tag !== "ActorRejected").length
   if (unconfirmed > 0) {
     yield* Effect.logWarning("whatsapp webhook not fully applied; Meta will retry").pipe(Effect.annotateLogs({ unconfirmed }))
     return problem(503, "not every item could be applied; retry")

@@ -7,7 +7,7 @@ import { resolveRef } from "../support/jsonSchema.ts"
  * The contract edge, checked on the OpenAPI document of the whole Api, so every family's routes (those to come
  * included) are held to it without a line here:
  * - every string a request carries (body, path, query) is under the text policy (`SafeString`: its pattern);
- * - every number has a minimum and a maximum;
+ * - every number has a minimum and a maximum (an integer's within what a PostgreSQL integer holds);
  * - every value without a declared shape is a bounded free-form value (`FreeFormObject` / `FreeFormValue`:
  *   `x-free-form`), items decoded one by one by their handler (`BatchItems`: `x-items-decoded-as`), or a record whose
  *   keys are constrained (`propertyNames`);
@@ -24,6 +24,7 @@ const doc = OpenApi.fromApi(Api) as unknown as {
 }
 const SAFE_TEXT_PATTERN = "^[^\\u0000\\uD800-\\uDFFF]*$"
 const METHODS = ["get", "put", "post", "delete", "patch"]
+const INT32_MAX = 2_147_483_647
 
 const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([m, op]) => ({ key: `${m.toUpperCase()} ${path}`, op })))
@@ -57,6 +58,10 @@ const violations = (schema: unknown, where: string): Array<string> => {
       case "integer":
         if (keyword(node, "minimum") === undefined && keyword(node, "exclusiveMinimum") === undefined) out.push(`${where}: a number without a minimum`)
         if (keyword(node, "maximum") === undefined && keyword(node, "exclusiveMaximum") === undefined) out.push(`${where}: a number without a maximum`)
+        // Schema.Int alone is bounded by ±2^53, which no integer column holds: an integer gets the bounds of its meaning.
+        if (type === "integer" && (Number(keyword(node, "maximum") ?? 0) > INT32_MAX || Number(keyword(node, "minimum") ?? 0) < -INT32_MAX - 1)) {
+          out.push(`${where}: an integer bounded beyond what a PostgreSQL integer holds (boundedInt?)`)
+        }
         break
       case "array":
         out.push(...violations(node.items, `${where}[]`))
@@ -100,6 +105,7 @@ describe("the contract edge (every route of the Api)", () => {
   it("finds what it is meant to find", () => {
     expect(violations({ type: "string" }, "s")).toHaveLength(1)
     expect(violations({ type: "number", minimum: 0 }, "n")).toHaveLength(1)
+    expect(violations({ type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 }, "i")).toHaveLength(1)
     expect(violations({ type: "object" }, "o").length).toBeGreaterThan(0)
     expect(violations({}, "u")).toHaveLength(1)
     expect(violations({ type: "array", items: {} }, "a")).toHaveLength(1)
