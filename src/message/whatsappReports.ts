@@ -11,6 +11,9 @@ export interface Reports {
   readonly ignored: ReadonlyArray<string>
 }
 
+/** A guest's text is kept, cleaned: NUL dropped and unpaired surrogates replaced (U+FFFD), since PostgreSQL cannot store them. */
+const clean = (s: string | undefined) => (s === undefined ? undefined : s.replace(/\u0000/g, "").toWellFormed())
+
 const iso = (unixSeconds: string) => new Date(Number(unixSeconds) * 1000).toISOString()
 const e164 = (digits: string) => {
   const p = normalisePhone(`+${digits}`)
@@ -60,8 +63,8 @@ export const reportsOf = (envelope: WhatsAppEnvelope): Reports => {
           ignored.push(`message ${m.id} from an invalid number`)
           return
         }
-        const profile = v.contacts?.find((c) => c.wa_id === m.from)?.profile?.name
-        const body = text(i)
+        const profile = clean(v.contacts?.find((c) => c.wa_id === m.from)?.profile?.name)
+        const body = clean(text(i))
         items.push({
           phoneNumberId,
           report: {

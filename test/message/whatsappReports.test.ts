@@ -41,6 +41,14 @@ describe("what a WhatsApp webhook reports", () => {
     expect(r.ignored).toEqual(["message wamid.c from an invalid number"])
   })
 
+  it("keeps a guest's text with NUL and unpaired surrogates cleaned (PostgreSQL cannot store them)", () => {
+    const r = reportsOf(envelope({
+      contacts: [{ wa_id: "34600111222", profile: { name: "Lu\u0000cía" } }],
+      messages: [{ from: "34600111222", id: "wamid.n", timestamp: "1760000000", type: "text", text: { body: "Hola\u0000 \ud800!" } }]
+    }))
+    expect(r.items[0]!.report).toMatchObject({ text: "Hola \ufffd!", profile_name: "Lucía" })
+  })
+
   it("ignores other fields (template status updates and the like)", () => {
     expect(reportsOf(envelope({}, "message_template_status_update")).items).toEqual([])
   })
