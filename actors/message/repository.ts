@@ -1,3 +1,4 @@
+import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { MessageChannel } from "../../schemas/message.ts"
@@ -235,21 +236,14 @@ export const recordOptOut = async (tx: Tx, scope: TenantScope, contactId: string
   return row.opted_out_at
 }
 
-/** Whether the tenant configured the channel, and (WhatsApp) its registered templates: what a send is checked against. */
+/** Whether the tenant configured the channel, and its sender (email) or number and templates (WhatsApp, no secrets). */
 export const channelSetup = async (tx: Tx, scope: TenantScope, channel: MessageChannel) => {
   if (channel === "email") {
-    const [row] = await tx<Array<{ from_address: string; from_name: string | null; reply_to: string | null; hotel_overrides: Record<string, Record<string, string>> }>>`
-      SELECT from_address, from_name, reply_to, hotel_overrides FROM channel_email
-      WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-    return row ? { configured: true as const, email: row, templates: [] } : { configured: false as const }
+    const email = await readEmailChannel(tx, scope)
+    return email ? { configured: true as const, email, templates: [], phone_number_id: undefined } : { configured: false as const }
   }
-  const [[row], templates] = await Promise.all([
-    tx`SELECT phone_number_id FROM channel_whatsapp WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`,
-    tx<Array<{ name: string; language: string; category: string; body_parameters: number }>>`
-      SELECT name, language, category, body_parameters FROM whatsapp_templates
-      WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  ])
-  return row ? { configured: true as const, email: undefined, templates, phone_number_id: row.phone_number_id as string } : { configured: false as const }
+  const whatsapp = await readWhatsAppSetup(tx, scope)
+  return whatsapp ? { configured: true as const, email: undefined, ...whatsapp } : { configured: false as const }
 }
 
 export const hotelOfTenant = async (tx: Tx, scope: TenantScope, hotelId: string): Promise<boolean> =>

@@ -73,7 +73,7 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const skip = gate(contact, cmd.channel, category, suppressed)
   const now = new Date().toISOString()
 
-  const sender = setup.email === undefined ? undefined : senderFor({ ...setup.email, send_rate_per_minute: null }, hotelId)
+  const sender = setup.email === undefined ? undefined : senderFor(setup.email, hotelId)
   // A send that leaves continues the contact's open conversation on the channel, or opens one.
   const conversation = skip === null
     ? yield* Actor.query((tx) => touchConversation(tx, scope, contact.id, cmd.channel, randomUUID(), false, now))

@@ -70,20 +70,26 @@ export const readEmailChannel = async (tx: Tx | Sql, scope: TenantScope): Promis
   return row ? (row as unknown as EmailChannel) : null
 }
 
-export const readWhatsAppChannel = async (tx: Tx | Sql, scope: TenantScope, key: Buffer): Promise<WhatsAppChannel | null> => {
+/** The WhatsApp number, its templates and send rate, without its secrets: what a send is checked against. */
+export const readWhatsAppSetup = async (tx: Tx | Sql, scope: TenantScope): Promise<Omit<WhatsAppChannel, SecretField> | null> => {
   const [[row], templates] = await Promise.all([
-    tx`SELECT phone_number_id, access_token_encrypted, app_secret_encrypted, send_rate_per_minute FROM channel_whatsapp
-       WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`,
+    tx`SELECT phone_number_id, send_rate_per_minute FROM channel_whatsapp WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`,
     tx<Array<WhatsAppTemplate>>`SELECT name, language, category, body_parameters FROM whatsapp_templates
        WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} ORDER BY name, language`
   ])
-  if (!row) return null
+  return row ? { phone_number_id: row.phone_number_id as string, templates, send_rate_per_minute: row.send_rate_per_minute as number | null } : null
+}
+
+export const readWhatsAppChannel = async (tx: Tx | Sql, scope: TenantScope, key: Buffer): Promise<WhatsAppChannel | null> => {
+  const [setup, [row]] = await Promise.all([
+    readWhatsAppSetup(tx, scope),
+    tx`SELECT access_token_encrypted, app_secret_encrypted FROM channel_whatsapp WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
+  ])
+  if (!setup || !row) return null
   return {
-    phone_number_id: row.phone_number_id as string,
+    ...setup,
     access_token: decryptChannelSecret(key, scope, "access_token", row.access_token_encrypted as Uint8Array),
-    app_secret: decryptChannelSecret(key, scope, "app_secret", row.app_secret_encrypted as Uint8Array),
-    templates,
-    send_rate_per_minute: row.send_rate_per_minute as number | null
+    app_secret: decryptChannelSecret(key, scope, "app_secret", row.app_secret_encrypted as Uint8Array)
   }
 }
 
