@@ -58,9 +58,12 @@ export const Quantity = Schema.Finite.check(Schema.isBetween({ minimum: 0, maxim
 /** A number with no meaning of its own (an id, a custom value): exact in JavaScript and PostgreSQL alike. */
 export const SafeNumber = boundedNumber(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
 
+/** A UUID in its canonical text form (any version), case aside. */
+export const isUuid = (s: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)
+
 export const Uuid = SafeString.check(
   Schema.makeFilter((s: string) =>
-    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s) || "must be a UUID"
+    isUuid(s) || "must be a UUID"
   )
 )
 

@@ -2,6 +2,7 @@ import { type Tx, withRecords } from "../../core/db/Database.ts"
 import type { CodeKind } from "../../core/normalise/b2b.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { CodeRow, CreateAccount, UpdateAccount } from "./protocol.ts"
+import { isUuid } from "../../schemas/common.ts"
 
 // The b2b actor's account tables: accounts (with their place in the tree) and the codes that name them.
 
@@ -26,7 +27,7 @@ export interface StoredAccount {
  * deadlock with, a B2B write; B2B writers are already serialised by the tenant's lock.
  */
 export const findAccount = async (tx: Tx, scope: TenantScope, id: string): Promise<StoredAccount | undefined> => {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined
+  if (!isUuid(id)) return undefined
   const [row] = await tx<Array<StoredAccount>>`
     SELECT id, parent_id, path::text[] AS path, depth, desk_emails FROM b2b_accounts
     WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id = ${id} FOR NO KEY UPDATE`

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
+import { isUuid } from "../../schemas/common.ts"
 
 // One-click unsubscribe links (RFC 8058) in marketing email: the token names the message (which names tenant,
 // contact and channel) and carries a MAC under a key derived from the platform's at-rest key, so it cannot be forged
@@ -14,7 +15,7 @@ export const verifyUnsubscribeToken = (key: Buffer, token: string): string | und
   const dot = token.lastIndexOf(".")
   if (dot <= 0) return undefined
   const messageId = token.slice(0, dot)
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(messageId)) return undefined
+  if (!isUuid(messageId)) return undefined
   const given = Buffer.from(token.slice(dot + 1))
   const expected = Buffer.from(mac(key, messageId))
   return given.length === expected.length && timingSafeEqual(given, expected) ? messageId : undefined

@@ -8,9 +8,10 @@ export interface Page {
   readonly after: { readonly key: string; readonly id: string } | undefined
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
 
-export const isUuid = (s: string): boolean => UUID.test(s)
+import { isUuid } from "../../schemas/common.ts"
+
+export { isUuid }
 
 export const encodeCursor = (key: string, id: string): string => Buffer.from(JSON.stringify([key, id]), "utf8").toString("base64url")
 

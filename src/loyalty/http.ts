@@ -14,6 +14,7 @@ import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./e
 import { memberIdFor } from "./memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
 import { retryKey, toEarn, toRedeem } from "./requests.ts"
+import { isUuid } from "../../schemas/common.ts"
 
 export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
   Effect.gen(function*() {
@@ -29,7 +30,7 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       if ((by.member_id === undefined) === (by.email === undefined)) {
         return yield* invalid({ member_id: ["exactly one of member_id or email is required"] })
       }
-      if (by.member_id !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(by.member_id)) {
+      if (by.member_id !== undefined && !isUuid(by.member_id)) {
         return yield* invalid({ member_id: ["must be a UUID"] })
       }
       const email = by.email === undefined ? undefined : yield* emailOf(by.email)

@@ -2,6 +2,7 @@ import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { StoredMessage } from "../../schemas/message.ts"
 import { decodeCursor, encodeCursor } from "../http/cursor.ts"
+import { isUuid } from "../../schemas/common.ts"
 
 // Reads of messages and conversations, in a transaction confined to the caller's tenant (row-level security) and
 // filtered by its mode.
@@ -82,7 +83,7 @@ const withHistory = async (tx: Tx, rows: ReadonlyArray<MessageRecord>): Promise<
 }
 
 export const contactExists = async (tx: Tx, scope: TenantScope, id: string): Promise<boolean> =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) &&
+  isUuid(id) &&
   (await tx`SELECT 1 FROM contacts WHERE id = ${id} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`).length > 0
 
 /** A contact's messages, newest first, keyset-paginated on (created_at, id). */
@@ -105,7 +106,7 @@ export const contactMessages = async (tx: Tx, contactId: string, o: { cursor?: s
 
 /** One conversation of the caller's tenant and mode, with its messages in order; undefined when there is none. */
 export const conversation = async (tx: Tx, scope: TenantScope, id: string) => {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined
+  if (!isUuid(id)) return undefined
   const [c] = await tx<Array<{
     id: string; contact_id: string; channel: string; status: "open" | "closed"; opened_by: "inbound" | "outbound"; opened_at: Date
     last_message_at: Date; last_inbound_at: Date | null; closed_at: Date | null; closed_reason: string | null

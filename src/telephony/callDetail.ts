@@ -2,8 +2,8 @@ import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { CallRecord } from "../../schemas/telephony.ts"
 import { asJson } from "../http/answers.ts"
+import { isUuid } from "../../schemas/common.ts"
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * One call record of the tenant, whole: transcript turns, summary, recording, agent, caller, metadata. Calls are live
@@ -12,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  * read to the tenant as well as the filter.
  */
 export const readCall = async (tx: Tx, scope: TenantScope, callRecordId: string): Promise<CallRecord | undefined> => {
-  if (!UUID.test(callRecordId)) return undefined
+  if (!isUuid(callRecordId)) return undefined
   const [row] = await tx`
     SELECT id AS call_record_id, provider, call_id, direction, from_number, to_number, contact_id, status, answered,
       outcome, outcome_raw, started_at, answered_at, ended_at, duration_seconds, agent, caller, recording_url, transcript,

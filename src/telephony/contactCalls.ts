@@ -13,11 +13,11 @@ import { normalisePhone } from "../../core/normalise/index.ts"
 import { contactCalls } from "./reads.ts"
 import { readCall } from "./callDetail.ts"
 import { asJson } from "../http/answers.ts"
+import { isUuid } from "../../schemas/common.ts"
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const findContact = async (sql: Sql | Tx, p: TenantScope, id: string) => {
-  if (!UUID.test(id)) return undefined
+  if (!isUuid(id)) return undefined
   const [c] = await sql`SELECT id, phone FROM contacts WHERE id = ${id} AND tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}`
   return c as { id: string; phone: string | null } | undefined
 }

@@ -2,6 +2,7 @@ import { DefaultRetryPolicy, type CreateWebhookRequest, type UpdateWebhookReques
 import { checkHost, parseTargetUrl, policyFor, type Resolver } from "../../core/webhook/destination.ts"
 import type { SubscriptionFields, SubscriptionRow } from "../../core/webhook/repository.ts"
 import { Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { isUuid } from "../../schemas/common.ts"
 
 /** Why a subscription is refused: malformed (400) or well-formed but not allowed (422). The handler fails with it. */
 export type Refusal = ValidationFailed | Unprocessable
@@ -62,8 +63,7 @@ export const fieldsForUpdate = (row: SubscriptionRow, r: UpdateWebhookRequest): 
 
 export const isRefusal = (x: unknown): x is Refusal => x instanceof ValidationFailed || x instanceof Unprocessable
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-export const isUuid = (s: string) => UUID.test(s)
+export { isUuid }
 
 /** Delivery-log cursors: the last row's sequence number, opaque to clients (base64url). */
 export const encodeCursor = (seq: string) => Buffer.from(`d:${seq}`, "utf8").toString("base64url")
