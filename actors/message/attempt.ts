@@ -88,7 +88,7 @@ export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: Att
   if (c.kind === "later") return { ack: false, delayMs: c.delayMs } satisfies Verdict
   if (c.kind === "missing_channel") {
     const failure = new SendFailure({ kind: "permanent", code: "CHANNEL_NOT_CONFIGURED", message: `the ${cmd.channel} channel was removed` })
-    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subjectIn(deps), { id: cmd.message_id } as QueuedMessage, failure))
+    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subjectIn(deps), cmd.message_id, failure))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }
@@ -113,7 +113,7 @@ const recordOutcome = Effect.fn("MessageDeliverer.recordOutcome")(function*(
   const f = failure._tag === "Some" ? failure.value : new SendFailure({ kind: "unknown", code: "DEFECT", message: String(exit.cause) })
   yield* Effect.logWarning("send attempt failed").pipe(Effect.annotateLogs({ message_id: m.id, channel: m.channel, kind: f.kind, code: f.code, attempt: m.attempts }))
   if (f.kind === "permanent" || (f.kind === "temporary" && m.attempts >= deps.config.maxAttempts)) {
-    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subject, m, f))
+    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subject, m.id, f))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }

@@ -126,19 +126,22 @@ export const recordSent = async (tx: Tx, scope: TenantScope, subject: (kind: "cm
   return row.was_queued ? [await announce(tx, scope, subject, "message.sent", row)] : []
 }
 
-/** Given up for good: `failed` with the provider's reason (a hard bounce also suppresses the address). */
+/** Given up for good: `failed` with the provider's reason (a hard bounce also suppresses the message's address). */
 export const recordFailed = async (
-  tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, m: QueuedMessage, failure: SendFailure
+  tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, messageId: string, failure: SendFailure
 ) => {
-  const [row] = await tx.unsafe<Array<MessageRow>>(
+  const [row] = await tx.unsafe<Array<MessageRow & { to_address: string | null }>>(
     `UPDATE messages SET status = 'failed', failed_at = now(), error_code = $2, error_message = $3, attempt_started_at = NULL,
        updated_at = now()
-     WHERE id = $1 AND status IN ('queued', 'sent') RETURNING ${MESSAGE_EVENT_COLUMNS}`,
-    [m.id, failure.code, failure.message.slice(0, 1000)])
+     WHERE id = $1 AND status IN ('queued', 'sent') RETURNING ${MESSAGE_EVENT_COLUMNS}, to_address`,
+    [messageId, failure.code, failure.message.slice(0, 1000)])
   if (!row) return []
-  await history(tx, scope, m.id, "failed", true, failure.code)
-  if (failure.hardBounce) await suppress(tx, scope, m.channel, m.to_address, `${m.channel === "email" ? "smtp" : "whatsapp_error"}_${failure.code}`, m.id)
-  return [await announce(tx, scope, subject, "message.failed", row)]
+  const { to_address, ...message } = row
+  await history(tx, scope, messageId, "failed", true, failure.code)
+  if (failure.hardBounce && to_address !== null) {
+    await suppress(tx, scope, message.channel, to_address, `${message.channel === "email" ? "smtp" : "whatsapp_error"}_${failure.code}`, messageId)
+  }
+  return [await announce(tx, scope, subject, "message.failed", message)]
 }
 
 /** The attempt failed but another may succeed: the attempt is closed (so the next is not mistaken for a repeat). */
