@@ -9,7 +9,7 @@ import { NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered } from "../http/answers.ts"
 import { pageLimit } from "../http/cursor.ts"
-import { contactExists, contactMessages, conversation } from "./read.ts"
+import { contactExists, contactMessages, conversation, conversationHeader } from "./read.ts"
 
 const refused = (e: SendRefused) =>
   e.status === 404
@@ -64,14 +64,14 @@ export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
       }))
       .handle("closeConversation", Effect.fn("Messages.closeConversation")(function*({ params }) {
         const principal = yield* CurrentPrincipal
-        const found = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => conversation(tx, principal, params.id)))
+        // The conversation's header only (not its messages): the contact names the actor, and the answer is the header.
+        const header = () => db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => conversationHeader(tx, principal, params.id)))
+        const found = yield* header()
         if (found === undefined) return yield* conversationNotFound(params.id)
         // Keyed by the contact, like every send to them: a close and a send apply in the order they arrived.
         yield* answered(actors.for(MessageProtocol, principal).close({ contact_id: found.contact_id, conversation_id: found.id })).pipe(
           Effect.catchTag("NotFoundInTenant", () => Effect.fail(conversationNotFound(params.id))))
-        const closed = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => conversation(tx, principal, params.id)))
-        const { messages: _m, ...data } = closed!
-        return { success: true as const, data }
+        return { success: true as const, data: (yield* header())! }
       }))
       .handle("optOut", Effect.fn("Messages.optOut")(function*({ params, payload }) {
         const principal = yield* CurrentPrincipal

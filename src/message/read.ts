@@ -104,8 +104,8 @@ export const contactMessages = async (tx: Tx, contactId: string, o: { cursor?: s
   }
 }
 
-/** One conversation of the caller's tenant and mode, with its messages in order; undefined when there is none. */
-export const conversation = async (tx: Tx, scope: TenantScope, id: string) => {
+/** One conversation of the caller's tenant and mode, without its messages; undefined when there is none. */
+export const conversationHeader = async (tx: Tx, scope: TenantScope, id: string) => {
   if (!isUuid(id)) return undefined
   const [c] = await tx<Array<{
     id: string; contact_id: string; channel: string; status: "open" | "closed"; opened_by: "inbound" | "outbound"; opened_at: Date
@@ -113,7 +113,6 @@ export const conversation = async (tx: Tx, scope: TenantScope, id: string) => {
   }>>`SELECT id, contact_id, channel, status, opened_by, opened_at, last_message_at, last_inbound_at, closed_at, closed_reason
     FROM conversations WHERE id = ${id} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
   if (!c) return undefined
-  const rows = await tx.unsafe<Array<MessageRecord>>(`SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY created_at, id`, [id])
   const windowEnd = c.channel === "whatsapp" && c.last_inbound_at !== null && c.status === "open"
     ? new Date(c.last_inbound_at.getTime() + 24 * 3600 * 1000) : null
   return {
@@ -127,7 +126,14 @@ export const conversation = async (tx: Tx, scope: TenantScope, id: string) => {
     last_inbound_at: iso(c.last_inbound_at),
     service_window_open_until: windowEnd !== null && windowEnd.getTime() > Date.now() ? windowEnd.toISOString() : null,
     closed_at: iso(c.closed_at),
-    closed_reason: c.closed_reason,
-    messages: await withHistory(tx, rows)
+    closed_reason: c.closed_reason
   }
+}
+
+/** One conversation with its messages in order; undefined when there is none. */
+export const conversation = async (tx: Tx, scope: TenantScope, id: string) => {
+  const header = await conversationHeader(tx, scope, id)
+  if (header === undefined) return undefined
+  const rows = await tx.unsafe<Array<MessageRecord>>(`SELECT ${COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY created_at, id`, [id])
+  return { ...header, messages: await withHistory(tx, rows) }
 }
