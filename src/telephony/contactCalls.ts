@@ -13,6 +13,7 @@ import { normalisePhone } from "../../core/normalise/index.ts"
 import { contactCalls } from "./reads.ts"
 import { readCall } from "./callDetail.ts"
 import { asJson } from "../http/answers.ts"
+import { pageLimit } from "../http/cursor.ts"
 import { isUuid } from "../../schemas/common.ts"
 
 
@@ -51,8 +52,8 @@ export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handl
       .handle("calls", ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const limit = query.limit === undefined ? 25 : Number(query.limit)
-          if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+          const limit = pageLimit(query.limit)
+          if (limit === undefined) {
             return yield* ValidationFailed.of("Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] })
           }
           const page = yield* db.query((sql) => withTenant(sql, principal.tenant_id, async (tx) => {
