@@ -29,8 +29,8 @@ const result = (row: EventRow, matching: number, replay: boolean): EventResult =
 const matchingJourneys = async (tx: Tx, scope: TenantScope, type: string, hotelId: string | null) => {
   const [row] = await tx`
     SELECT count(*)::int AS n FROM journey_definitions
-    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND active AND trigger_event_type = ${type}
-      AND (hotel_id IS NULL OR hotel_id = ${hotelId})`
+    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND status = 'active' AND trigger_event_type = ${type}
+      AND (hotel_ids = '{}' OR ${hotelId}::uuid = ANY(hotel_ids))`
   return row!.n as number
 }
 

@@ -39,9 +39,9 @@ describe("POST /api/v1/events", () => {
   })
 
   it("counts matching active journeys of the tenant", async () => {
-    await sql`INSERT INTO journey_definitions (tenant_id, name, trigger_event_type) VALUES
-      (${tenant.tenant_id}, 'Post-stay review', 'review.requested'), (${tenant.tenant_id}, 'Other hotel', 'review.requested')`
-    await sql`INSERT INTO journey_definitions (tenant_id, name, trigger_event_type, active) VALUES (${tenant.tenant_id}, 'Paused', 'review.requested', false)`
+    await sql`INSERT INTO journey_definitions (tenant_id, name, trigger_event_type, status) VALUES
+      (${tenant.tenant_id}, 'Post-stay review', 'review.requested', 'active'), (${tenant.tenant_id}, 'Other hotel', 'review.requested', 'active')`
+    await sql`INSERT INTO journey_definitions (tenant_id, name, trigger_event_type, status) VALUES (${tenant.tenant_id}, 'Paused', 'review.requested', 'paused')`
     const res = await send({ event_type: "review.requested", payload: {}, contact_id: contactId })
     expect(res.body.data.matching_journeys).toBe(2)
   })
