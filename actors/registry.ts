@@ -1,6 +1,7 @@
 import { B2bActor } from "./b2b/actor.ts"
 import { EventActor } from "./event/actor.ts"
 import { GuestActor } from "./guest/actor.ts"
+import { JourneyActor } from "./journey/actor.ts"
 import { LoyaltyActor } from "./loyalty/actor.ts"
 import { MessageActor } from "./message/actor.ts"
 import { ReservationActor } from "./reservation/actor.ts"
@@ -11,6 +12,6 @@ import { TelephonyActor } from "./telephony/actor.ts"
  * Every actor type the workers run. Subjects, consumers, partition leases, metrics labels and handler registration
  * all derive from this list: adding an actor type is its folder plus one line here.
  */
-export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor, MessageActor, B2bActor, LoyaltyActor]
+export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor, MessageActor, B2bActor, LoyaltyActor, JourneyActor]
 
 export const ActorNames: ReadonlyArray<string> = Actors.map((a) => a.protocol.name)

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { parseDuration } from "../core/journey/duration.ts"
+import { parseDuration } from "./isoDuration.ts"
 import { oneOf, SafeString, Uuid } from "./common.ts"
 
 // The public contract of a journey definition: its trigger and its steps. Structure is checked here; what needs the

@@ -4,6 +4,7 @@ import {
   consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
 } from "./subjects.ts"
 import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
+import { ensureJourneyTopology } from "./journeyTopology.ts"
 import { ensureMessageTopology } from "./messageTopology.ts"
 import { ensureWebhookTopology } from "./webhookTopology.ts"
 
@@ -89,6 +90,7 @@ export const ensureTopology = async (jsm: JetStreamManager, options: TopologyOpt
   }
   await ensureWebhookTopology(jsm, { namespace: ns, replicas: options.replicas })
   await ensureMessageTopology(jsm, ns, options.deliveryAckWaitMs ?? 60_000)
+  await ensureJourneyTopology(jsm, ns)
 }
 
 /** True when the streams exist (readiness). */

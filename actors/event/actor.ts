@@ -71,7 +71,8 @@ const record = Effect.fn("EventActor.record")(function*(cmd: RecordEvent) {
     subject: subject("evt", cmd.event_type),
     payload: {
       ...scope, occurred_at: row!.created_at.toISOString(),
-      event_id: cmd.event_id, event_type: cmd.event_type, contact_id: contact, hotel_id: cmd.hotel_id ?? null, data: cmd.payload
+      event_id: cmd.event_id, event_type: cmd.event_type, contact_id: contact, hotel_id: cmd.hotel_id ?? null,
+      source: cmd.source, data: cmd.payload
     }
   }])
   return result(row!, matching, false)

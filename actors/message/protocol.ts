@@ -18,6 +18,11 @@ export const SendCommand = Schema.Struct({
   text: opt(Schema.String),
   html: opt(Schema.String),
   origin: Schema.Literals(["api", "journey", "reply"]),
+  /**
+   * Gate the send as marketing whatever its category: a journey started by a website event needs marketing consent
+   * for every WhatsApp template it sends (spec, website events rule 5).
+   */
+  gate_as: opt(Schema.Literal("marketing")),
   journey_run_id: opt(Schema.String),
   step_id: opt(Schema.String)
 })

@@ -70,7 +70,7 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const category = yield* categoryOf(cmd, setup, contact.id)
   const address = addressOf(contact, cmd.channel)
   const suppressed = address === null ? false : yield* Actor.query((tx) => isSuppressed(tx, scope, cmd.channel, address))
-  const skip = gate(contact, cmd.channel, category, suppressed)
+  const skip = gate(contact, cmd.channel, cmd.gate_as ?? category, suppressed)
   const now = new Date().toISOString()
 
   const sender = setup.email === undefined ? undefined : senderFor(setup.email, hotelId)

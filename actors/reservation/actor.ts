@@ -11,7 +11,7 @@ import { attributeReservations } from "./attributionRepository.ts"
 import { attribute } from "./manualAttribution.ts"
 import { ReservationProtocol, type UpsertReservation } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { bookingEventFor, mergeReservation, type ReservationRow } from "./state.ts"
+import { bookingEventFor, isUnchangedResend, mergeReservation, type ReservationRow } from "./state.ts"
 
 type Item = Actor.WaveItem<UpsertReservation>
 type Answer = Actor.WaveResult<ReservationResult | SkippedResult, never>
@@ -68,7 +68,7 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
     const linked = contactIds.filter((id): id is string => id !== null)
     const holderIndex = Math.max(0, cmd.guests.findIndex((g) => g.is_holder))
     const eventType = bookingEventFor(p.existing?.status, p.reservation.status)
-    const event = cmd.emit_event === false ? undefined : {
+    const event = cmd.emit_event === false || isUnchangedResend(p.existing, p.reservation) ? undefined : {
       id: randomUUID(), type: eventType, contact_id: contactIds[holderIndex] ?? linked[0] ?? null,
       hotel_id: p.reservation.hotel_id, reservation_id: p.reservation.id, source: p.reservation.source,
       payload: {
@@ -108,7 +108,10 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
         ? [{
           id: w.event.id,
           subject: subject("evt", w.event.type),
-          payload: { ...meta, event_id: w.event.id, event_type: w.event.type, contact_id: w.event.contact_id, data: w.event.payload }
+          payload: {
+            ...meta, event_id: w.event.id, event_type: w.event.type, contact_id: w.event.contact_id,
+            hotel_id: w.event.hotel_id, source: w.event.source, data: w.event.payload
+          }
         }]
         : []),
       ...contactChangeCommands(subject, meta, w.guestsResolved, summaries, w.reservation.hotel_id),

@@ -9,7 +9,7 @@ const COLUMNS = `external_id, id, hotel_id, confirmation_number, booking_id, to_
   to_char(check_out, 'YYYY-MM-DD') AS check_out, to_char(booking_date, 'YYYY-MM-DD') AS booking_date, status, source,
   guest_stage, nights, channel, company, amount::float8 AS amount, amount_net::float8 AS amount_net, currency,
   market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras, version,
-  booking_channel_code, channel_type, room_type, room_number, rate_plan`
+  booking_channel_code, channel_type, room_type, room_number, rate_plan, body_hash`
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null))
 
@@ -39,18 +39,18 @@ export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArr
     `INSERT INTO reservations (id, tenant_id, sandbox, external_id, hotel_id, confirmation_number, booking_id, check_in,
        check_out, nights, booking_date, status, guest_stage, channel, source, company, amount, amount_net, currency,
        market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras,
-       version, booking_channel_code, channel_type, room_type, room_number, rate_plan)
+       version, booking_channel_code, channel_type, room_type, room_number, rate_plan, body_hash)
      SELECT s.id, $1, $2, s.external_id, s.hotel_id, s.confirmation_number, s.booking_id, s.check_in, s.check_out,
        s.nights, s.booking_date, s.status, s.guest_stage, s.channel, s.source, s.company, s.amount, s.amount_net,
        s.currency, s.market_segment, s.agency, s.agency_code, s.external_created_at, s.external_updated_at, s.comments,
        nullif(s.metadata, 'null'::jsonb), coalesce(s.stays, '[]'::jsonb), coalesce(s.extras, '[]'::jsonb), s.version,
-       s.booking_channel_code, s.channel_type, s.room_type, s.room_number, s.rate_plan
+       s.booking_channel_code, s.channel_type, s.room_type, s.room_number, s.rate_plan, s.body_hash
      FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, external_id text, hotel_id uuid, confirmation_number text,
        booking_id text, check_in date, check_out date, nights integer, booking_date date, status text, guest_stage text,
        channel text, source text, company text, amount numeric, amount_net numeric, currency text, market_segment text,
        agency text, agency_code text, external_created_at timestamptz, external_updated_at timestamptz, comments text,
        metadata jsonb, stays jsonb, extras jsonb, version integer, booking_channel_code text, channel_type text,
-       room_type text, room_number text, rate_plan text)
+       room_type text, room_number text, rate_plan text, body_hash text)
      ON CONFLICT (tenant_id, sandbox, external_id) DO UPDATE SET
        hotel_id = EXCLUDED.hotel_id, confirmation_number = EXCLUDED.confirmation_number,
        booking_id = EXCLUDED.booking_id, check_in = EXCLUDED.check_in, check_out = EXCLUDED.check_out,
@@ -62,7 +62,8 @@ export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArr
        external_updated_at = EXCLUDED.external_updated_at, comments = EXCLUDED.comments, metadata = EXCLUDED.metadata,
        stays = EXCLUDED.stays, extras = EXCLUDED.extras, version = EXCLUDED.version,
        booking_channel_code = EXCLUDED.booking_channel_code, channel_type = EXCLUDED.channel_type,
-       room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan, updated_at = now()`,
+       room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan,
+       body_hash = EXCLUDED.body_hash, updated_at = now()`,
     records
   )
 }

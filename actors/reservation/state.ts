@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import type { ReservationStatus } from "../../schemas/reservation.ts"
 import { OPTIONAL_FIELDS, type ReservationFields, type UpsertReservation } from "./protocol.ts"
 
@@ -38,6 +39,8 @@ export interface ReservationRow extends Required<Omit<ReservationFields, "status
   readonly stays: ReadonlyArray<unknown>
   readonly extras: ReadonlyArray<unknown>
   readonly version: number
+  /** The digest of the body last applied (null for reservations stored before digests were kept). */
+  readonly body_hash: string | null
 }
 
 /**
@@ -60,6 +63,18 @@ export const mergeReservation = (existing: ReservationRow | undefined, id: strin
     nights: nightsBetween(f.check_in, f.check_out),
     stays: cmd.stays ?? existing?.stays ?? [],
     extras: cmd.extras ?? existing?.extras ?? [],
-    version: (existing?.version ?? 0) + 1
+    version: (existing?.version ?? 0) + 1,
+    body_hash: bodyHashOf(cmd)
   }
 }
+
+/**
+ * A digest of what an upsert says (hotel, fields, guests, stays, extras; not its warnings): the same body resent
+ * digests the same, and a resend that changes nothing emits no booking event and so starts no journey.
+ */
+export const bodyHashOf = (cmd: UpsertReservation): string =>
+  createHash("sha256").update(JSON.stringify([cmd.hotel_id, cmd.fields, cmd.guests, cmd.stays ?? null, cmd.extras ?? null])).digest("base64url")
+
+/** Whether an upsert is a resend of the body last applied. */
+export const isUnchangedResend = (existing: ReservationRow | undefined, next: ReservationRow): boolean =>
+  existing !== undefined && existing.body_hash === next.body_hash

@@ -3,6 +3,7 @@ import { databaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFai
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ActorMessage, ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "../../streams/ActorProtocol.ts"
+import { told } from "../../streams/tell.ts"
 
 /** A message for a later consumer, written in the state transaction and published after commit. */
 export interface OutboxMessage {
@@ -20,6 +21,8 @@ export class GroupTransaction extends Context.Service<GroupTransaction, {
   readonly scope: TenantScope
   /** Outbox subjects for the deployment's namespace: `cmd.webhook.contact.created`, `evt.booking.created`, ... */
   readonly subject: (kind: "cmd" | "evt", name: string) => string
+  /** Where another actor's messages go: the deployment's namespace and partition count. */
+  readonly target: { readonly namespace: string; readonly partitions: number }
 }>()("app/actors/GroupTransaction") {}
 
 /** What a one-envelope handler runs inside, beside the group's transaction: its envelope and its outbox. */
@@ -37,6 +40,15 @@ export const emit = (messages: ReadonlyArray<OutboxMessage>): Effect.Effect<void
   Effect.map(Effect.service(ActorTransaction), (t) => {
     for (const m of messages) t.emit(m)
   })
+
+/**
+ * A message for another actor (or this one, later), written to the outbox with the state change and published after
+ * commit; `id` is its envelope id, deterministic where a resend must apply once.
+ */
+export const tell = <Name extends string, M extends Messages, K extends keyof M & string>(
+  protocol: ActorProtocol<Name, M>, tag: K, payload: PayloadOf<M[K]>, id: string
+): Effect.Effect<OutboxMessage, never, GroupTransaction> =>
+  Effect.map(Effect.service(GroupTransaction), (t) => told(t.target, protocol, tag, t.scope, payload, id))
 
 /** A handler of one envelope: a domain value, a domain error, or a database failure (the group is retried). */
 export type Handler<M extends ActorMessage> = (

@@ -25,6 +25,7 @@ export interface GroupApplied {
 
 export interface GroupOptions {
   readonly namespace: string
+  readonly partitions: number
   /** The partition lease each envelope is applied under (by index); all checked once, last, inside the transaction. */
   readonly fences?: ReadonlyArray<Fence | undefined> | undefined
 }
@@ -83,7 +84,8 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
           yield* applyWave(actor, envelopes, wave, results).pipe(Effect.provideService(GroupTransaction, {
             tx,
             scope: { tenant_id: tenantId, sandbox },
-            subject: (kind, name) => outboxSubject(options.namespace, kind, name)
+            subject: (kind, name) => outboxSubject(options.namespace, kind, name),
+            target: { namespace: options.namespace, partitions: options.partitions }
           }))
         }
         for (const i of indices) {

@@ -53,6 +53,8 @@ CREATE TABLE journey_runs (
   wake_seq        integer NOT NULL DEFAULT 0,
   -- The highest wake_seq whose wake the timer sweep has already published.
   wake_published  integer NOT NULL DEFAULT 0,
+  -- Step rows written so far (the next one's seq).
+  steps_taken     integer NOT NULL DEFAULT 0,
   -- The starting event, frozen: merge tags and branches read it for the whole run.
   trigger         jsonb NOT NULL,
   started_at      timestamptz NOT NULL,

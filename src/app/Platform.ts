@@ -8,6 +8,8 @@ import { Worker } from "../../actors/runtime/Worker.ts"
 import { EmailTransport } from "../../actors/message/EmailTransport.ts"
 import { MessageDeliverer } from "../../actors/message/MessageDeliverer.ts"
 import { WhatsAppTransport } from "../../actors/message/WhatsAppTransport.ts"
+import { JourneyScheduler } from "../../actors/journey/JourneyScheduler.ts"
+import { JourneyConfig } from "../../core/journey/JourneyConfig.ts"
 import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
@@ -91,11 +93,12 @@ export const IngressServer = (port: number) =>
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
   )
 
-/** What a worker process runs: the actors, outbound webhook delivery, and message delivery to guests. */
+/** What a worker process runs: the actors, outbound webhook delivery, message delivery to guests, and journey clocks. */
 const WorkerRole = Layer.mergeAll(
   Worker.layer(Actors),
   WebhookDeliverer.layer,
-  MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer]))
+  MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer])),
+  JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer))
 ).pipe(Layer.provide(WebhookConfig.layer))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */

@@ -77,7 +77,7 @@ export const explainStatements = async (benchSql: postgres.Sql, tenantId: string
     const envelope = envelopeOf(tenantId, false, command, "explain")
     // A lease of its own (another namespace than the worker's), so the fence check is part of the transaction.
     const fence = await acquire(sql, `explain-${envelope.id}`, "reservation", 0, "explain", 60_000)
-    const exit = await Effect.runPromiseExit(applyGroup(rollingBack, ReservationActor, [envelope], { namespace: "explain", fences: [fence ?? undefined] }))
+    const exit = await Effect.runPromiseExit(applyGroup(rollingBack, ReservationActor, [envelope], { namespace: "explain", partitions: 16, fences: [fence ?? undefined] }))
     const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) as { cause?: unknown } : undefined
     if (failure !== undefined && !(failure.cause instanceof Rollback)) throw failure
     capturing = false

@@ -270,7 +270,7 @@ export const actorTransactions = async (
     const apply = () => {
       const envelope = envelopeOf(tenantId, true, commands[i++ % commands.length]!, namespace)
       const fence = fences[partitionOf(tenantId, envelope.key, partitions)] ?? undefined
-      return Effect.runPromise(applyGroup(sql, ReservationActor, [envelope], { namespace, fences: [fence] }))
+      return Effect.runPromise(applyGroup(sql, ReservationActor, [envelope], { namespace, partitions, fences: [fence] }))
     }
     const latency1 = await sequential(200, apply)
     const s0 = statements

@@ -110,7 +110,12 @@ describe("POST /api/v1/reservations", () => {
     const cancelled = await upsert({ ...body, status: "cancelled" })
     expect(cancelled.body.data.event_type).toBe("booking.cancelled")
     const again = await upsert({ ...body, status: "cancelled" })
-    expect(again.body.data.event_type).toBe("booking.updated")
+    // The same body resent changes nothing: no event, so no journey starts twice.
+    expect(again.status).toBe(200)
+    expect(again.body.data.event_type).toBeNull()
+    expect(again.body.data.event_id).toBeNull()
+    const changed = await upsert({ ...body, status: "cancelled", amount: 99 })
+    expect(changed.body.data.event_type).toBe("booking.updated")
   })
 
   it("keeps guest links when an update sends guests: [], and skips an unknown reservation without guests", async () => {

@@ -1,0 +1,157 @@
+import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
+import { jsonb, type Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
+import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
+import type { Move, Run, ChannelFacts, ContactFacts, HotelFacts, ReservationFacts } from "./state.ts"
+import type { CandidateJourney } from "./triggers.ts"
+
+// The journey actor's reads and writes: runs with their pinned definitions, the facts steps need, and what a move wrote.
+
+interface RunRow {
+  readonly id: string
+  readonly journey_id: string
+  readonly version: number
+  readonly contact_id: string
+  readonly scope: string
+  readonly hotel_id: string | null
+  readonly reservation_id: string | null
+  readonly state: Run["state"]
+  readonly step_index: number
+  readonly wake_at: Date | null
+  readonly wake_seq: number
+  readonly steps_taken: number
+  readonly trigger: Run["trigger"]
+  readonly started_at: Date
+  readonly ended_at: Date | null
+  readonly exit_reason: string | null
+  readonly error: Run["error"]
+}
+
+const RUN_COLUMNS = `id, journey_id, version, contact_id, scope, hotel_id, reservation_id, state, step_index, wake_at, wake_seq,
+  steps_taken, trigger, started_at, ended_at, exit_reason, error`
+
+const toRun = (r: RunRow): Run => ({
+  ...r,
+  wake_at: r.wake_at === null ? null : r.wake_at.getTime(),
+  started_at: r.started_at.getTime(),
+  ended_at: r.ended_at === null ? null : r.ended_at.getTime()
+})
+
+export const liveRuns = async (tx: Tx, scope: TenantScope, contactId: string): Promise<Array<Run>> =>
+  (await tx.unsafe<Array<RunRow>>(`SELECT ${RUN_COLUMNS} FROM journey_runs
+    WHERE tenant_id = $1 AND sandbox = $2 AND contact_id = $3 AND state IN ('active', 'waiting')`,
+    [scope.tenant_id, scope.sandbox, contactId])).map(toRun)
+
+export const runById = async (tx: Tx, scope: TenantScope, runId: string): Promise<Run | undefined> => {
+  const [row] = await tx.unsafe<Array<RunRow>>(`SELECT ${RUN_COLUMNS} FROM journey_runs
+    WHERE tenant_id = $1 AND sandbox = $2 AND id = $3`, [scope.tenant_id, scope.sandbox, runId])
+  return row === undefined ? undefined : toRun(row)
+}
+
+/** A pinned version's definition and its journey's status now. */
+export interface PinnedJourney {
+  readonly name: string
+  readonly status: JourneyStatus
+  readonly definition: JourneyDefinition
+}
+
+/** Definitions of the versions runs are pinned to, keyed `journey_id/version`, with each journey's current status. */
+export const pinnedVersions = async (tx: Tx, scope: TenantScope, runs: ReadonlyArray<Pick<Run, "journey_id" | "version">>) => {
+  if (runs.length === 0) return new Map<string, PinnedJourney>()
+  const rows = await tx<Array<{ journey_id: string; version: number; name: string; status: JourneyStatus; definition: JourneyDefinition }>>`
+    SELECT v.journey_id, v.version, j.name, j.status, v.definition
+    FROM unnest(${runs.map((r) => r.journey_id)}::uuid[], ${runs.map((r) => r.version)}::int[]) AS k(journey_id, version)
+    JOIN journey_versions v ON v.journey_id = k.journey_id AND v.version = k.version
+    JOIN journey_definitions j ON j.id = v.journey_id
+    WHERE j.tenant_id = ${scope.tenant_id} AND j.sandbox = ${scope.sandbox}`
+  return new Map(rows.map((r) => [`${r.journey_id}/${r.version}`, { name: r.name, status: r.status, definition: r.definition }]))
+}
+
+/** Active journeys an event name (or, for a date trigger, one journey id) may start, at their current version. */
+export const candidateJourneys = async (tx: Tx, scope: TenantScope, eventName: string, journeyId: string | undefined) =>
+  tx<Array<CandidateJourney & { name: string }>>`
+    SELECT j.id, j.version, j.name, j.hotel_ids, v.definition
+    FROM journey_definitions j JOIN journey_versions v ON v.journey_id = j.id AND v.version = j.version
+    WHERE j.tenant_id = ${scope.tenant_id} AND j.sandbox = ${scope.sandbox} AND j.status = 'active'
+      AND ${journeyId === undefined ? tx`j.trigger_event_type = ${eventName}` : tx`j.id = ${journeyId}`}`
+
+/** When the contact last entered each of these journeys, per scope (re-entry counts per scope). */
+export const lastEntries = async (tx: Tx, scope: TenantScope, contactId: string, journeyIds: ReadonlyArray<string>) => {
+  if (journeyIds.length === 0) return new Map<string, number>()
+  const rows = await tx<Array<{ journey_id: string; scope: string; started_at: Date }>>`
+    SELECT journey_id, scope, max(started_at) AS started_at FROM journey_runs
+    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND contact_id = ${contactId}
+      AND journey_id = ANY(${journeyIds as Array<string>}::uuid[])
+    GROUP BY journey_id, scope`
+  return new Map(rows.map((r) => [`${r.journey_id}/${r.scope}`, r.started_at.getTime()]))
+}
+
+export const contactFacts = async (tx: Tx, scope: TenantScope, contactId: string): Promise<ContactFacts | undefined> => {
+  const [row] = await tx<Array<ContactFacts>>`
+    SELECT first_name, last_name, email, phone, language, email_consent, whatsapp_marketing_consent FROM contacts
+    WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
+  return row
+}
+
+export const hotelFacts = async (tx: Tx, scope: TenantScope, hotelId: string | null): Promise<HotelFacts | null> => {
+  if (hotelId === null) return null
+  const [row] = await tx<Array<HotelFacts>>`
+    SELECT id, name, code, timezone FROM hotels WHERE id = ${hotelId} AND tenant_id = ${scope.tenant_id}`
+  return row ?? null
+}
+
+interface ReservationRow extends Omit<ReservationFacts, "created_at"> {
+  readonly created_at: Date
+}
+const toReservation = (r: ReservationRow | undefined): ReservationFacts | null =>
+  r === undefined ? null : { ...r, created_at: r.created_at.getTime() }
+
+/** A reservation by id, or else the contact's current or next stay (the latest when none is to come). */
+export const reservationFacts = async (tx: Tx, scope: TenantScope, reservationId: string | null, contactId: string) => {
+  const [row] = reservationId !== null
+    ? await tx<Array<ReservationRow>>`
+      SELECT id, status, to_char(check_in, 'YYYY-MM-DD') AS check_in, to_char(check_out, 'YYYY-MM-DD') AS check_out, hotel_id, created_at
+      FROM reservations WHERE id = ${reservationId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
+    : await tx<Array<ReservationRow>>`
+      SELECT r.id, r.status, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, to_char(r.check_out, 'YYYY-MM-DD') AS check_out,
+        r.hotel_id, r.created_at
+      FROM reservation_guests g JOIN reservations r ON r.id = g.reservation_id
+      WHERE g.contact_id = ${contactId} AND r.tenant_id = ${scope.tenant_id} AND r.sandbox = ${scope.sandbox}
+        AND r.status NOT IN ('cancelled', 'no_show')
+      ORDER BY (r.check_out >= current_date) DESC, CASE WHEN r.check_out >= current_date THEN r.check_in END ASC, r.check_in DESC
+      LIMIT 1`
+  return toReservation(row)
+}
+
+export const channelFacts = async (tx: Tx, scope: TenantScope): Promise<ChannelFacts> => {
+  const [email, whatsapp] = await Promise.all([readEmailChannel(tx, scope), readWhatsAppSetup(tx, scope)])
+  return { email: email !== null, whatsapp: whatsapp !== null, templates: whatsapp?.templates ?? [] }
+}
+
+/** Writes runs as they now are (new ones inserted, others updated). */
+export const saveRuns = async (tx: Tx, scope: TenantScope, runs: ReadonlyArray<Run>, now: Date) => {
+  if (runs.length === 0) return
+  const rows = runs.map((r) => ({
+    id: r.id, tenant_id: scope.tenant_id, sandbox: scope.sandbox, journey_id: r.journey_id, version: r.version,
+    contact_id: r.contact_id, scope: r.scope, hotel_id: r.hotel_id, reservation_id: r.reservation_id, state: r.state,
+    step_index: r.step_index, wake_at: r.wake_at === null ? null : new Date(r.wake_at), wake_seq: r.wake_seq,
+    steps_taken: r.steps_taken, trigger: jsonb(tx, r.trigger), started_at: new Date(r.started_at),
+    ended_at: r.ended_at === null ? null : new Date(r.ended_at), exit_reason: r.exit_reason,
+    error: r.error === null ? null : jsonb(tx, r.error), updated_at: now
+  }))
+  await tx`
+    INSERT INTO journey_runs ${tx(rows)}
+    ON CONFLICT (id) DO UPDATE SET state = excluded.state, step_index = excluded.step_index, wake_at = excluded.wake_at,
+      wake_seq = excluded.wake_seq, steps_taken = excluded.steps_taken, ended_at = excluded.ended_at,
+      exit_reason = excluded.exit_reason, error = excluded.error, updated_at = excluded.updated_at`
+}
+
+export const saveSteps = async (tx: Tx, scope: TenantScope, moves: ReadonlyArray<Move>) => {
+  const rows = moves.flatMap((m) => (m.kind === "step"
+    ? [{
+      run_id: m.run_id, seq: m.seq, tenant_id: scope.tenant_id, step_id: m.step_id, step_type: m.step_type,
+      outcome: m.outcome, reason: m.reason, message_id: m.message_id, at: new Date(m.at)
+    }]
+    : []))
+  if (rows.length > 0) await tx`INSERT INTO journey_run_steps ${tx(rows)}`
+}

@@ -1,0 +1,50 @@
+import { deterministicId } from "../../core/deterministicId.ts"
+import { runTransaction, type Sql } from "../../core/db/Database.ts"
+import { encode } from "../../streams/envelope.ts"
+import { told } from "../../streams/tell.ts"
+import type { OutboxMessage } from "../runtime/Actor.ts"
+import { JourneyProtocol } from "./protocol.ts"
+
+export interface SweepDeps {
+  readonly sql: Sql
+  readonly namespace: string
+  readonly partitions: number
+  /** Publishes committed outbox rows (the worker's relay sweeps up anything this misses). */
+  readonly publish: (messages: ReadonlyArray<OutboxMessage>) => Promise<void>
+}
+
+interface Due {
+  readonly id: string
+  readonly tenant_id: string
+  readonly sandbox: boolean
+  readonly contact_id: string
+  readonly wake_seq: number
+}
+
+/**
+ * Wakes the runs whose wait is over: each due wait (not yet woken) becomes one `wake` message for the contact's
+ * journey actor, written to the outbox in the transaction that marks it published, so a wait is woken once however
+ * many workers sweep (rows one sweep holds are skipped by the others). The actor ignores a wake whose sequence is
+ * no longer the run's (stopped, or waiting again), which is what makes a stop during a wait take effect at once.
+ */
+export const wakeDueRuns = async (deps: SweepDeps, now: Date = new Date(), limit = 1_000): Promise<number> => {
+  const messages = await runTransaction(deps.sql, async (tx) => {
+    const due = await tx<Array<Due>>`
+      WITH due AS (
+        SELECT id FROM journey_runs
+        WHERE state = 'waiting' AND wake_published < wake_seq AND wake_at <= ${now}
+        ORDER BY wake_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      UPDATE journey_runs r SET wake_published = r.wake_seq FROM due WHERE r.id = due.id
+      RETURNING r.id, r.tenant_id, r.sandbox, r.contact_id, r.wake_seq`
+    if (due.length === 0) return []
+    const out: Array<OutboxMessage> = due.map((d) => {
+      const m = told(deps, JourneyProtocol, "wake", d, { contact_id: d.contact_id, run_id: d.id, wake_seq: d.wake_seq }, `wake:${d.id}:${d.wake_seq}`)
+      return { id: deterministicId(m.id), subject: m.subject, payload: m.payload }
+    })
+    const rows = out.map((m, i) => ({ id: m.id, tenant_id: due[i]!.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
+    await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+    return out
+  })
+  if (messages.length > 0) await deps.publish(messages)
+  return messages.length
+}
