@@ -7,8 +7,9 @@ import * as Actor from "../runtime/Actor.ts"
 import { journeyEvent } from "./events.ts"
 import { JourneyProtocol, type JourneySignal, RunNotFound, type StopRun, type WakeRun } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { type Advanced, advance, type ContactFacts, finish, isLive, type Move, type Run, type StepFacts, wake } from "./state.ts"
-import { type BookingFacts, entryRefusal, scopeOf, stopReason, triggerMatches } from "./triggers.ts"
+import { type Advanced, type ContactFacts, finish, isLive, type Move, type Run, type StepFacts, wake } from "./state.ts"
+import { onSignal } from "./decide.ts"
+import { type BookingFacts, triggerMatches } from "./triggers.ts"
 
 /** A step's message id: one per run and step, so a redelivered send lands on the message the first one recorded. */
 const messageId = (runId: string, stepId: string) => deterministicId(`journey:${runId}:${stepId}`)
@@ -19,7 +20,7 @@ const messageId = (runId: string, stepId: string) => deterministicId(`journey:${
  */
 const factsLoader = (contact: ContactFacts, now: number) => {
   let channels: ReturnType<typeof Repo.channelFacts> | undefined
-  return Effect.fn("JourneyActor.facts")(function*(run: Run, journeyStatus: JourneyStatus) {
+  return Effect.fn("JourneyActor.facts")(function*(run: Pick<Run, "hotel_id" | "reservation_id" | "contact_id">, journeyStatus: JourneyStatus) {
     const [hotel, reservation, channelFacts] = yield* Actor.query((tx, scope) => Promise.all([
       Repo.hotelFacts(tx, scope, run.hotel_id),
       Repo.reservationFacts(tx, scope, run.reservation_id, run.contact_id),
@@ -71,38 +72,27 @@ const signal = Effect.fn("JourneyActor.signal")(function*(s: JourneySignal) {
     Repo.candidateJourneys(tx, scope, s.event_name, s.journey_id)
   ]))
   if (contact === undefined) return { started: [], stopped: [] }
-  const [pinned, booking] = yield* Effect.all([Actor.query((tx, scope) => Repo.pinnedVersions(tx, scope, live)), bookingOf(s)])
-  const names = new Map<string, string>([...candidates.map((c) => [c.id, c.name] as const)])
-  const results: Array<Advanced> = []
-  const stillLive: Array<Run> = []
-  for (const run of live) {
-    const journey = pinned.get(`${run.journey_id}/${run.version}`)
-    if (journey !== undefined) names.set(run.journey_id, journey.name)
-    const reason = journey === undefined ? null : stopReason(run, journey.definition.trigger, s, booking)
-    if (reason === null) stillLive.push(run)
-    else results.push(finish(run, "stopped", now, reason))
-  }
-
   const matching = candidates.filter((j) => triggerMatches(j, s))
-  const last = yield* Actor.query((tx, scope) => Repo.lastEntries(tx, scope, s.contact_id, matching.map((j) => j.id)))
-  const scopeKey = scopeOf(s)
-  const facts = factsLoader(contact, now)
-  const started: Array<string> = []
-  for (const j of matching) {
-    const isLiveHere = stillLive.some((r) => r.journey_id === j.id && r.scope === scopeKey)
-    if (entryRefusal(j.definition.trigger, isLiveHere, last.get(`${j.id}/${scopeKey}`), now) !== null) continue
-    const run: Run = {
-      id: randomUUID(), journey_id: j.id, version: j.version, contact_id: s.contact_id, scope: scopeKey,
-      hotel_id: s.hotel_id, reservation_id: s.reservation_id, state: "active", step_index: 0, wake_at: null, wake_seq: 0,
-      steps_taken: 0, started_at: now, ended_at: null, exit_reason: null, error: null,
-      trigger: { event_id: s.event_id, event_name: s.event_name, occurred_at: s.occurred_at, payload: s.payload, origin: s.origin, source: s.source }
-    }
-    const moved = advance(run, j.definition, yield* facts(run, "active"))
-    results.push({ run: moved.run, moves: [{ kind: "announce", type: "journey.started", run }, ...moved.moves] })
-    started.push(run.id)
+  const [pinned, booking, lastEntries] = yield* Effect.all([
+    Actor.query((tx, scope) => Repo.pinnedVersions(tx, scope, live)),
+    bookingOf(s),
+    Actor.query((tx, scope) => Repo.lastEntries(tx, scope, s.contact_id, matching.map((j) => j.id)))
+  ])
+  // Every run a signal starts has the signal's hotel and reservation: one set of facts serves them all.
+  const facts = matching.length === 0
+    ? undefined
+    : yield* factsLoader(contact, now)({ hotel_id: s.hotel_id, reservation_id: s.reservation_id, contact_id: s.contact_id }, "active")
+  const decision = onSignal({
+    signal: s, live, pinned, candidates: matching, lastEntries, booking, now, facts: facts!, newId: randomUUID
+  })
+  if (decision.results.length > 0) {
+    const names = new Map<string, string>([
+      ...[...pinned.entries()].map(([k, v]) => [k.split("/")[0]!, v.name] as const),
+      ...candidates.map((c) => [c.id, c.name] as const)
+    ])
+    yield* persist(decision.results, names, contact)
   }
-  if (results.length > 0) yield* persist(results, names, contact)
-  return { started, stopped: results.filter((r) => !started.includes(r.run.id)).map((r) => r.run.id) }
+  return { started: [...decision.started], stopped: [...decision.stopped] }
 })
 
 /** A wait is over: the run moves on, unless the wake is stale (the run moved on, ended, or waits again). */
