@@ -1,0 +1,103 @@
+import type { Agent } from "node:http"
+import type postgres from "postgres"
+import { closedLoop, post, round, type Target } from "./load.ts"
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const createJourney = async (sql: postgres.Sql, tenantId: string, event: string, wait: string) => {
+  const [row] = await sql`
+    INSERT INTO journey_definitions (tenant_id, sandbox, name, trigger_event_type, trigger_type, status)
+    VALUES (${tenantId}, false, ${`Bench ${event}`}, ${event}, 'event', 'active') RETURNING id`
+  const definition = { name: `Bench ${event}`, trigger: { type: "event", event, reentry: "always" }, steps: [{ id: "w", type: "wait", duration: wait }, { id: "e", type: "end" }] }
+  await sql`INSERT INTO journey_versions (journey_id, version, tenant_id, sandbox, definition) VALUES (${row!.id}, 1, ${tenantId}, false, ${sql.json(definition)})`
+  return row!.id as string
+}
+
+const countIn = async (sql: postgres.Sql, journeyId: string, states: ReadonlyArray<string>) =>
+  Number((await sql`SELECT count(*)::int AS n FROM journey_runs WHERE journey_id = ${journeyId} AND state = ANY(${states as Array<string>})`)[0]!.n)
+
+const until = async (what: () => Promise<boolean>, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await what()) && Date.now() < deadline) await sleep(100)
+}
+
+/** How late each wake was: from the wait's wake time to the moment the run moved past it (its next step's row). */
+const lateness = async (sql: postgres.Sql, journeyId: string, dueAt?: Date) => {
+  const [row] = await sql`
+    SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99,
+      max(ms) AS max, count(*)::int AS n
+    FROM (SELECT extract(epoch FROM e.at - coalesce(${dueAt ?? null}::timestamptz, w.reason::timestamptz)) * 1000 AS ms
+      FROM journey_runs r
+      JOIN journey_run_steps w ON w.run_id = r.id AND w.step_id = 'w'
+      JOIN journey_run_steps e ON e.run_id = r.id AND e.step_id = 'e'
+      WHERE r.journey_id = ${journeyId}) x`
+  return { p50: round(Number(row!.p50)), p99: round(Number(row!.p99)), max: round(Number(row!.max)), n: row!.n as number }
+}
+
+/**
+ * Journey starts and timer wake-ups through the whole path: POST /api/v1/events → event actor → outbox → signal router
+ * → journey actor (run written, wait stored) → timer sweep → wake → run completed.
+ * (1) Starts: `total` events for as many contacts (closed loop), each starting a run that waits 3 s: runs started per
+ *     second, and the lateness of their wake-ups while starts keep arriving (under load).
+ * (2) Wake-ups: `total` runs waiting a day are all made due at once: wake-ups per second until the last completes,
+ *     and their lateness (queueing behind the burst included).
+ */
+export const journeysPhase = async (o: {
+  readonly sql: postgres.Sql
+  readonly agent: Agent
+  readonly target: Target
+  readonly tenantId: string
+  readonly total: number
+  readonly concurrency: number
+  readonly runId: string
+}) => {
+  const contactIds: Array<string> = []
+  for (let i = 0; i < o.total; i += 500) {
+    const guests = Array.from({ length: Math.min(500, o.total - i) }, (_, k) => ({
+      phone: `+3468${String(i + k).padStart(7, "0")}`, first_name: "Bench", last_name: `Journey${i + k}`, email: `journey${o.runId}.${i + k}@gmail.com`
+    }))
+    const res = await post(o.agent, o.target, "/api/v1/guests/batch", JSON.stringify({ guests }))
+    const body = JSON.parse(res.body ?? "{}") as { data?: { results?: Array<{ data?: { contact_id?: string } }> } }
+    for (const r of body.data?.results ?? []) if (r.data?.contact_id) contactIds.push(r.data.contact_id)
+  }
+  const steady = await createJourney(o.sql, o.tenantId, "bench.steady", "PT3S")
+  const burst = await createJourney(o.sql, o.tenantId, "bench.burst", "P1D")
+  // The router reads which tenants listen once per batch: give a fresh journey a moment before the load.
+  await sleep(500)
+
+  const events = async (event: string) => {
+    let next = 0
+    const started = Date.now()
+    const load = await closedLoop({
+      agent: o.agent, target: o.target, concurrency: o.concurrency,
+      next: () => next >= contactIds.length ? undefined : {
+        path: "/api/v1/events", body: JSON.stringify({ event_type: event, contact_id: contactIds[next++], payload: {} }), items: 1
+      }
+    })
+    return { load, started }
+  }
+
+  // (1) starts, with their wake-ups under load
+  const a = await events("bench.steady")
+  await until(async () => (await countIn(o.sql, steady, ["waiting", "completed"])) >= contactIds.length, 300_000)
+  const [span] = await o.sql`SELECT max(started_at) AS last FROM journey_runs WHERE journey_id = ${steady}`
+  const startsPerS = contactIds.length / ((new Date(span!.last as Date).getTime() - a.started) / 1000)
+  await until(async () => (await countIn(o.sql, steady, ["completed"])) >= contactIds.length, 300_000)
+  const steadyLateness = await lateness(o.sql, steady)
+
+  // (2) a burst of wake-ups all due at once
+  await events("bench.burst")
+  await until(async () => (await countIn(o.sql, burst, ["waiting"])) >= contactIds.length, 300_000)
+  const [due] = await o.sql`UPDATE journey_runs SET wake_at = now() WHERE journey_id = ${burst} AND state = 'waiting' RETURNING now() AS at`
+  const dueAt = (due!.at as Date).getTime()
+  await until(async () => (await countIn(o.sql, burst, ["completed"])) >= contactIds.length, 300_000)
+  const [last] = await o.sql`SELECT max(ended_at) AS last FROM journey_runs WHERE journey_id = ${burst}`
+  const wakesPerS = contactIds.length / ((new Date(last!.last as Date).getTime() - dueAt) / 1000)
+  return {
+    runs: contactIds.length,
+    starts: { events_accepted: a.load.statuses["201"] ?? 0, api_latency_ms: a.load.latency_ms, journey_starts_per_s: round(startsPerS) },
+    steady_wake_lateness_ms: steadyLateness,
+    burst: { wakeups_per_s: round(wakesPerS), lateness_ms: await lateness(o.sql, burst, due!.at as Date) },
+    completed: { steady: await countIn(o.sql, steady, ["completed"]), burst: await countIn(o.sql, burst, ["completed"]) }
+  }
+}
