@@ -6,10 +6,14 @@ import { Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 import { JourneyValidationErrors } from "../../schemas/journeyApi.ts"
 import { issueDetails, summarise } from "../http/issues.ts"
 
-/** A body that is not a valid definition: 422 VALIDATION_ERROR naming each field; a bad parameter: 400 as elsewhere. */
+/**
+ * A JSON object that is not a valid definition: 422 VALIDATION_ERROR naming each field. A body that is no JSON object
+ * at all (`(body)` alone) and a bad path or query parameter: 400, as elsewhere.
+ */
 export const JourneyValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(JourneyValidationErrors, (error) => {
   const details = issueDetails(error.cause.issue)
-  return Effect.fail(error.kind === "Payload" || error.kind === "Body"
+  const fields = Object.keys(details)
+  return Effect.fail((error.kind === "Payload" || error.kind === "Body") && !(fields.length === 1 && fields[0] === "(body)")
     ? Unprocessable.of("VALIDATION_ERROR", summarise(details), details)
     : ValidationFailed.of(summarise(details), details))
 })
