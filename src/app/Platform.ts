@@ -44,6 +44,7 @@ import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { MessagesLive } from "../message/http.ts"
 import { JourneyValidationErrorsLive } from "../journey/edge.ts"
 import { JourneysLive } from "../journey/http.ts"
+import { JourneyDefinitions } from "../journey/JourneyDefinitions.ts"
 import { UnsubscribeRoutes } from "../message/unsubscribe.ts"
 import { WhatsAppWebhookRoutes } from "../message/whatsappWebhook.ts"
 
@@ -86,7 +87,7 @@ const ApiRoutes = Layer.mergeAll(
   UnsubscribeRoutes
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, JourneysLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, BodyLimitsLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 
