@@ -108,12 +108,20 @@ const view = (r: JourneyRecord): JourneyView => ({
   version_created_at: r.version_created_at.toISOString()
 })
 
-/** One journey of the caller's tenant and mode with its current definition; `lock` holds its header until commit. */
+/**
+ * One journey of the caller's tenant and mode with its current definition; `lock` holds its header until commit. The
+ * header is locked on its own first: a `FOR UPDATE` on the join would, after waiting for a concurrent edit, re-check
+ * the join against the header's new version and find no row.
+ */
 export const readJourney = async (tx: Tx, scope: TenantScope, id: string, lock = false): Promise<JourneyView | undefined> => {
   if (!isUuid(id)) return undefined
+  if (lock) {
+    const locked = await tx`SELECT 1 FROM journey_definitions WHERE id = ${id} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} FOR UPDATE`
+    if (locked.length === 0) return undefined
+  }
   const [row] = await tx.unsafe<Array<JourneyRecord>>(
     `SELECT ${COLUMNS} FROM journey_definitions d JOIN journey_versions v ON v.journey_id = d.id AND v.version = d.version
-     WHERE d.id = $1 AND d.tenant_id = $2 AND d.sandbox = $3${lock ? " FOR UPDATE OF d" : ""}`,
+     WHERE d.id = $1 AND d.tenant_id = $2 AND d.sandbox = $3`,
     [id, scope.tenant_id, scope.sandbox])
   return row ? view(row) : undefined
 }

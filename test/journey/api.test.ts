@@ -132,6 +132,18 @@ describe("journey definitions", () => {
     expect((await call("PATCH", `/api/v1/journeys/${randomUUID()}`, { name: "x" })).status).toBe(404)
   })
 
+  it("concurrent PATCHes each get their own version, in order; with the same If-Match only one wins", async () => {
+    const { journey_id: id } = await create()
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call("PATCH", `/api/v1/journeys/${id}`, { name: `Edit ${i}` })))
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200))
+    expect(answers.map((a) => a.body.data.version).sort((a: number, b: number) => a - b)).toEqual([2, 3, 4, 5, 6, 7])
+    const guarded = await Promise.all(Array.from({ length: 4 }, (_, i) =>
+      call("PATCH", `/api/v1/journeys/${id}`, { name: `Guarded ${i}` }, { headers: { "if-match": "\"v7\"" } })))
+    expect(guarded.map((a) => a.status).sort()).toEqual([200, 412, 412, 412])
+    const versions = await sql`SELECT version FROM journey_versions WHERE journey_id = ${id} ORDER BY version`
+    expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+  })
+
   it("moves draft → active ⇄ paused → archived; repeats answer 200; archived is final (409)", async () => {
     const { journey_id: id } = await create()
     const go = (action: string) => call("POST", `/api/v1/journeys/${id}/${action}`)
