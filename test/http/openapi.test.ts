@@ -489,13 +489,24 @@ const journeyRoutes: Record<string, RouteCases> = {
   },
   "POST /api/v1/journey-runs/{run_id}/stop": {
     cases: [
+      c(200, "a waiting run stopped by the journey actor", async () => {
+        const event = uniqueId("oa").toLowerCase().replace(/[^a-z0-9]/g, "_")
+        const journeyId = await newJourney({ status: "active", trigger: { type: "event", event: `oa.${event}` } })
+        const contactId = (await newGuest()).contact_id as string
+        await data(as("POST", "/api/v1/events", { event_type: `oa.${event}`, payload: {}, contact_id: contactId }))
+        for (let i = 0; i < 100; i++) {
+          const [run] = await sql`SELECT id FROM journey_runs WHERE journey_id = ${journeyId} AND state = 'waiting'`
+          if (run) return as("POST", `/api/v1/journey-runs/${run.id}/stop`)
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        throw new Error("no waiting run")
+      }),
       c(404, "an unknown run", () => as("POST", `/api/v1/journey-runs/${NO_SUCH_ID}/stop`)),
       nulParam("POST", "/api/v1/journey-runs/%00/stop"),
       ...keyCases("POST", `/api/v1/journey-runs/${NO_SUCH_ID}/stop`)
     ],
     notCaused: {
       ...ACTOR_FAILURES,
-      200: "needs the journey actor, which its own tests cover (test/journey)",
       422: "an actor rejecting the stop for its data: needs a poisoned actor, as ACTOR_FAILURES"
     }
   }

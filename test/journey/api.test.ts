@@ -11,6 +11,16 @@ let tenant: TestTenant
 let contactId: string
 const sql = testSql()
 
+/** The value `probe` finds, polling until it finds one (10 s at most). */
+const eventually = async <A>(probe: () => Promise<A | undefined>): Promise<A> => {
+  for (let i = 0; i < 100; i++) {
+    const found = await probe()
+    if (found !== undefined) return found
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error("not found in time")
+}
+
 beforeAll(async () => {
   platform = await startPlatform("journeys")
   tenant = await createTenant("journeys")
@@ -290,6 +300,28 @@ describe("journey runs (read side)", () => {
     expect((await runs(`?contact_id=${randomUUID()}`)).body.data.runs).toEqual([])
     expect((await runs("?state=sleeping")).status).toBe(400)
     expect((await call("GET", `/api/v1/journeys/${randomUUID()}/runs`)).status).toBe(404)
+  })
+
+  it("stops a waiting run through the journey actor (exit reason manual); a repeat answers the ended run", async () => {
+    const { journey_id: id } = await create({
+      name: "Spa follow-up", status: "active", trigger: { type: "event", event: "spa.booked" },
+      steps: [{ id: "w1", type: "wait", duration: "PT1H" }, { id: "e1", type: "email", category: "utility", subject: "Enjoy", text: "x" }]
+    })
+    const event = await post(platform.baseUrl, "/api/v1/events", tenant.live_key, { event_type: "spa.booked", payload: {}, contact_id: contactId })
+    expect(event.body.data.matching_journeys).toBe(1)
+    const waiting = await eventually(async () => {
+      const r = await call("GET", `/api/v1/journeys/${id}/runs?state=waiting`)
+      return r.body.data.runs[0] as { run_id: string } | undefined
+    })
+    const stopped = await call("POST", `/api/v1/journey-runs/${waiting.run_id}/stop`)
+    expect(stopped.status, JSON.stringify(stopped.body)).toBe(200)
+    expect(stopped.body.data).toMatchObject({
+      run_id: waiting.run_id, state: "stopped", exit_reason: "manual", ended_at: expect.any(String),
+      trigger: { event_name: "spa.booked", origin: "core" }, steps: [expect.objectContaining({ step_id: "w1", outcome: "waited" })]
+    })
+    const again = await call("POST", `/api/v1/journey-runs/${waiting.run_id}/stop`)
+    expect(again.status).toBe(200)
+    expect(again.body.data).toEqual(stopped.body.data)
   })
 
   it("404 for a run of no journey of the caller's tenant and mode; stopping an unknown run is 404", async () => {
