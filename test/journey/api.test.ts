@@ -236,12 +236,13 @@ describe("journey definitions", () => {
 })
 
 describe("journey runs (read side)", () => {
-  // started_at as text: postgres.js would send a timestamptz parameter at millisecond precision.
+  // started_at as text: postgres.js would send a timestamptz parameter at millisecond precision. A waiting run wakes in
+  // 2099: the journey engine's timer sweep runs in this platform and would wake (and end) a run due now.
   const insertRun = async (journeyId: string, state: string, startedAt: string, steps: Array<Record<string, unknown>> = []) => {
     const id = randomUUID()
     const ended = ["completed", "stopped", "failed"].includes(state) ? startedAt : null
     await sql`INSERT INTO journey_runs (id, tenant_id, sandbox, journey_id, version, contact_id, scope, state, wake_at, wake_seq, trigger, started_at, ended_at, exit_reason, updated_at)
-      VALUES (${id}, ${tenant.tenant_id}, false, ${journeyId}, 1, ${contactId}, ${`event:${id}`}, ${state}, ${state === "waiting" ? startedAt : null}, ${state === "waiting" ? 1 : 0},
+      VALUES (${id}, ${tenant.tenant_id}, false, ${journeyId}, 1, ${contactId}, ${`event:${id}`}, ${state}, ${state === "waiting" ? "2099-01-01T00:00:00Z" : null}, ${state === "waiting" ? 1 : 0},
         ${sql.json({ event_id: "ev-1", event_name: "cart.abandoned", occurred_at: startedAt, payload: { context: { resume_url: "https://x.example/r" } }, origin: "website", source: null })},
         ${startedAt}::text::timestamptz, ${ended}, ${state === "stopped" ? "manual" : null}, now())`
     let seq = 0
