@@ -8,6 +8,7 @@ import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
+import { JourneysGroup } from "./journeyApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
@@ -170,6 +171,7 @@ export const Api = HttpApi.make("gep")
   .add(B2bGroup)
   .add(ChannelsGroup)
   .add(LoyaltyGroup)
+  .add(JourneysGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

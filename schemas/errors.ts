@@ -57,6 +57,13 @@ export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, {
   static readonly of = (code: string, message: string, details: Details = {}) => new Conflict(body(code, message, details))
 }
 
+export class PreconditionFailed extends Schema.Error<PreconditionFailed>("PreconditionFailed")(fields, {
+  httpApiStatus: 412,
+  description: "`If-Match` names another version than the current one: read it again, then retry the change"
+}) {
+  static readonly of = (message: string, details: Details = {}) => new PreconditionFailed(body("PRECONDITION_FAILED", message, details))
+}
+
 export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(fields, {
   httpApiStatus: 413,
   description: "The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further"
@@ -92,7 +99,7 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 export const CommonErrors = [ValidationFailed, Unauthorized, Forbidden, RateLimited, Unavailable] as const
 
 /** Every error an endpoint can answer in the core shape. */
-export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | Conflict | PayloadTooLarge | Unprocessable | RateLimited | Unavailable | InternalError
+export type ApiError = ValidationFailed | Unauthorized | Forbidden | NotFound | Conflict | PreconditionFailed | PayloadTooLarge | Unprocessable | RateLimited | Unavailable | InternalError
 
 /** The HTTP status an error is answered with (the same as its class's `httpApiStatus`). */
 export const statusOf = (e: ApiError): number =>
@@ -101,6 +108,7 @@ export const statusOf = (e: ApiError): number =>
   : e instanceof Forbidden ? 403
   : e instanceof NotFound ? 404
   : e instanceof Conflict ? 409
+  : e instanceof PreconditionFailed ? 412
   : e instanceof PayloadTooLarge ? 413
   : e instanceof Unprocessable ? 422
   : e instanceof RateLimited ? 429

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { parseDuration } from "./isoDuration.ts"
-import { oneOf, SafeString, Uuid } from "./common.ts"
+import { oneOf, SafeNumber, SafeString, Uuid } from "./common.ts"
 
 // The public contract of a journey definition: its trigger and its steps. Structure is checked here; what needs the
 // whole definition (step references, cycles, merge tags, registered templates) is checked by the definition check
@@ -110,7 +110,7 @@ export const BranchCondition = Schema.Union([
   Schema.Struct({ stage: Schema.Array(oneOf(["pre_stay", "during_stay", "post_stay"] as const)).check(Schema.isMinLength(1)) }),
   Schema.Struct({
     property: text(200).annotate({ description: "a variable path, e.g. event.payload.context.stage" }),
-    equals: opt(Schema.Union([text(500), Schema.Finite, Schema.Boolean])),
+    equals: opt(Schema.Union([text(500), SafeNumber, Schema.Boolean])),
     exists: opt(Schema.Boolean)
   })
 ])

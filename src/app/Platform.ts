@@ -42,6 +42,9 @@ import { Hotels } from "../tenancy/Hotels.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { MessagesLive } from "../message/http.ts"
+import { JourneyValidationErrorsLive } from "../journey/edge.ts"
+import { JourneysLive } from "../journey/http.ts"
+import { JourneyDefinitions } from "../journey/JourneyDefinitions.ts"
 import { UnsubscribeRoutes } from "../message/unsubscribe.ts"
 import { WhatsAppWebhookRoutes } from "../message/whatsappWebhook.ts"
 
@@ -83,8 +86,8 @@ const ApiRoutes = Layer.mergeAll(
   WhatsAppWebhookRoutes,
   UnsubscribeRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, ChannelSettings.layer, BodyLimitsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, JourneysLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 

@@ -39,11 +39,26 @@ describe("POST /api/v1/events", () => {
   })
 
   it("counts matching active journeys of the tenant", async () => {
-    await sql`INSERT INTO journey_definitions (tenant_id, name, trigger_event_type, status) VALUES
-      (${tenant.tenant_id}, 'Post-stay review', 'review.requested', 'active'), (${tenant.tenant_id}, 'Other hotel', 'review.requested', 'active')`
-    await sql`INSERT INTO journey_definitions (tenant_id, name, trigger_event_type, status) VALUES (${tenant.tenant_id}, 'Paused', 'review.requested', 'paused')`
-    const res = await send({ event_type: "review.requested", payload: {}, contact_id: contactId })
+    const journey = async (name: string, extra: Record<string, unknown>, key = tenant.live_key) => {
+      const res = await post(platform.baseUrl, "/api/v1/journeys", key, {
+        name, trigger: { type: "event", event: "review.requested" }, steps: [{ id: "done", type: "end" }], ...extra
+      })
+      expect(res.status).toBe(201)
+      return res.body.data.journey_id as string
+    }
+    const other = await createTenant("events-journeys")
+    await journey("Post-stay review", { status: "active" })
+    await journey("This hotel", { status: "active", hotel_ids: [tenant.hotel_id] })
+    await journey("Draft", {})
+    await post(platform.baseUrl, `/api/v1/journeys/${await journey("Paused", { status: "active" })}/pause`, tenant.live_key, undefined)
+    await post(platform.baseUrl, `/api/v1/journeys/${await journey("Archived", { status: "active" })}/archive`, tenant.live_key, undefined)
+    await journey("Sandbox", { status: "active" }, tenant.test_key)
+    await journey("Other tenant", { status: "active" }, other.live_key)
+    await journey("Other hotel", { status: "active", hotel_ids: [other.hotel_id] }, other.live_key)
+    const res = await send({ event_type: "review.requested", payload: {}, contact_id: contactId, hotel_code: tenant.hotel_code })
     expect(res.body.data.matching_journeys).toBe(2)
+    // Without a hotel, only the journeys for every hotel match.
+    expect((await send({ event_type: "review.requested", payload: {}, contact_id: contactId })).body.data.matching_journeys).toBe(1)
   })
 
   it("returns the original event for a repeated idempotency_key, per tenant, even under concurrency", async () => {

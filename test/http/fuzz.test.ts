@@ -120,7 +120,19 @@ const hints = (path: string): Hints => ({
   event: fc.constant("call_completed"), direction: fc.constantFrom("inbound", "outbound"),
   url: fc.constant("https://127.0.0.1:1/fuzz"), field_key: fc.constantFrom("fuzz_field", "room_pref"),
   check_in_time: fc.constant("14:30"), check_out_time: fc.constant("11:00"), limit: fc.constantFrom("5", "0", "1000"),
-  language: fc.constantFrom("es", "en-GB"), nationality: fc.constantFrom("ES", "ESP", "Spain")
+  language: fc.constantFrom("es", "en-GB"), nationality: fc.constantFrom("ES", "ESP", "Spain"),
+  // Journeys stay drafts: an active one would make the journey engine publish signals for the fuzz's bookings and events
+  // in the background, which the "a refused request publishes nothing" check cannot tell from the request's own.
+  ...(path.startsWith("/api/v1/journeys") ? { status: fc.constant("draft") } : {}),
+  // Journey definitions: mostly valid ones (random step graphs rarely pass the definition check), so the sweep gets a base.
+  trigger: mostly<unknown>([
+    { type: "event", event: "booking.created", stop_when: ["checkout.completed"], reentry: { after: "P7D" } },
+    { type: "reservation_date", anchor: "check_in", offset: "-P2D", local_time: "10:00", late: "send" }
+  ], [{ type: "event", event: "Not.An.Event" }]),
+  steps: mostly<unknown>([
+    [{ id: "w1", type: "wait", duration: "PT1H" }, { id: "e1", type: "email", category: "utility", subject: "Hi {{contact_first_name}}", text: "x", html: "<p>{{event_check_in}}</p>" },
+      { id: "b1", type: "branch", if: { property: "event.payload.room", equals: 3 }, then: "end", else: "x1" }, { id: "x1", type: "end" }]
+  ], [[{ id: "b", type: "branch", if: { has: "email" }, then: "b", else: "end" }]])
 })
 
 const operations = () => Object.entries(doc.paths).flatMap(([path, item]) =>

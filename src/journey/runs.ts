@@ -1,0 +1,114 @@
+import type { Tx } from "../../core/db/Database.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
+import { isUuid } from "../../schemas/common.ts"
+import type { RunState } from "../../schemas/journey.ts"
+import type { RunView } from "../../schemas/journeyApi.ts"
+import { decodeCursor } from "../http/cursor.ts"
+import { exactCursor, exactTime } from "./store.ts"
+
+// Reads of journey runs (the journey actor writes them), confined to the caller's tenant and mode.
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString())
+
+interface RunRecord {
+  id: string
+  journey_id: string
+  version: number
+  contact_id: string
+  scope: string
+  hotel_id: string | null
+  reservation_id: string | null
+  state: RunState
+  exit_reason: string | null
+  error: unknown
+  started_at: Date
+  ended_at: Date | null
+  wake_at: Date | null
+  trigger: Record<string, unknown> | null
+  cursor_at: string
+}
+
+const COLUMNS = `id, journey_id, version, contact_id, scope, hotel_id, reservation_id, state, exit_reason, error, started_at, ended_at,
+  wake_at, trigger, ${exactTime("started_at")} AS cursor_at`
+
+const text = (v: unknown) => (typeof v === "string" ? v : null)
+
+const summary = (r: RunRecord): Omit<RunView, "steps"> => ({
+  run_id: r.id,
+  journey_id: r.journey_id,
+  version: r.version,
+  contact_id: r.contact_id,
+  scope: r.scope,
+  hotel_id: r.hotel_id,
+  reservation_id: r.reservation_id,
+  state: r.state,
+  exit_reason: r.exit_reason,
+  error: r.error ?? null,
+  started_at: r.started_at.toISOString(),
+  ended_at: iso(r.ended_at),
+  wake_at: iso(r.wake_at),
+  // What started it; the frozen payload stays inside (it may hold personal data the timeline does not need).
+  trigger: { event_name: text(r.trigger?.["event_name"]), event_id: text(r.trigger?.["event_id"]), origin: text(r.trigger?.["origin"]) }
+})
+
+interface StepRecord {
+  step_id: string
+  step_type: string
+  outcome: string
+  reason: string | null
+  message_id: string | null
+  at: Date
+  message_status: string | null
+  skip_reason: string | null
+  error_code: string | null
+}
+
+/**
+ * A step's outcome as the guest saw it: a `sent` step whose message was then skipped or failed (a consent withdrawn
+ * before delivery, a provider's permanent refusal) shows that, with the message's reason; the message's status stays
+ * visible (queued, sent, delivered, read).
+ */
+export const stepView = (s: StepRecord): RunView["steps"][number] => {
+  const settled = s.outcome === "sent" && s.message_status === "skipped"
+    ? { outcome: "skipped", reason: s.skip_reason ?? s.reason }
+    : s.outcome === "sent" && s.message_status === "failed"
+    ? { outcome: "failed", reason: s.error_code ?? s.reason }
+    : { outcome: s.outcome, reason: s.reason }
+  return { step_id: s.step_id, type: s.step_type, ...settled, message_id: s.message_id, message_status: s.message_status, at: s.at.toISOString() }
+}
+
+const stepsOf = (tx: Tx, runId: string) =>
+  tx<Array<StepRecord>>`
+    SELECT s.step_id, s.step_type, s.outcome, s.reason, s.message_id::text AS message_id, s.at,
+      m.status AS message_status, m.skip_reason, m.error_code
+    FROM journey_run_steps s LEFT JOIN messages m ON m.id = s.message_id
+    WHERE s.run_id = ${runId} ORDER BY s.seq`
+
+/** One run of the caller's tenant and mode with its steps; undefined when there is none. */
+export const readRun = async (tx: Tx, scope: TenantScope, runId: string): Promise<RunView | undefined> => {
+  if (!isUuid(runId)) return undefined
+  const [row] = await tx.unsafe<Array<RunRecord>>(
+    `SELECT ${COLUMNS} FROM journey_runs WHERE id = $1 AND tenant_id = $2 AND sandbox = $3`, [runId, scope.tenant_id, scope.sandbox])
+  if (!row) return undefined
+  return { ...summary(row), steps: (await stepsOf(tx, row.id)).map(stepView) }
+}
+
+/** A journey's runs, newest first, keyset-paginated on (started_at, id). */
+export const journeyRuns = async (
+  tx: Tx,
+  journeyId: string,
+  o: { cursor?: string | undefined; limit: number; state?: string | undefined; contact_id?: string | undefined }
+) => {
+  const after = o.cursor === undefined ? undefined : decodeCursor(o.cursor)
+  if (o.cursor !== undefined && after === undefined) return { error: "cursor" as const }
+  const rows = await tx.unsafe<Array<RunRecord>>(
+    `SELECT ${COLUMNS} FROM journey_runs WHERE journey_id = $1
+       AND ($2::text IS NULL OR state = $2)
+       AND ($3::uuid IS NULL OR contact_id = $3::uuid)
+       AND ($4::text IS NULL OR (started_at, id) < ($4::text::timestamptz, $5::uuid))
+     ORDER BY started_at DESC, id DESC LIMIT $6`,
+    [journeyId, o.state ?? null, o.contact_id ?? null, after?.at ?? null, after?.id ?? null, o.limit + 1])
+  const page = rows.slice(0, o.limit)
+  const last = page[page.length - 1]
+  return { runs: page.map(summary), next_cursor: rows.length > o.limit && last ? exactCursor(last.cursor_at, last.id) : null }
+}
