@@ -5,7 +5,7 @@ import { createJourney, runIn, runsOf, setJourneyStatus, stepsOf } from "../supp
 import { configureChannels, newContact, useEncryptionKey } from "../support/messaging.ts"
 import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
-import { eventually, expectVerifies, subscribe } from "../support/webhook.ts"
+import { eventually as within, expectVerifies, subscribe } from "../support/webhook.ts"
 
 // Journeys end to end: real events and reservations in, the real router, actor, timer sweep and message path, a real
 // SMTP server catching what leaves, and a real HTTPS receiver for the journey webhooks.
@@ -16,6 +16,8 @@ let platform: RunningPlatform
 let tenant: TestTenant
 let secret: string
 const sql = testSql()
+// Generous: the suite runs many platforms at once on two cores.
+const soon = <A>(what: string, f: () => Promise<A | undefined>) => within(what, f, 30_000)
 let n = 0
 
 beforeAll(async () => {
@@ -76,11 +78,11 @@ describe("journeys end to end", () => {
     expect(mailsTo(email)).toHaveLength(0)
     const done = await runIn(sql, journeyId, contactId, ["completed"])
     expect(done.id).toBe(waiting.id)
-    const mail = await eventually("the welcome email", async () => mailsTo(email)[0])
+    const mail = await soon("the welcome email", async () => mailsTo(email)[0])
     expect(mail.subject).toBe(`Welcome Lucía to ${tenant.hotel_name}`)
     expect(mail.html).toContain("Check-in 2027-03-01 &amp; <b>Pérez</b>")
     expect(mail.text?.trim()).toBe("Check-in 2027-03-01")
-    const steps = await eventually("the message sent", async () => {
+    const steps = await soon("the message sent", async () => {
       const s = await stepsOf(sql, done.id)
       return s[1]?.status === "sent" ? s : undefined
     })
@@ -90,7 +92,7 @@ describe("journeys end to end", () => {
     await sleep(1_500)
     expect(await runsOf(sql, journeyId, contactId)).toHaveLength(1)
     expect(mailsTo(email)).toHaveLength(1)
-    const hooks = await eventually("journey webhooks", async () => {
+    const hooks = await soon("journey webhooks", async () => {
       const all = receiver.on("/events").map((r) => ({ r, body: JSON.parse(r.raw.toString()) })).filter((e) => e.body.data.run?.id === done.id)
       return all.length >= 2 ? all : undefined
     })
@@ -152,14 +154,14 @@ describe("journeys end to end", () => {
     const c = await newContact(platform.baseUrl, tenant, { email_consent: false })
     await event({ event_type: "review.requested", contact_id: c.id, payload: { score: 9 } })
     const run = await runIn(sql, journeyId, c.id, ["completed"])
-    const steps = await eventually("both messages recorded", async () => {
+    const steps = await soon("both messages recorded", async () => {
       const s = await stepsOf(sql, run.id)
       return s.every((x) => x.status !== null) ? s : undefined
     })
     expect(steps.map((s) => [s.step_id, s.status, s.skip_reason])).toEqual([
       ["offer", "skipped", "no_email_marketing_consent"], ["thanks", expect.stringMatching(/queued|sent/), null]
     ])
-    const mail = await eventually("the utility email", async () => mailsTo(c.email!)[0])
+    const mail = await soon("the utility email", async () => mailsTo(c.email!)[0])
     expect(mail.subject).toBe("Thank you")
   })
 
@@ -173,7 +175,7 @@ describe("journeys end to end", () => {
     expect((await stepsOf(sql, run.id)).map((s) => [s.step_id, s.outcome, s.reason, s.message_id])).toEqual([["e", "skipped", "missing_resume_url", null]])
     const withLink = await newContact(platform.baseUrl, tenant)
     await event({ event_type: "cart.abandoned", contact_id: withLink.id, payload: { context: { cart_id: unique("cart"), resume_url: "https://book.example.com/r?a=1&b=2" } } })
-    const mail = await eventually("the resume email", async () => mailsTo(withLink.email!)[0])
+    const mail = await soon("the resume email", async () => mailsTo(withLink.email!)[0])
     expect(mail.html).toContain("href=\"https://book.example.com/r?a=1&amp;b=2\"")
   })
 
@@ -190,7 +192,7 @@ describe("journeys end to end", () => {
     await runIn(sql, always, c.id, ["completed"])
     await runIn(sql, never, c.id, ["completed"])
     await event({ event_type: "loyalty.visited", contact_id: c.id, payload: {} })
-    await eventually("a second run of the always journey", async () => ((await runsOf(sql, always, c.id)).length === 2 ? true : undefined))
+    await soon("a second run of the always journey", async () => ((await runsOf(sql, always, c.id)).length === 2 ? true : undefined))
     await sleep(1_000)
     expect(await runsOf(sql, never, c.id)).toHaveLength(1)
   })
@@ -225,7 +227,7 @@ describe("journeys end to end", () => {
     // The worker's outbox sweep publishes what the scan wrote.
     const run = await runIn(sql, journeyId, contactId, ["completed"], 20_000)
     expect(run.scope).toMatch(/^reservation:/)
-    const mail = await eventually("the pre-arrival email", async () => mailsTo(email)[0])
+    const mail = await soon("the pre-arrival email", async () => mailsTo(email)[0])
     expect(mail.subject).toBe("See you on 2027-06-10")
   })
 })

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { createJourney, runIn, stepsOf } from "../support/journeys.ts"
 import { configureChannels, newContact, newWhatsAppNumber, TEMPLATES, useEncryptionKey } from "../support/messaging.ts"
 import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { eventually } from "../support/webhook.ts"
+import { eventually as within } from "../support/webhook.ts"
 import { startWhatsAppStub, type WhatsAppStub } from "../support/whatsappStub.ts"
 
 // WhatsApp steps through the real send path to the Cloud API stub: parameters from variable paths, consent gating,
@@ -13,6 +13,8 @@ let stub: WhatsAppStub
 let platform: RunningPlatform
 let tenant: TestTenant
 const sql = testSql()
+// Generous: the suite runs many platforms at once on two cores.
+const soon = <A>(what: string, f: () => Promise<A | undefined>) => within(what, f, 30_000)
 let n = 0
 
 beforeAll(async () => {
@@ -48,7 +50,7 @@ describe("WhatsApp journey steps", () => {
     const c = await newContact(platform.baseUrl, tenant)
     await event({ event_type: "payment.received", contact_id: c.id, payload: { context: { check_in: "2027-02-03" } } })
     const run = await runIn(sql, journeyId, c.id, ["completed"])
-    const [call] = await eventually("the template call", async () => (callsTo(c.phone).length > 0 ? callsTo(c.phone) : undefined))
+    const [call] = await soon("the template call", async () => (callsTo(c.phone).length > 0 ? callsTo(c.phone) : undefined))
     expect(call!.body.template).toMatchObject({ name: "booking_confirmation", language: { code: "es" } })
     expect(call!.body.template.components[0].parameters.map((p: any) => p.text)).toEqual(["Ana", "2027-02-03"])
     const [step] = await stepsOf(sql, run.id)
@@ -67,7 +69,7 @@ describe("WhatsApp journey steps", () => {
     const c = await newContact(platform.baseUrl, tenant, { whatsapp_marketing_consent: false })
     await event({ event_type: "review.requested", contact_id: c.id, payload: {} })
     const run = await runIn(sql, journeyId, c.id, ["completed"])
-    const steps = await eventually("the gated message recorded", async () => {
+    const steps = await soon("the gated message recorded", async () => {
       const s = await stepsOf(sql, run.id)
       return s[1]?.status ? s : undefined
     })
