@@ -1,17 +1,17 @@
-import type { PinnedJourney } from "./repository.ts"
+import type { JourneyDefinition } from "../../schemas/journey.ts"
 import type { JourneySignal } from "./protocol.ts"
 import { type Advanced, advance, finish, type Run, type StepFacts } from "./state.ts"
 import { type BookingFacts, type CandidateJourney, entryRefusal, scopeOf, stopReason, triggerMatches } from "./triggers.ts"
 
 export interface SignalInput {
   readonly signal: JourneySignal
-  /** The contact's live runs, and the versions they are pinned to (`journey_id/version`). */
-  readonly live: ReadonlyArray<Run>
-  readonly pinned: ReadonlyMap<string, Pick<PinnedJourney, "definition">>
-  /** Active journeys the signal's event (or date trigger) names, at their current versions. */
-  readonly candidates: ReadonlyArray<CandidateJourney>
-  /** When the contact last entered each journey, keyed `journey_id/scope`. */
-  readonly lastEntries: ReadonlyMap<string, number>
+  /** The contact's live runs, each with the definition version it is pinned to. */
+  readonly live: ReadonlyArray<{ readonly run: Run; readonly definition: JourneyDefinition }>
+  /**
+   * Active journeys the signal's event (or date trigger) names, at their current versions, each with when the
+   * contact last entered it in the signal's scope.
+   */
+  readonly candidates: ReadonlyArray<CandidateJourney & { readonly last_started_at?: number | undefined }>
   readonly booking: BookingFacts | null
   readonly now: number
   /** The facts a new run's first steps read (every run a signal starts shares its hotel and reservation). */
@@ -36,9 +36,8 @@ export const onSignal = (i: SignalInput): SignalDecision => {
   const results: Array<Advanced> = []
   const stillLive: Array<Run> = []
   const stopped: Array<string> = []
-  for (const run of i.live) {
-    const journey = i.pinned.get(`${run.journey_id}/${run.version}`)
-    const reason = journey === undefined ? null : stopReason(run, journey.definition.trigger, s, i.booking)
+  for (const { run, definition } of i.live) {
+    const reason = stopReason(run, definition.trigger, s, i.booking)
     if (reason === null) stillLive.push(run)
     else {
       results.push(finish(run, "stopped", i.now, reason))
@@ -49,7 +48,7 @@ export const onSignal = (i: SignalInput): SignalDecision => {
   const started: Array<string> = []
   for (const j of i.candidates.filter((c) => triggerMatches(c, s))) {
     const isLiveHere = stillLive.some((r) => r.journey_id === j.id && r.scope === scope)
-    if (entryRefusal(j.definition.trigger, isLiveHere, i.lastEntries.get(`${j.id}/${scope}`), i.now) !== null) continue
+    if (entryRefusal(j.definition.trigger, isLiveHere, j.last_started_at, i.now) !== null) continue
     const run: Run = {
       id: i.newId(), journey_id: j.id, version: j.version, contact_id: s.contact_id, scope,
       hotel_id: s.hotel_id, reservation_id: s.reservation_id, state: "active", step_index: 0, wake_at: null, wake_seq: 0,

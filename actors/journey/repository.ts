@@ -27,9 +27,6 @@ interface RunRow {
   readonly error: Run["error"]
 }
 
-const RUN_COLUMNS = `id, journey_id, version, contact_id, scope, hotel_id, reservation_id, state, step_index, wake_at, wake_seq,
-  steps_taken, trigger, started_at, ended_at, exit_reason, error`
-
 const toRun = (r: RunRow): Run => ({
   ...r,
   wake_at: r.wake_at === null ? null : r.wake_at.getTime(),
@@ -37,53 +34,56 @@ const toRun = (r: RunRow): Run => ({
   ended_at: r.ended_at === null ? null : r.ended_at.getTime()
 })
 
-export const liveRuns = async (tx: Tx, scope: TenantScope, contactId: string): Promise<Array<Run>> =>
-  (await tx.unsafe<Array<RunRow>>(`SELECT ${RUN_COLUMNS} FROM journey_runs
-    WHERE tenant_id = $1 AND sandbox = $2 AND contact_id = $3 AND state IN ('active', 'waiting')`,
-    [scope.tenant_id, scope.sandbox, contactId])).map(toRun)
-
-export const runById = async (tx: Tx, scope: TenantScope, runId: string): Promise<Run | undefined> => {
-  const [row] = await tx.unsafe<Array<RunRow>>(`SELECT ${RUN_COLUMNS} FROM journey_runs
-    WHERE tenant_id = $1 AND sandbox = $2 AND id = $3`, [scope.tenant_id, scope.sandbox, runId])
-  return row === undefined ? undefined : toRun(row)
+/** A run with the version it is pinned to and its journey's name and status now. */
+export interface PinnedRun {
+  readonly run: Run
+  readonly journey: PinnedJourney
 }
 
-/** A pinned version's definition and its journey's status now. */
+/** A pinned version's definition and its journey's name and status now. */
 export interface PinnedJourney {
   readonly name: string
   readonly status: JourneyStatus
   readonly definition: JourneyDefinition
 }
 
-/** Definitions of the versions runs are pinned to, keyed `journey_id/version`, with each journey's current status. */
-export const pinnedVersions = async (tx: Tx, scope: TenantScope, runs: ReadonlyArray<Pick<Run, "journey_id" | "version">>) => {
-  if (runs.length === 0) return new Map<string, PinnedJourney>()
-  const rows = await tx<Array<{ journey_id: string; version: number; name: string; status: JourneyStatus; definition: JourneyDefinition }>>`
-    SELECT v.journey_id, v.version, j.name, j.status, v.definition
-    FROM unnest(${runs.map((r) => r.journey_id)}::uuid[], ${runs.map((r) => r.version)}::int[]) AS k(journey_id, version)
-    JOIN journey_versions v ON v.journey_id = k.journey_id AND v.version = k.version
-    JOIN journey_definitions j ON j.id = v.journey_id
-    WHERE j.tenant_id = ${scope.tenant_id} AND j.sandbox = ${scope.sandbox}`
-  return new Map(rows.map((r) => [`${r.journey_id}/${r.version}`, { name: r.name, status: r.status, definition: r.definition }]))
+const PINNED = `SELECT r.id, r.journey_id, r.version, r.contact_id, r.scope, r.hotel_id, r.reservation_id, r.state, r.step_index,
+    r.wake_at, r.wake_seq, r.steps_taken, r.trigger, r.started_at, r.ended_at, r.exit_reason, r.error,
+    j.name AS journey_name, j.status AS journey_status, v.definition AS journey_definition
+  FROM journey_runs r
+  JOIN journey_versions v ON v.journey_id = r.journey_id AND v.version = r.version
+  JOIN journey_definitions j ON j.id = r.journey_id
+  WHERE r.tenant_id = $1 AND r.sandbox = $2`
+
+type PinnedRow = RunRow & { journey_name: string; journey_status: JourneyStatus; journey_definition: JourneyDefinition }
+const toPinned = ({ journey_name, journey_status, journey_definition, ...r }: PinnedRow): PinnedRun =>
+  ({ run: toRun(r), journey: { name: journey_name, status: journey_status, definition: journey_definition } })
+
+/** The contact's live runs, each with its pinned version. */
+export const liveRuns = async (tx: Tx, scope: TenantScope, contactId: string): Promise<Array<PinnedRun>> =>
+  (await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.contact_id = $3 AND r.state IN ('active', 'waiting')`,
+    [scope.tenant_id, scope.sandbox, contactId])).map(toPinned)
+
+export const runById = async (tx: Tx, scope: TenantScope, runId: string): Promise<PinnedRun | undefined> => {
+  const [row] = await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.id = $3`, [scope.tenant_id, scope.sandbox, runId])
+  return row === undefined ? undefined : toPinned(row)
 }
 
-/** Active journeys an event name (or, for a date trigger, one journey id) may start, at their current version. */
-export const candidateJourneys = async (tx: Tx, scope: TenantScope, eventName: string, journeyId: string | undefined) =>
-  tx<Array<CandidateJourney & { name: string }>>`
-    SELECT j.id, j.version, j.name, j.hotel_ids, v.definition
+/**
+ * Active journeys an event name (or, for a date trigger, one journey id) may start, at their current version, each
+ * with when the contact last entered it in this scope (re-entry counts per scope).
+ */
+export const candidateJourneys = async (
+  tx: Tx, scope: TenantScope, s: { eventName: string; journeyId: string | undefined; contactId: string; runScope: string }
+) => {
+  const rows = await tx<Array<CandidateJourney & { name: string; last_started_at: Date | null }>>`
+    SELECT j.id, j.version, j.name, j.hotel_ids, v.definition,
+      (SELECT max(r.started_at) FROM journey_runs r
+        WHERE r.contact_id = ${s.contactId} AND r.journey_id = j.id AND r.scope = ${s.runScope}) AS last_started_at
     FROM journey_definitions j JOIN journey_versions v ON v.journey_id = j.id AND v.version = j.version
     WHERE j.tenant_id = ${scope.tenant_id} AND j.sandbox = ${scope.sandbox} AND j.status = 'active'
-      AND ${journeyId === undefined ? tx`j.trigger_event_type = ${eventName}` : tx`j.id = ${journeyId}`}`
-
-/** When the contact last entered each of these journeys, per scope (re-entry counts per scope). */
-export const lastEntries = async (tx: Tx, scope: TenantScope, contactId: string, journeyIds: ReadonlyArray<string>) => {
-  if (journeyIds.length === 0) return new Map<string, number>()
-  const rows = await tx<Array<{ journey_id: string; scope: string; started_at: Date }>>`
-    SELECT journey_id, scope, max(started_at) AS started_at FROM journey_runs
-    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND contact_id = ${contactId}
-      AND journey_id = ANY(${journeyIds as Array<string>}::uuid[])
-    GROUP BY journey_id, scope`
-  return new Map(rows.map((r) => [`${r.journey_id}/${r.scope}`, r.started_at.getTime()]))
+      AND ${s.journeyId === undefined ? tx`j.trigger_event_type = ${s.eventName}` : tx`j.id = ${s.journeyId}`}`
+  return rows.map(({ last_started_at, ...j }) => ({ ...j, last_started_at: last_started_at === null ? undefined : last_started_at.getTime() }))
 }
 
 export const contactFacts = async (tx: Tx, scope: TenantScope, contactId: string): Promise<ContactFacts | undefined> => {

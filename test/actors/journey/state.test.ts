@@ -3,7 +3,7 @@ import fc from "fast-check"
 import { onSignal } from "../../../actors/journey/decide.ts"
 import type { JourneySignal } from "../../../actors/journey/protocol.ts"
 import { type Advanced, finish, isLive, type Run, type StepFacts, wake } from "../../../actors/journey/state.ts"
-import type { CandidateJourney } from "../../../actors/journey/triggers.ts"
+import { type CandidateJourney, scopeOf } from "../../../actors/journey/triggers.ts"
 import type { JourneyDefinition, JourneyStatus } from "../../../schemas/journey.ts"
 
 // Model-based: random journeys and random sequences of signals, wakes (current and stale), manual stops, pauses and
@@ -122,13 +122,19 @@ describe("the journey state machine (model-based)", () => {
             payload: { context: { cart_id: `cart${c.cart}` } }, origin: c.origin, source: null, hotel_id: null,
             reservation_id: c.origin === "booking" ? `r${events}` : null, starts: true
           }
-          const live = all.filter(isLive)
-          const lastEntries = new Map<string, number>()
-          for (const r of all) lastEntries.set(`${r.journey_id}/${r.scope}`, Math.max(lastEntries.get(`${r.journey_id}/${r.scope}`) ?? 0, r.started_at))
-          const candidates: Array<CandidateJourney> = journeys.filter((j) => j.status === "active" && j.definition.trigger.type === "event" && j.definition.trigger.event === c.name)
+          const definitionOf = (id: string) => journeys.find((j) => j.id === id)!.definition
+          const live = all.filter(isLive).map((run) => ({ run, definition: definitionOf(run.journey_id) }))
+          // As the repository reads them: active journeys of the event, each with the contact's last entry in the scope.
+          const scope = scopeOf(s)
+          const candidates: Array<CandidateJourney & { last_started_at?: number }> = journeys
+            .filter((j) => j.status === "active" && j.definition.trigger.type === "event" && j.definition.trigger.event === c.name)
+            .map((j) => {
+              const entries = all.filter((r) => r.journey_id === j.id && r.scope === scope).map((r) => r.started_at)
+              return entries.length === 0 ? j : { ...j, last_started_at: Math.max(...entries) }
+            })
           now += 1
           const decision = onSignal({
-            signal: s, live, pinned: new Map(journeys.map((j) => [`${j.id}/1`, { definition: j.definition }])), candidates, lastEntries,
+            signal: s, live, candidates,
             booking: c.origin === "booking" ? { reservation_id: s.reservation_id!, status: c.status, hotel_id: "h", created_at: now } : null,
             now, facts: facts(now, "active", consent), newId: () => `run${++ids}`
           })
