@@ -362,7 +362,7 @@ const main = async () => {
     if (want("journeys")) {
       journeys = await journeysPhase({
         sql, agent: singleAgent, target, tenantId: tenant.tenant_id, runId,
-        total: num("BENCH_JOURNEYS", quick ? 500 : 5_000), concurrency: 64
+        total: num("BENCH_JOURNEYS", quick ? 500 : 5_000), concurrency: 64, steadyS: quick ? 10 : 30
       })
       say("journeys", journeys)
     }
@@ -442,7 +442,7 @@ const main = async () => {
     messages: messages ?? null,
     journey_starts_per_s: journeys?.starts.journey_starts_per_s ?? null,
     journey_wakeups_per_s: journeys?.burst.wakeups_per_s ?? null,
-    journey_wake_lateness_p99_ms_under_load: journeys?.steady_wake_lateness_ms.p99 ?? null,
+    journey_wake_lateness_p99_ms_under_load: journeys?.steady.wake_lateness_ms.p99 ?? null,
     journeys: journeys ?? null,
     worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
     raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,

@@ -1,6 +1,6 @@
 import type { Agent } from "node:http"
 import type postgres from "postgres"
-import { closedLoop, post, round, type Target } from "./load.ts"
+import { closedLoop, openLoop, post, round, type Target } from "./load.ts"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -37,10 +37,12 @@ const lateness = async (sql: postgres.Sql, journeyId: string, dueAt?: Date) => {
 /**
  * Journey starts and timer wake-ups through the whole path: POST /api/v1/events → event actor → outbox → signal router
  * → journey actor (run written, wait stored) → timer sweep → wake → run completed.
- * (1) Starts: `total` events for as many contacts (closed loop), each starting a run that waits 3 s: runs started per
- *     second, and the lateness of their wake-ups while starts keep arriving (under load).
- * (2) Wake-ups: `total` runs waiting a day are all made due at once: wake-ups per second until the last completes,
- *     and their lateness (queueing behind the burst included).
+ * (1) Starts: `total` events for as many contacts as fast as 64 clients send them (closed loop), each starting a run
+ *     that waits a day: runs started per second end to end.
+ * (2) Wake-ups: those runs all made due at once: wake-ups per second until the last one completes, and their lateness
+ *     (queueing behind the burst included).
+ * (3) Lateness under load: events offered at half the measured start rate (open loop) for `steady_s` seconds, each
+ *     run waiting 2 s: the lateness of their wake-ups while starts keep arriving.
  */
 export const journeysPhase = async (o: {
   readonly sql: postgres.Sql
@@ -49,6 +51,7 @@ export const journeysPhase = async (o: {
   readonly tenantId: string
   readonly total: number
   readonly concurrency: number
+  readonly steadyS: number
   readonly runId: string
 }) => {
   const contactIds: Array<string> = []
@@ -60,44 +63,44 @@ export const journeysPhase = async (o: {
     const body = JSON.parse(res.body ?? "{}") as { data?: { results?: Array<{ data?: { contact_id?: string } }> } }
     for (const r of body.data?.results ?? []) if (r.data?.contact_id) contactIds.push(r.data.contact_id)
   }
-  const steady = await createJourney(o.sql, o.tenantId, "bench.steady", "PT3S")
   const burst = await createJourney(o.sql, o.tenantId, "bench.burst", "P1D")
+  const steady = await createJourney(o.sql, o.tenantId, "bench.steady", "PT2S")
   // The router reads which tenants listen once per batch: give a fresh journey a moment before the load.
   await sleep(500)
+  const eventJob = (event: string, i: number) =>
+    ({ path: "/api/v1/events", body: JSON.stringify({ event_type: event, contact_id: contactIds[i % contactIds.length], payload: {} }), items: 1 })
 
-  const events = async (event: string) => {
-    let next = 0
-    const started = Date.now()
-    const load = await closedLoop({
-      agent: o.agent, target: o.target, concurrency: o.concurrency,
-      next: () => next >= contactIds.length ? undefined : {
-        path: "/api/v1/events", body: JSON.stringify({ event_type: event, contact_id: contactIds[next++], payload: {} }), items: 1
-      }
-    })
-    return { load, started }
-  }
-
-  // (1) starts, with their wake-ups under load
-  const a = await events("bench.steady")
-  await until(async () => (await countIn(o.sql, steady, ["waiting", "completed"])) >= contactIds.length, 300_000)
-  const [span] = await o.sql`SELECT max(started_at) AS last FROM journey_runs WHERE journey_id = ${steady}`
-  const startsPerS = contactIds.length / ((new Date(span!.last as Date).getTime() - a.started) / 1000)
-  await until(async () => (await countIn(o.sql, steady, ["completed"])) >= contactIds.length, 300_000)
-  const steadyLateness = await lateness(o.sql, steady)
-
-  // (2) a burst of wake-ups all due at once
-  await events("bench.burst")
+  // (1) starts at capacity
+  let next = 0
+  const startedAt = Date.now()
+  const starts = await closedLoop({
+    agent: o.agent, target: o.target, concurrency: o.concurrency,
+    next: () => (next >= contactIds.length ? undefined : eventJob("bench.burst", next++))
+  })
   await until(async () => (await countIn(o.sql, burst, ["waiting"])) >= contactIds.length, 300_000)
+  const [span] = await o.sql`SELECT max(started_at) AS last FROM journey_runs WHERE journey_id = ${burst}`
+  const startsPerS = contactIds.length / ((new Date(span!.last as Date).getTime() - startedAt) / 1000)
+
+  // (2) every one of them due at once
   const [due] = await o.sql`UPDATE journey_runs SET wake_at = now() WHERE journey_id = ${burst} AND state = 'waiting' RETURNING now() AS at`
-  const dueAt = (due!.at as Date).getTime()
+  const dueAt = due!.at as Date
   await until(async () => (await countIn(o.sql, burst, ["completed"])) >= contactIds.length, 300_000)
   const [last] = await o.sql`SELECT max(ended_at) AS last FROM journey_runs WHERE journey_id = ${burst}`
-  const wakesPerS = contactIds.length / ((new Date(last!.last as Date).getTime() - dueAt) / 1000)
+  const wakesPerS = contactIds.length / ((new Date(last!.last as Date).getTime() - dueAt.getTime()) / 1000)
+
+  // (3) wake-ups while starts keep arriving at half the start capacity
+  const rate = Math.max(5, Math.round(startsPerS / 2))
+  let k = 0
+  const offered = await openLoop({
+    agent: o.agent, target: o.target, ratePerS: rate, durationMs: o.steadyS * 1000, drainMs: 10_000,
+    next: () => eventJob("bench.steady", k++)
+  })
+  const steadyRuns = offered.statuses["201"] ?? 0
+  await until(async () => (await countIn(o.sql, steady, ["completed"])) >= steadyRuns, 120_000)
   return {
     runs: contactIds.length,
-    starts: { events_accepted: a.load.statuses["201"] ?? 0, api_latency_ms: a.load.latency_ms, journey_starts_per_s: round(startsPerS) },
-    steady_wake_lateness_ms: steadyLateness,
-    burst: { wakeups_per_s: round(wakesPerS), lateness_ms: await lateness(o.sql, burst, due!.at as Date) },
-    completed: { steady: await countIn(o.sql, steady, ["completed"]), burst: await countIn(o.sql, burst, ["completed"]) }
+    starts: { events_accepted: starts.statuses["201"] ?? 0, api_latency_ms: starts.latency_ms, journey_starts_per_s: round(startsPerS) },
+    burst: { wakeups_per_s: round(wakesPerS), lateness_ms: await lateness(o.sql, burst, dueAt) },
+    steady: { offered_per_s: rate, runs: steadyRuns, api_latency_ms: offered.latency_ms, wake_lateness_ms: await lateness(o.sql, steady) }
   }
 }
