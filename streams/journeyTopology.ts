@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, type JetStreamManager } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/transport-node"
-import { isConsumerNotFound } from "./natsErrors.ts"
 import { outboxStream, outboxSubject } from "./subjects.ts"
+import { ensureConsumer } from "./consumers.ts"
 
 /**
  * Journeys hear every family through the outbox's domain events (`evt.*`): one durable consumer turns each into
@@ -14,20 +14,13 @@ export const journeySignalFilter = (ns: string) => outboxSubject(ns, "evt", ">")
 /** Events pulled and not yet acked across the deployment's routers. */
 export const SIGNAL_MAX_ACK_PENDING = 1_000
 
-export const ensureJourneyTopology = async (jsm: JetStreamManager, ns: string): Promise<void> => {
-  const durable = journeySignalConsumer(ns)
-  try {
-    await jsm.consumers.info(outboxStream(ns), durable)
-  } catch (e) {
-    if (!isConsumerNotFound(e)) throw e
-    await jsm.consumers.add(outboxStream(ns), {
-      durable_name: durable,
-      filter_subject: journeySignalFilter(ns),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.New,
-      max_ack_pending: SIGNAL_MAX_ACK_PENDING,
-      ack_wait: nanos(30_000),
-      max_deliver: -1
-    })
-  }
-}
+export const ensureJourneyTopology = (jsm: JetStreamManager, ns: string): Promise<void> =>
+  ensureConsumer(jsm, outboxStream(ns), {
+    durable_name: journeySignalConsumer(ns),
+    filter_subject: journeySignalFilter(ns),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.New,
+    max_ack_pending: SIGNAL_MAX_ACK_PENDING,
+    ack_wait: nanos(30_000),
+    max_deliver: -1
+  })

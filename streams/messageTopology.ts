@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, type JetStreamManager } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/transport-node"
-import { isConsumerNotFound } from "./natsErrors.ts"
 import { outboxStream, outboxSubject } from "./subjects.ts"
+import { ensureConsumer } from "./consumers.ts"
 
 /**
  * Message delivery on JetStream: the message actor writes one `cmd.message.deliver.<channel>` command per queued
@@ -19,21 +19,15 @@ export const DELIVERY_MAX_ACK_PENDING = 1_000
 
 export const ensureMessageTopology = async (jsm: JetStreamManager, ns: string, ackWaitMs: number): Promise<void> => {
   for (const channel of DeliveryChannels) {
-    const durable = deliveryConsumer(ns, channel)
-    try {
-      await jsm.consumers.info(outboxStream(ns), durable)
-    } catch (e) {
-      if (!isConsumerNotFound(e)) throw e
-      await jsm.consumers.add(outboxStream(ns), {
-        durable_name: durable,
-        filter_subject: deliveryFilter(ns, channel),
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        max_ack_pending: DELIVERY_MAX_ACK_PENDING,
-        ack_wait: nanos(ackWaitMs),
-        // attempts are bounded by the send policy (GEP_SEND_MAX_ATTEMPTS), not by the server
-        max_deliver: -1
-      })
-    }
+    await ensureConsumer(jsm, outboxStream(ns), {
+      durable_name: deliveryConsumer(ns, channel),
+      filter_subject: deliveryFilter(ns, channel),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      max_ack_pending: DELIVERY_MAX_ACK_PENDING,
+      ack_wait: nanos(ackWaitMs),
+      // attempts are bounded by the send policy (GEP_SEND_MAX_ATTEMPTS), not by the server
+      max_deliver: -1
+    })
   }
 }

@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/transport-node"
 import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
+import { ensureConsumer } from "./consumers.ts"
 import { outboxStream, outboxSubject } from "./subjects.ts"
 
 /**
@@ -23,15 +24,6 @@ const PENDING_PER_SUBSCRIPTION = 1_000
 export interface WebhookTopologyOptions {
   readonly namespace: string
   readonly replicas: number
-}
-
-const ensureConsumer = async (jsm: JetStreamManager, stream: string, config: Parameters<JetStreamManager["consumers"]["add"]>[1]) => {
-  try {
-    await jsm.consumers.info(stream, config.durable_name!)
-  } catch (e) {
-    if (!isConsumerNotFound(e)) throw e
-    await jsm.consumers.add(stream, config)
-  }
 }
 
 export const ensureWebhookTopology = async (jsm: JetStreamManager, options: WebhookTopologyOptions): Promise<void> => {

@@ -1,22 +1,11 @@
 import { Effect } from "effect"
+import { callerScope as scope, orDieOnDatabase } from "../http/handlerContext.ts"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api, CurrentPrincipal } from "../../schemas/api.ts"
-import { type DatabaseFailure, isDatabaseFailure } from "../../core/db/DatabaseFailure.ts"
-import type { TenantScope } from "../../core/TenantScope.ts"
+import { Api } from "../../schemas/api.ts"
 import { modeOf } from "../../core/channel/settings.ts"
 import { ChannelSettings } from "./ChannelSettings.ts"
 
 const ok = <A>(data: A) => ({ success: true as const, data })
-
-/** The calling key's account and mode: a sandbox key configures the sandbox channels, a live key the live ones. */
-const scope = Effect.gen(function*() {
-  const p = yield* CurrentPrincipal
-  return { tenant_id: p.tenant_id, sandbox: p.sandbox } satisfies TenantScope
-})
-
-/** No endpoint here declares a database failure: it becomes a defect the error shape answers (503 when away). */
-const orDieOnDatabase = <A, E>(effect: Effect.Effect<A, E | DatabaseFailure>): Effect.Effect<A, Exclude<E, DatabaseFailure>> =>
-  effect.pipe(Effect.catchIf(isDatabaseFailure, Effect.die)) as Effect.Effect<A, Exclude<E, DatabaseFailure>>
 
 export const ChannelsLive = HttpApiBuilder.group(Api, "channels", (handlers) =>
   Effect.gen(function*() {

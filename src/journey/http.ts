@@ -1,8 +1,8 @@
 import { Effect } from "effect"
+import { callerScope as scope, orDieOnDatabase } from "../http/handlerContext.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { JourneyProtocol } from "../../actors/journey/protocol.ts"
 import { actAsTenant, Database, type Tx } from "../../core/db/Database.ts"
-import { type DatabaseFailure, isDatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
@@ -19,16 +19,6 @@ import { readJourney } from "./store.ts"
 const runNotFound = (id: string) => NotFound.of(`No journey run with id ${JSON.stringify(id)}`, { run_id: ["not found"] })
 const badQuery = (field: string, message: string) => ValidationFailed.of(`Invalid request: ${field} ${message}`, { [field]: [message] })
 const ok = <A>(data: A) => ({ success: true as const, data })
-
-/** The calling key's account and mode. */
-const scope = Effect.gen(function*() {
-  const p = yield* CurrentPrincipal
-  return { tenant_id: p.tenant_id, sandbox: p.sandbox } satisfies TenantScope
-})
-
-/** No endpoint here declares a database failure: it becomes a defect the error shape answers (503 when away). */
-const orDieOnDatabase = <A, E>(effect: Effect.Effect<A, E | DatabaseFailure>): Effect.Effect<A, Exclude<E, DatabaseFailure>> =>
-  effect.pipe(Effect.catchIf(isDatabaseFailure, Effect.die)) as Effect.Effect<A, Exclude<E, DatabaseFailure>>
 
 const limitOf = (raw: string | undefined) => {
   const limit = pageLimit(raw)

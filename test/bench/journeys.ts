@@ -1,6 +1,6 @@
 import type { Agent } from "node:http"
 import type postgres from "postgres"
-import { closedLoop, openLoop, post, round, type Target } from "./load.ts"
+import { closedLoop, createContacts, openLoop, round, type Target } from "./load.ts"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -54,15 +54,7 @@ export const journeysPhase = async (o: {
   readonly steadyS: number
   readonly runId: string
 }) => {
-  const contactIds: Array<string> = []
-  for (let i = 0; i < o.total; i += 500) {
-    const guests = Array.from({ length: Math.min(500, o.total - i) }, (_, k) => ({
-      phone: `+3468${String(i + k).padStart(7, "0")}`, first_name: "Bench", last_name: `Journey${i + k}`, email: `journey${o.runId}.${i + k}@gmail.com`
-    }))
-    const res = await post(o.agent, o.target, "/api/v1/guests/batch", JSON.stringify({ guests }))
-    const body = JSON.parse(res.body ?? "{}") as { data?: { results?: Array<{ data?: { contact_id?: string } }> } }
-    for (const r of body.data?.results ?? []) if (r.data?.contact_id) contactIds.push(r.data.contact_id)
-  }
+  const contactIds = await createContacts(o.agent, o.target, o.total, { phonePrefix: "+3468", label: "Journey", runId: o.runId })
   const burst = await createJourney(o.sql, o.tenantId, "bench.burst", "P1D")
   const steady = await createJourney(o.sql, o.tenantId, "bench.steady", "PT2S")
   // The router reads which tenants listen once per batch: give a fresh journey a moment before the load.

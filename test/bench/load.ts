@@ -312,3 +312,20 @@ export const openLoop = async (options: {
     unfinished
   }
 }
+
+/** `count` people through the guests batch endpoint (500 a request), each with a phone of its own: their contact ids. */
+export const createContacts = async (
+  agent: Agent, target: Target, count: number, o: { readonly phonePrefix: string; readonly label: string; readonly runId: string }
+): Promise<Array<string>> => {
+  const contactIds: Array<string> = []
+  for (let i = 0; i < count; i += 500) {
+    const guests = Array.from({ length: Math.min(500, count - i) }, (_, k) => ({
+      phone: `${o.phonePrefix}${String(i + k).padStart(7, "0")}`, first_name: "Bench", last_name: `${o.label}${i + k}`,
+      email: `${o.label.toLowerCase()}${o.runId}.${i + k}@gmail.com`
+    }))
+    const res = await post(agent, target, "/api/v1/guests/batch", JSON.stringify({ guests }))
+    const body = JSON.parse(res.body ?? "{}") as { data?: { results?: Array<{ data?: { contact_id?: string } }> } }
+    for (const r of body.data?.results ?? []) if (r.data?.contact_id) contactIds.push(r.data.contact_id)
+  }
+  return contactIds
+}

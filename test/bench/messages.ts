@@ -1,7 +1,7 @@
 import type { Agent } from "node:http"
 import type postgres from "postgres"
 import type { SmtpSink } from "../support/smtpSink.ts"
-import { closedLoop, post, round, type LoadResult, type Target } from "./load.ts"
+import { closedLoop, createContacts, round, type LoadResult, type Target } from "./load.ts"
 
 /**
  * Sends per second through the email path: POST /api/v1/messages (utility, so no consent gate skips it) → message
@@ -20,15 +20,7 @@ export const messagesPhase = async (o: {
 }) => {
   await o.sql`INSERT INTO channel_email (tenant_id, sandbox, from_address, from_name, send_rate_per_minute)
     VALUES (${o.tenantId}, false, 'bench@hotelexample.com', 'Bench Hotel', 100000000) ON CONFLICT DO NOTHING`
-  const contactIds: Array<string> = []
-  for (let i = 0; i < o.total; i += 500) {
-    const guests = Array.from({ length: Math.min(500, o.total - i) }, (_, k) => ({
-      phone: `+3469${String(i + k).padStart(7, "0")}`, first_name: "Bench", last_name: `Mail${i + k}`, email: `bench${o.runId}.${i + k}@gmail.com`
-    }))
-    const res = await post(o.agent, o.target, "/api/v1/guests/batch", JSON.stringify({ guests }))
-    const body = JSON.parse(res.body ?? "{}") as { data?: { results?: Array<{ data?: { contact_id?: string } }> } }
-    for (const r of body.data?.results ?? []) if (r.data?.contact_id) contactIds.push(r.data.contact_id)
-  }
+  const contactIds = await createContacts(o.agent, o.target, o.total, { phonePrefix: "+3469", label: "Mail", runId: o.runId })
   o.sink.clear()
   let next = 0
   const started = Date.now()

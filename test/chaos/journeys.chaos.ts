@@ -3,7 +3,7 @@ import { e164 } from "../support/fixtures.ts"
 import { createJourney } from "../support/journeys.ts"
 import { configureChannels, useEncryptionKey } from "../support/messaging.ts"
 import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { spawnWorker, type WorkerProcess } from "../support/processes.ts"
+import { killOneEvery, spawnWorker, type WorkerProcess } from "../support/processes.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { FULL } from "./load.ts"
 
@@ -67,18 +67,7 @@ describe("journeys with workers SIGKILLed while runs wait and send", () => {
     })
     const workers: Array<WorkerProcess> = await Promise.all([0, 1, 2].map(() => spawnWorker(ingress.config, ENV)))
     const ids = await contacts(n)
-    let kills = 0
-    let stopKilling = false
-    const killer = (async () => {
-      while (!stopKilling) {
-        await new Promise((r) => setTimeout(r, 2_000))
-        if (stopKilling) break
-        const victim = Math.floor(Math.random() * workers.length)
-        workers[victim]!.child.kill("SIGKILL")
-        kills++
-        workers[victim] = await spawnWorker(ingress.config, ENV)
-      }
-    })()
+    const killer = killOneEvery(workers, 2_000, () => spawnWorker(ingress.config, ENV))
     const started = Date.now()
     // Events sent while workers die: a 503 (not confirmed in time) is retried with the same idempotency key.
     let next = 0
@@ -106,8 +95,8 @@ describe("journeys with workers SIGKILLed while runs wait and send", () => {
       if (completed >= n && sent >= 2 * n) break
       await new Promise((r) => setTimeout(r, 500))
     }
-    stopKilling = true
-    await killer
+    await killer.stop()
+    const kills = killer.kills()
     // Redeliveries the killed workers left behind must change nothing: give them time, then stop the survivors.
     await new Promise((r) => setTimeout(r, 6_000))
     await Promise.all(workers.map((w) => w.stop()))

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createKey, createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { spawnWorker, type WorkerProcess } from "../support/processes.ts"
+import { killOneEvery, spawnWorker, type WorkerProcess } from "../support/processes.ts"
 import { FULL, runLoad } from "./load.ts"
 
 let ingress: RunningPlatform
@@ -21,23 +21,12 @@ describe("three workers, one killed with SIGKILL every 2 s, under load", () => {
     const ids = FULL ? 2_000 : 200
     const total = FULL ? 20_000 : 2_000
     const workers: Array<WorkerProcess> = await Promise.all([0, 1, 2].map(() => spawnWorker(ingress.config)))
-    let kills = 0
-    let stopKilling = false
-    const killer = (async () => {
-      while (!stopKilling) {
-        await new Promise((r) => setTimeout(r, 2_000))
-        if (stopKilling) break
-        const victim = Math.floor(Math.random() * workers.length)
-        workers[victim]!.child.kill("SIGKILL")
-        kills++
-        workers[victim] = await spawnWorker(ingress.config)
-      }
-    })()
+    const killer = killOneEvery(workers, 2_000, () => spawnWorker(ingress.config))
     const key = (await createKey(tenant.tenant_id, ["*"], { rate: 10_000_000 })).key
     const started = Date.now()
     const load = await runLoad(ingress.baseUrl, key, tenant.hotel_code, { ids, total, concurrency: 64, prefix: `chaos-${started}` })
-    stopKilling = true
-    await killer
+    await killer.stop()
+    const kills = killer.kills()
     const seconds = (Date.now() - started) / 1000
     console.log(JSON.stringify({ chaos: "workers", ids, total, seconds, kills, answered2xx: load.answered2xx, retried503: load.answered503, other: load.other.length }))
     try {

@@ -72,3 +72,29 @@ export const spawnWorker = (config: AppConfigShape, env: Record<string, string> 
 /** A `gep serve --role ingress` process (its own logger, at the level given), for tests that read its log lines. */
 export const spawnIngress = (config: AppConfigShape, env: Record<string, string> = {}): Promise<IngressProcess> =>
   spawnRole("ingress", config, { GEP_RATE_LIMIT_PER_MINUTE: String(config.defaultRateLimitPerMinute) }, env)
+
+/**
+ * Kills one of the workers (chosen at random) with SIGKILL every `everyMs` and puts a fresh one in its place, until
+ * stopped: the fault tests' steady rhythm of worker deaths.
+ */
+export const killOneEvery = (workers: Array<WorkerProcess>, everyMs: number, respawn: () => Promise<WorkerProcess>) => {
+  let kills = 0
+  let stopping = false
+  const loop = (async () => {
+    while (!stopping) {
+      await new Promise((r) => setTimeout(r, everyMs))
+      if (stopping) break
+      const victim = Math.floor(Math.random() * workers.length)
+      workers[victim]!.child.kill("SIGKILL")
+      kills++
+      workers[victim] = await respawn()
+    }
+  })()
+  return {
+    kills: () => kills,
+    stop: async () => {
+      stopping = true
+      await loop
+    }
+  }
+}
