@@ -10,12 +10,14 @@ export interface DomainEvent {
   readonly contact_id: string | null
   readonly hotel_id?: string | null
   readonly source?: string | null
-  /** `website` for website events; absent for the core families. */
-  readonly origin?: "website"
+  /**
+   * `booking` for the reservation family's events (its booking and stay events carry our reservation id), `website`
+   * for website events; absent for core events sent by partners, whose payload is theirs (a `reservation_id` in it is
+   * the partner's, never taken for ours).
+   */
+  readonly origin?: "booking" | "website"
   readonly data: Readonly<Record<string, unknown>>
 }
-
-const BOOKING_EVENTS = ["booking.created", "booking.updated", "booking.cancelled"]
 
 const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null)
 
@@ -25,7 +27,7 @@ const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ?
  * An event without a contact starts and stops nothing.
  */
 export const signalsOf = (e: DomainEvent): ReadonlyArray<JourneySignal> => {
-  const booking = BOOKING_EVENTS.includes(e.event_type)
+  const booking = e.origin === "booking"
   const base = {
     event_id: e.event_id, event_name: e.event_type, occurred_at: e.occurred_at, payload: e.data,
     origin: booking ? "booking" as const : e.origin === "website" ? "website" as const : "core" as const,

@@ -1,5 +1,6 @@
 import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
+import { deterministicId } from "../../core/deterministicId.ts"
 import type { ReservationResult, SkippedResult } from "../../schemas/reservation.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
@@ -11,7 +12,7 @@ import { attributeReservations } from "./attributionRepository.ts"
 import { attribute } from "./manualAttribution.ts"
 import { ReservationProtocol, type UpsertReservation } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { bookingEventFor, isUnchangedResend, mergeReservation, type ReservationRow } from "./state.ts"
+import { bookingEventFor, isUnchangedResend, mergeReservation, type ReservationRow, stayEventFor } from "./state.ts"
 
 type Item = Actor.WaveItem<UpsertReservation>
 type Answer = Actor.WaveResult<ReservationResult | SkippedResult, never>
@@ -103,17 +104,15 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
   const answers = new Map<Item, Answer>(written.map((w) => {
     const cmd = w.item.payload
     const meta = { ...scope, occurred_at: now }
+    const stay = w.event === undefined ? undefined : stayEventFor(w.existing?.status, w.reservation.status)
+    const domainEvent = (id: string, type: string, e: NonNullable<typeof w.event>) => ({
+      id,
+      subject: subject("evt", type),
+      payload: { ...meta, origin: "booking", event_id: id, event_type: type, contact_id: e.contact_id, hotel_id: e.hotel_id, source: e.source, data: e.payload }
+    })
     const outbox = [
-      ...(w.event
-        ? [{
-          id: w.event.id,
-          subject: subject("evt", w.event.type),
-          payload: {
-            ...meta, event_id: w.event.id, event_type: w.event.type, contact_id: w.event.contact_id,
-            hotel_id: w.event.hotel_id, source: w.event.source, data: w.event.payload
-          }
-        }]
-        : []),
+      ...(w.event ? [domainEvent(w.event.id, w.event.type, w.event)] : []),
+      ...(w.event && stay ? [domainEvent(deterministicId(`${stay}:${w.event.id}`), stay, w.event)] : []),
       ...contactChangeCommands(subject, meta, w.guestsResolved, summaries, w.reservation.hotel_id),
       ...attributionChangesOf(w.reservation.id).map((change) =>
         attributionChangedCommand(subject, meta, { id: w.reservation.id, external_id: cmd.external_id, row: w.reservation }, change))

@@ -28,6 +28,14 @@ export const bookingEventFor = (previous: ReservationStatus | undefined, next: R
     ? "booking.cancelled"
     : previous === undefined ? "booking.created" : "booking.updated"
 
+/**
+ * The stay event a status change means, beside its booking event: a reservation moving into checked-in or
+ * checked-out is the guest arriving or leaving, which journeys listen to as `guest.checked_in` / `guest.checked_out`
+ * whether a PMS reports it by the reservation's status or a partner sends the event.
+ */
+export const stayEventFor = (previous: ReservationStatus | undefined, next: ReservationStatus): "guest.checked_in" | "guest.checked_out" | undefined =>
+  next === previous ? undefined : next === "checked_in" ? "guest.checked_in" : next === "checked_out" ? "guest.checked_out" : undefined
+
 /** The stored reservation columns the actor owns. */
 export interface ReservationRow extends Required<Omit<ReservationFields, "status" | "source">> {
   readonly id: string

@@ -211,6 +211,24 @@ describe("journeys end to end", () => {
     expect(mailsTo(c.email!)).toHaveLength(0)
   })
 
+  it("a PMS reporting the check-in by the reservation's status starts guest.checked_in journeys, scoped to the stay", async () => {
+    const journeyId = await createJourney(sql, tenant, {
+      name: unique("Welcome in"), trigger: { type: "event", event: "guest.checked_in" },
+      steps: [{ id: "hi", type: "email", category: "utility", subject: "Welcome, room {{event_check_in}}", text: "Enjoy" }]
+    })
+    const email = `${unique("arrived")}@gmail.com`
+    const body = reservationBody(email)
+    const contactId = (await upsert(body)).body.data.contacts[0].contact_id as string
+    await upsert({ ...body, status: "checked_in" })
+    const run = await runIn(sql, journeyId, contactId, ["completed"])
+    expect(run.scope).toMatch(/^reservation:/)
+    await soon("the welcome email", async () => mailsTo(email)[0])
+    // Still checked in (another field changed): no second arrival.
+    await upsert({ ...body, status: "checked_in", amount: 10 })
+    await sleep(1_000)
+    expect(await runsOf(sql, journeyId, contactId)).toHaveLength(1)
+  })
+
   it("a pre-arrival date journey fires once at the hotel's local time", async () => {
     const journeyId = await createJourney(sql, tenant, {
       name: unique("Pre-arrival"), trigger: { type: "reservation_date", anchor: "check_in", offset: "-P2D", local_time: "10:00" },

@@ -36,9 +36,14 @@ describe("journey triggers", () => {
   it("a booking signals its holder (who may start journeys) and its companions (whose runs it may stop)", () => {
     const s = signalsOf({
       tenant_id: "t", sandbox: false, occurred_at: "", event_id: "e", event_type: "booking.created", contact_id: "holder",
-      hotel_id: "h", source: "pms", data: { reservation_id: "r", contact_ids: ["holder", "friend"] }
+      hotel_id: "h", source: "pms", origin: "booking", data: { reservation_id: "r", contact_ids: ["holder", "friend"] }
     })
     expect(s.map((x) => [x.contact_id, x.starts, x.origin, x.reservation_id])).toEqual([["holder", true, "booking", "r"], ["friend", false, "booking", "r"]])
+    // A partner's own booking.created through POST /api/v1/events is a core event: its payload's ids are the partner's.
+    const partner = signalsOf({
+      tenant_id: "t", sandbox: false, occurred_at: "", event_id: "e", event_type: "booking.created", contact_id: "c", data: { reservation_id: "PMS-1", contact_ids: ["x"] }
+    })
+    expect(partner.map((x) => [x.contact_id, x.origin, x.reservation_id])).toEqual([["c", "core", null]])
     expect(signalsOf({ tenant_id: "t", sandbox: false, occurred_at: "", event_id: "e", event_type: "x.y", contact_id: null, data: {} })).toEqual([])
   })
 
