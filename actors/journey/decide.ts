@@ -1,6 +1,8 @@
 import type { JourneyDefinition } from "../../schemas/journey.ts"
 import type { JourneySignal } from "./protocol.ts"
-import { type Advanced, advance, finish, type Run, type StepFacts } from "./state.ts"
+import type { StepFacts } from "./facts.ts"
+import type { Run } from "./run.ts"
+import { type Advanced, advance, finish } from "./state.ts"
 import { type BookingFacts, type CandidateJourney, entryRefusal, scopeOf, stopReason, triggerMatches } from "./triggers.ts"
 
 export interface SignalInput {

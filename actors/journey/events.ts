@@ -1,7 +1,8 @@
 import { deterministicId } from "../../core/deterministicId.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
-import type { ContactFacts, Run } from "./state.ts"
+import type { ContactFacts } from "./facts.ts"
+import type { Run } from "./run.ts"
 
 // Payloads of the `journey.*` webhooks (documented in the README): the journey, the run as it is after the change,
 // the contact and what started the run.

@@ -2,7 +2,9 @@ import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/reposito
 import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
-import type { Move, Run, ChannelFacts, ContactFacts, HotelFacts, ReservationFacts } from "./state.ts"
+import type { ChannelFacts, ContactFacts, HotelFacts, ReservationFacts } from "./facts.ts"
+import type { Run } from "./run.ts"
+import type { Move } from "./state.ts"
 import type { CandidateJourney } from "./triggers.ts"
 
 // The journey actor's reads and writes: runs with their pinned definitions, the facts steps need, and what a move wrote.

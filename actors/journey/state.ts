@@ -1,119 +1,13 @@
 import { parseDuration } from "../../core/journey/duration.ts"
-import { type MergeContext, render, resolvePath, resumeUrlOf, RESUME_URL_TAG, tagsIn } from "../../core/journey/mergeTags.ts"
-import type { BranchCondition, JourneyDefinition, JourneyStatus, JourneyStep, RunState } from "../../schemas/journey.ts"
-import type { SignalOrigins } from "./protocol.ts"
-import { stageOf } from "./stage.ts"
+import type { JourneyDefinition, JourneyStep } from "../../schemas/journey.ts"
+import type { StepFacts } from "./facts.ts"
+import type { Run, RunError, StepOutcome } from "./run.ts"
+import { conditionHolds, emailStep, type Send, whatsappStep } from "./steps.ts"
+
 
 // The pure journey interpreter: a run moves through its pinned definition version until it waits, ends or fails;
 // every decision reads the facts it is given, so replaying it with the same facts gives the same moves.
 
-export type Origin = typeof SignalOrigins[number]
-
-/** The starting event, frozen in the run: merge tags, parameters and stop scopes read it for the whole run. */
-export interface TriggerContext {
-  readonly event_id: string
-  readonly event_name: string
-  readonly occurred_at: string
-  readonly payload: Readonly<Record<string, unknown>>
-  readonly origin: Origin
-  readonly source: string | null
-}
-
-export interface RunError {
-  readonly code: string
-  readonly message: string
-  readonly step_id: string | null
-}
-
-export interface Run {
-  readonly id: string
-  readonly journey_id: string
-  readonly version: number
-  readonly contact_id: string
-  readonly scope: string
-  readonly hotel_id: string | null
-  readonly reservation_id: string | null
-  readonly state: RunState
-  /** The step to run next (or the wait in progress). */
-  readonly step_index: number
-  readonly wake_at: number | null
-  readonly wake_seq: number
-  readonly steps_taken: number
-  readonly trigger: TriggerContext
-  readonly started_at: number
-  readonly ended_at: number | null
-  readonly exit_reason: string | null
-  readonly error: RunError | null
-}
-
-export const isLive = (r: Run): boolean => r.state === "active" || r.state === "waiting"
-
-export interface ContactFacts {
-  readonly first_name: string | null
-  readonly last_name: string | null
-  readonly email: string | null
-  readonly phone: string | null
-  readonly language: string | null
-  readonly email_consent: boolean | null
-  readonly whatsapp_marketing_consent: boolean | null
-}
-
-export interface HotelFacts {
-  readonly id: string
-  readonly name: string
-  readonly code: string | null
-  readonly timezone: string
-}
-
-export interface ReservationFacts {
-  readonly id: string
-  readonly status: string
-  readonly check_in: string
-  readonly check_out: string
-  readonly hotel_id: string
-  readonly created_at: number
-}
-
-export interface RegisteredTemplate {
-  readonly name: string
-  readonly language: string
-  readonly category: string
-  readonly body_parameters: number
-}
-
-export interface ChannelFacts {
-  readonly email: boolean
-  readonly whatsapp: boolean
-  readonly templates: ReadonlyArray<RegisteredTemplate>
-}
-
-/** What a step needs to know when it runs: read fresh in the transaction that runs it. */
-export interface StepFacts {
-  readonly now: number
-  readonly journeyStatus: JourneyStatus
-  readonly contact: ContactFacts
-  readonly hotel: HotelFacts | null
-  /** The run's reservation, else the contact's current or next one (for the guest stage). */
-  readonly reservation: ReservationFacts | null
-  readonly channels: ChannelFacts
-  readonly messageId: (runId: string, stepId: string) => string
-}
-
-export type Send =
-  | {
-    readonly channel: "email"
-    readonly category: "marketing" | "utility"
-    readonly subject: string
-    readonly html: string | undefined
-    readonly text: string | undefined
-  }
-  | {
-    readonly channel: "whatsapp"
-    readonly template: { readonly name: string; readonly language: string; readonly parameters: ReadonlyArray<string> }
-    readonly gate_as: "marketing" | undefined
-  }
-
-export type StepOutcome = "sent" | "skipped" | "failed" | "waited" | "branched" | "ended"
 
 export type Move =
   | {
@@ -157,69 +51,6 @@ export const standingStop = (run: Run, facts: StepFacts): string | null => {
   if (run.reservation_id !== null && r !== null && r.id === run.reservation_id && CANCELLED.includes(r.status) &&
     run.trigger.event_name !== "booking.cancelled") return "reservation_cancelled"
   return null
-}
-
-const mergeContext = (run: Run, facts: StepFacts): MergeContext => ({
-  event: { name: run.trigger.event_name, id: run.trigger.event_id, occurred_at: run.trigger.occurred_at, payload: run.trigger.payload },
-  contact: {
-    first_name: facts.contact.first_name, last_name: facts.contact.last_name, email: facts.contact.email,
-    phone: facts.contact.phone, language: facts.contact.language
-  },
-  hotel: facts.hotel === null ? null : { name: facts.hotel.name, code: facts.hotel.code }
-})
-
-const hasConsent = (c: ContactFacts, kind: "email_marketing" | "whatsapp_marketing") =>
-  (kind === "email_marketing" ? c.email_consent : c.whatsapp_marketing_consent) === true
-
-export const conditionHolds = (cond: BranchCondition, run: Run, facts: StepFacts): boolean => {
-  if ("consent" in cond) return hasConsent(facts.contact, cond.consent)
-  if ("has" in cond) return (cond.has === "email" ? facts.contact.email : facts.contact.phone) !== null
-  if ("stage" in cond) {
-    const stage = facts.reservation === null ? null : stageOf(facts.reservation, facts.hotel?.timezone ?? "UTC", facts.now)
-    return stage !== null && (cond.stage as ReadonlyArray<string>).includes(stage)
-  }
-  const value = resolvePath(cond.property, mergeContext(run, facts))
-  if (cond.equals !== undefined) return value !== undefined && value === String(cond.equals)
-  return (value !== undefined) === (cond.exists ?? true)
-}
-
-type StepResult =
-  | { readonly next: number; readonly outcome: StepOutcome; readonly reason: string | null; readonly send?: Send }
-  | { readonly fail: RunError }
-
-const emailStep = (step: Extract<JourneyStep, { type: "email" }>, run: Run, facts: StepFacts, index: number): StepResult => {
-  if (!facts.channels.email) return { fail: { code: "channel_not_configured", message: "The email channel is not configured", step_id: step.id } }
-  const parts = [step.subject, step.html ?? "", step.text ?? ""]
-  const ctx = mergeContext(run, facts)
-  if (parts.some((p) => tagsIn(p).includes(RESUME_URL_TAG)) && resumeUrlOf(ctx) === undefined) {
-    return { next: index + 1, outcome: "skipped", reason: "missing_resume_url" }
-  }
-  // Website-event journeys send email as marketing (spec, website events rule 5); elsewhere the step decides.
-  const category = run.trigger.origin === "website" ? "marketing" : step.category
-  const send: Send = {
-    channel: "email", category, subject: render(step.subject, ctx, { html: false }),
-    html: step.html === undefined ? undefined : render(step.html, ctx, { html: true }),
-    text: step.text === undefined ? undefined : render(step.text, ctx, { html: false })
-  }
-  return { next: index + 1, outcome: "sent", reason: null, send }
-}
-
-const whatsappStep = (step: Extract<JourneyStep, { type: "whatsapp" }>, run: Run, facts: StepFacts, index: number): StepResult => {
-  const failure = (code: string, message: string): StepResult => ({ fail: { code, message, step_id: step.id } })
-  if (!facts.channels.whatsapp) return failure("channel_not_configured", "The WhatsApp channel is not configured")
-  const registered = facts.channels.templates.find((t) => t.name === step.template && t.language === step.language)
-  if (registered === undefined) return failure("template_not_registered", `Template ${step.template} (${step.language}) is not registered`)
-  const paths = step.params ?? []
-  if (paths.length !== registered.body_parameters) {
-    return failure("template_parameter_count", `Template ${step.template} takes ${registered.body_parameters} parameters; the step gives ${paths.length}`)
-  }
-  const ctx = mergeContext(run, facts)
-  const parameters = paths.map((p) => resolvePath(p, ctx))
-  if (parameters.some((p) => p === undefined)) return { next: index + 1, outcome: "skipped", reason: "missing_template_parameter" }
-  // Every template a website-event journey sends needs marketing consent (rule 5); a marketing step asks for it too.
-  const gate_as = run.trigger.origin === "website" || step.category === "marketing" ? "marketing" : undefined
-  const send: Send = { channel: "whatsapp", template: { name: step.template, language: step.language, parameters: parameters as Array<string> }, gate_as }
-  return { next: index + 1, outcome: "sent", reason: null, send }
 }
 
 const targetIndex = (steps: ReadonlyArray<JourneyStep>, target: string): number =>

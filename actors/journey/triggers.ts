@@ -1,7 +1,7 @@
 import { parseDuration } from "../../core/journey/duration.ts"
 import type { JourneyDefinition, JourneyTrigger } from "../../schemas/journey.ts"
 import type { JourneySignal } from "./protocol.ts"
-import type { Run } from "./state.ts"
+import type { Run } from "./run.ts"
 
 // The pure rules of entering and leaving journeys on a signal: which journeys a signal starts, for which scope, what
 // re-entry allows, and which live runs it stops.
