@@ -14,7 +14,9 @@ let sink: SmtpSink
 let ingress: RunningPlatform
 let tenant: TestTenant
 const sql = testSql()
-const ENV = { GEP_JOURNEY_TIMER_MS: "200", GEP_SEND_BACKOFF_MS: "200", GEP_SEND_TIMEOUT_MS: "2000" }
+// A send timeout long enough that a loaded machine rarely times out a mail the SMTP server is taking (an ambiguous
+// outcome, repeated), short enough that an attempt killed mid-way is repeated within seconds.
+const ENV = { GEP_JOURNEY_TIMER_MS: "200", GEP_SEND_BACKOFF_MS: "200", GEP_SEND_TIMEOUT_MS: "8000" }
 
 beforeAll(async () => {
   sink = await startSmtpSink()
