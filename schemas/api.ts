@@ -9,6 +9,7 @@ import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
+import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
@@ -170,6 +171,7 @@ export const Api = HttpApi.make("gep")
   .add(B2bGroup)
   .add(ChannelsGroup)
   .add(LoyaltyGroup)
+  .add(LoyaltyCreditGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

@@ -8,16 +8,12 @@ import {
 } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { applyDiscount } from "./discount.ts"
+import { creditReverse, endHolds, placeHold } from "./credit.ts"
+import { reverseEarnings } from "./reverse.ts"
 import { enroll, unsubscribe } from "./membership.ts"
-import { refuse } from "./refusals.ts"
-import { chain, earn as earnLot, expire, resolvePending, spend } from "./state.ts"
-
-export const memberOrRefuse = Effect.fn("LoyaltyActor.member")(function*(memberId: string) {
-  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, memberId))
-  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(memberId)}`, { member_id: ["not found"] })
-  if (member.status !== "active") return yield* refuse("MEMBER_INACTIVE", "The member has unsubscribed from the programme", { member_id: ["unsubscribed"] })
-  return member
-})
+import { memberOrRefuse, refuse } from "./refusals.ts"
+import { chain, earn as earnLot, resolvePending, spend } from "./state.ts"
+import { settle } from "./holds.ts"
 
 /** A key already used: the same request answers its first result again; another member or other fields → 409. */
 const priorUse = Effect.fn("LoyaltyActor.priorUse")(function*(scope: TenantScope, op: string, key: string, memberId: string, print: string) {
@@ -35,9 +31,10 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = new Date().toISOString()
   const member = yield* memberOrRefuse(cmd.member_id)
-  const expired = expire(member.wallet, now, randomUUID)
-  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, stay: cmd.stay })
-  const prior = yield* priorUse(scope, "earn", cmd.external_reference_id, cmd.member_id, print)
+  const expired = settle(member.wallet, now, randomUUID)
+  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, stay: cmd.stay, ...(cmd.action_type !== undefined ? { action_type: cmd.action_type } : {}) })
+  const op = cmd.action_type !== undefined ? "action" : "earn"
+  const prior = yield* priorUse(scope, op, cmd.external_reference_id, cmd.member_id, print)
   if (prior !== undefined) {
     return {
       op: "earned", transaction_id: prior.entry_id, status: prior.status === "pending" ? "pending" : "confirmed", points_awarded: 0,
@@ -61,7 +58,8 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   const t = chain(expired.wallet, [(w) => earnLot(w, { lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, lifetime: true }, now)])
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], {
-      op: "earn", external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null, reason: cmd.reason,
+      op, external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null,
+      reason: cmd.reason ?? (cmd.action_type !== undefined ? `action: ${cmd.action_type}` : null),
       ...(cmd.stay !== undefined ? { qualifying: { points, nights: cmd.stay.nights } } : {})
     })
     // Stay points and nights qualify for tiers once confirmed; explicit points (bonuses) do not.
@@ -77,8 +75,9 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = new Date().toISOString()
   const member = yield* memberOrRefuse(cmd.member_id)
-  const expired = expire(member.wallet, now, randomUUID)
-  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, reward_id: cmd.reward_id })
+  const expired = settle(member.wallet, now, randomUUID)
+  const quantity = cmd.quantity ?? 1
+  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, reward_id: cmd.reward_id, ...(quantity !== 1 ? { quantity } : {}) })
   const prior = yield* priorUse(scope, "redeem", cmd.external_reference_id, cmd.member_id, print)
   if (prior !== undefined) {
     return {
@@ -91,8 +90,8 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   if (cmd.reward_id !== undefined) {
     const reward = yield* Actor.query((tx) => Repo.findReward(tx, scope, cmd.reward_id!))
     if (reward === undefined) return yield* refuse("REWARD_NOT_FOUND", `No reward with reward_id ${JSON.stringify(cmd.reward_id)}`, { reward_id: ["not found"] })
-    if (!reward.active || reward.stock_remaining === 0) return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
-    points = reward.points_cost
+    if (!reward.active || (reward.stock_remaining !== null && reward.stock_remaining < quantity)) return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
+    points = reward.points_cost * quantity
     autoFulfill = reward.auto_fulfill
   }
   const entryId = randomUUID()
@@ -103,7 +102,7 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
     })
   }
   // Stock is shared by every member: taken first, by a conditional UPDATE, so a refusal here has written nothing.
-  if (cmd.reward_id !== undefined && !(yield* Actor.query((tx) => Repo.takeStock(tx, cmd.reward_id!)))) {
+  if (cmd.reward_id !== undefined && !(yield* Actor.query((tx) => Repo.takeStock(tx, cmd.reward_id!, quantity)))) {
     return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
   }
   const status = cmd.status ?? (autoFulfill ? "fulfilled" : "pending")
@@ -131,7 +130,7 @@ const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: Resolve
   if (member === undefined || lot === undefined) {
     return yield* refuse("EARN_NOT_FOUND", `No earn with transaction_id ${JSON.stringify(cmd.transaction_id)}`, { transaction_id: ["not found"] })
   }
-  const expired = expire(member.wallet, now, randomUUID)
+  const expired = settle(member.wallet, now, randomUUID)
   const status = lot.status === "voided" ? "voided" : lot.status === "pending" ? "pending" : "confirmed"
   const wanted = cmd.move === "confirm" ? "confirmed" : "voided"
   const answer = (points: number, replay: boolean, balances: ReturnType<typeof Repo.balancesOf>) => ({
@@ -160,6 +159,10 @@ const apply = (cmd: LoyaltyCommand) => {
     case "unsubscribe": return unsubscribe(cmd)
     case "resolve_earn": return resolveEarn(cmd)
     case "discount": return applyDiscount(cmd)
+    case "hold": return placeHold(cmd)
+    case "end_hold": return endHolds(cmd)
+    case "credit_reverse": return creditReverse(cmd)
+    case "reverse_earn": return reverseEarnings(cmd)
   }
 }
 

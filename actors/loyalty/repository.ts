@@ -18,24 +18,35 @@ export interface MemberRow {
 export const loadMemberForUpdate = async (tx: Tx, memberId: string): Promise<MemberRow | undefined> => {
   const [m] = await tx`
     SELECT member_id, status, balance_active::float8 AS balance_active, balance_pending::float8 AS balance_pending,
+      balance_held::float8 AS balance_held,
       lifetime_points::float8 AS lifetime_points,
       (SELECT coalesce(max(s), 0) FROM (SELECT max(seq) AS s FROM loyalty_entries WHERE member_id = ${memberId}
         UNION ALL SELECT max(seq) FROM loyalty_lots WHERE member_id = ${memberId}) x)::float8 AS last_seq
     FROM loyalty_members WHERE member_id = ${memberId} FOR UPDATE`
   if (!m) return undefined
   const lots = await tx`
-    SELECT lot_id, status, points_original::float8 AS points_original, points_remaining::float8 AS points_remaining, expires_at,
-      created_at, seq::float8 AS seq
+    SELECT lot_id, status, points_original::float8 AS points_original, points_remaining::float8 AS points_remaining,
+      points_held::float8 AS points_held, expires_at, created_at, seq::float8 AS seq
     FROM loyalty_lots WHERE member_id = ${memberId} AND status IN ('active', 'pending') AND points_remaining > 0`
+  const holds = await tx`
+    SELECT h.hold_id, h.points::float8 AS points, h.expires_at,
+      coalesce(json_agg(json_build_object('lot_id', hl.lot_id, 'points', hl.points) ORDER BY hl.lot_id) FILTER (WHERE hl.lot_id IS NOT NULL), '[]') AS draws
+    FROM loyalty_holds h LEFT JOIN loyalty_hold_lots hl ON hl.hold_id = h.hold_id
+    WHERE h.member_id = ${memberId} AND h.status = 'active' GROUP BY h.hold_id`
   return {
     member_id: m.member_id as string,
     status: m.status as MemberRow["status"],
     wallet: {
       balance_active: m.balance_active as number,
       balance_pending: m.balance_pending as number,
+      balance_held: m.balance_held as number,
       lifetime_points: m.lifetime_points as number,
       next_seq: (m.last_seq as number) + 1,
-      lots: lots.map((l) => ({ ...l, expires_at: iso(l.expires_at), created_at: iso(l.created_at)! }) as unknown as Lot)
+      lots: lots.map((l) => ({ ...l, expires_at: iso(l.expires_at), created_at: iso(l.created_at)! }) as unknown as Lot),
+      holds: holds.map((h) => ({
+        hold_id: h.hold_id as string, status: "active" as const, points: h.points as number, expires_at: iso(h.expires_at)!,
+        draws: (h.draws as Array<{ lot_id: string; points: number }>).map((d) => ({ lot_id: d.lot_id, points: Number(d.points) }))
+      }))
     }
   }
 }
@@ -61,6 +72,17 @@ export interface EntryExtras {
   readonly reason?: string | null
   /** Tier totals a new stay lot carries (added to the member when it is confirmed). */
   readonly qualifying?: { readonly points: number; readonly nights: number }
+  /** What a new hold's row carries beyond the pure hold. */
+  readonly newHold?: NewHold
+}
+
+export interface NewHold {
+  readonly reservation_id: string
+  readonly external_reference_id: string
+  readonly fingerprint: string
+  readonly amount_minor: number
+  readonly currency: string
+  readonly created_at: string
 }
 
 /**
@@ -73,29 +95,51 @@ export const saveTransition = async (
   const known = new Set(before.lots.map((l) => l.lot_id))
   for (const lot of wallet.lots.filter((l) => l.dirty)) {
     if (known.has(lot.lot_id)) {
-      await tx`UPDATE loyalty_lots SET status = ${lot.status}, points_remaining = ${lot.points_remaining} WHERE lot_id = ${lot.lot_id}`
+      await tx`UPDATE loyalty_lots SET status = ${lot.status}, points_remaining = ${lot.points_remaining}, points_held = ${lot.points_held}
+        WHERE lot_id = ${lot.lot_id}`
     } else {
-      await tx`INSERT INTO loyalty_lots (lot_id, member_id, tenant_id, sandbox, status, points_original, points_remaining, expires_at, created_at, seq,
-          qualifying_points, qualifying_nights)
+      await tx`INSERT INTO loyalty_lots (lot_id, member_id, tenant_id, sandbox, status, points_original, points_remaining, points_held, expires_at,
+          created_at, seq, qualifying_points, qualifying_nights)
         VALUES (${lot.lot_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${lot.status}, ${lot.points_original}, ${lot.points_remaining},
-          ${lot.expires_at}, ${lot.created_at}, ${lot.seq}, ${extras.qualifying?.points ?? 0}, ${extras.qualifying?.nights ?? 0})`
+          ${lot.points_held}, ${lot.expires_at}, ${lot.created_at}, ${lot.seq}, ${extras.qualifying?.points ?? 0}, ${extras.qualifying?.nights ?? 0})`
+    }
+  }
+  const knownHolds = new Set(before.holds.map((h) => h.hold_id))
+  for (const hold of wallet.holds.filter((h) => h.dirty)) {
+    if (knownHolds.has(hold.hold_id)) {
+      await tx`UPDATE loyalty_holds SET status = ${hold.status},
+          confirmed_at = ${hold.status === "confirmed" ? tx`now()` : tx`confirmed_at`},
+          released_at = ${hold.status === "released" ? tx`now()` : tx`released_at`},
+          expired_at = ${hold.status === "expired" ? tx`now()` : tx`expired_at`}
+        WHERE hold_id = ${hold.hold_id} AND status = 'active'`
+    } else {
+      const h = extras.newHold!
+      await tx`INSERT INTO loyalty_holds (hold_id, member_id, tenant_id, sandbox, reservation_id, external_reference_id, fingerprint, points,
+          amount_minor, currency, status, expires_at, created_at)
+        VALUES (${hold.hold_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${h.reservation_id}, ${h.external_reference_id},
+          ${jsonb(tx, h.fingerprint)}, ${hold.points}, ${h.amount_minor}, ${h.currency}, ${hold.status}, ${hold.expires_at}, ${h.created_at})`
+      for (const d of hold.draws) {
+        await tx`INSERT INTO loyalty_hold_lots (hold_id, lot_id, tenant_id, points) VALUES (${hold.hold_id}, ${d.lot_id}, ${scope.tenant_id}, ${d.points})`
+      }
     }
   }
   for (const [i, e] of entries.entries()) {
     const x: EntryExtras = i === entries.length - 1 ? extras : {}
-    await tx`INSERT INTO loyalty_entries (entry_id, member_id, tenant_id, sandbox, seq, kind, status, points, pending_points, balance_after, pending_after,
-        op, external_reference_id, fingerprint, reward_id, reservation_id, reason, created_at)
+    await tx`INSERT INTO loyalty_entries (entry_id, member_id, tenant_id, sandbox, seq, kind, status, points, pending_points, held_points,
+        balance_after, pending_after, held_after, op, external_reference_id, fingerprint, reward_id, reservation_id, reason, hold_id,
+        reverses_entry_id, created_at)
       VALUES (${e.entry_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${e.seq}, ${e.kind}, ${e.status}, ${e.points}, ${e.pending_points},
-        ${e.balance_after}, ${e.pending_after}, ${x.op ?? null}, ${x.external_reference_id ?? null},
+        ${e.held_points}, ${e.balance_after}, ${e.pending_after}, ${e.held_after}, ${x.op ?? null}, ${x.external_reference_id ?? null},
         ${x.fingerprint === undefined ? null : jsonb(tx, x.fingerprint)}, ${x.reward_id ?? null}, ${x.reservation_id ?? null},
-        ${x.reason ?? (e.kind === "expire" ? "lot expired" : null)}, ${e.created_at})`
+        ${x.reason ?? (e.kind === "expire" ? "lot expired" : e.kind === "hold_expire" ? "hold expired" : null)}, ${e.hold_id ?? null},
+        ${e.reverses_entry_id ?? null}, ${e.created_at})`
     for (const d of e.draws) {
       await tx`INSERT INTO loyalty_entry_lots (entry_id, lot_id, tenant_id, points) VALUES (${e.entry_id}, ${d.lot_id}, ${scope.tenant_id}, ${d.points})`
     }
   }
   if (entries.length > 0 || wallet !== before) {
     await tx`UPDATE loyalty_members SET balance_active = ${wallet.balance_active}, balance_pending = ${wallet.balance_pending},
-      lifetime_points = ${wallet.lifetime_points}, updated_at = now() WHERE member_id = ${memberId}`
+      balance_held = ${wallet.balance_held}, lifetime_points = ${wallet.lifetime_points}, updated_at = now() WHERE member_id = ${memberId}`
   }
 }
 
@@ -144,9 +188,9 @@ export const findReward = async (tx: Tx, scope: TenantScope, rewardId: string) =
 }
 
 /** Takes one unit of a stocked reward; false when none is left (the CHECK makes an oversell impossible anyway). */
-export const takeStock = async (tx: Tx, rewardId: string) =>
-  (await tx`UPDATE loyalty_rewards SET stock_remaining = stock_remaining - 1 WHERE reward_id = ${rewardId}
-    AND (stock_remaining IS NULL OR stock_remaining > 0) RETURNING reward_id`).length === 1
+export const takeStock = async (tx: Tx, rewardId: string, quantity = 1) =>
+  (await tx`UPDATE loyalty_rewards SET stock_remaining = stock_remaining - ${quantity} WHERE reward_id = ${rewardId}
+    AND (stock_remaining IS NULL OR stock_remaining >= ${quantity}) RETURNING reward_id`).length === 1
 
 export const findProgram = async (tx: Tx, scope: TenantScope) => {
   const [row] = await tx`SELECT trim(currency) AS currency, points_per_unit::float8 AS points_per_unit, points_per_night, expiry_months,
@@ -166,5 +210,6 @@ export const tierMultiplier = async (tx: Tx, scope: TenantScope, memberId: strin
 }
 
 export const balancesOf = (w: Wallet): Balances => ({
-  points_balance: w.balance_active, points_available: w.balance_active, points_pending: w.balance_pending, lifetime_points: w.lifetime_points
+  points_balance: w.balance_active, points_available: w.balance_active - w.balance_held, points_pending: w.balance_pending,
+  points_held: w.balance_held, lifetime_points: w.lifetime_points
 })

@@ -44,7 +44,8 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
       m.qualifying_points::float8 AS qualifying_points, m.qualifying_nights::float8 AS qualifying_nights,
       coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now())), 0)::float8 AS active,
       coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending'), 0)::float8 AS pending,
-      min(l.expires_at) FILTER (WHERE l.status = 'active' AND l.points_remaining > 0 AND l.expires_at > now()) AS next_expiry
+      min(l.expires_at) FILTER (WHERE l.status = 'active' AND l.points_remaining > 0 AND l.expires_at > now()) AS next_expiry,
+      (SELECT coalesce(sum(h.points), 0) FROM loyalty_holds h WHERE h.member_id = m.member_id AND h.status = 'active' AND h.expires_at > now())::float8 AS held
     FROM loyalty_members m LEFT JOIN loyalty_lots l ON l.member_id = m.member_id
     WHERE m.member_id = ${memberId} AND m.tenant_id = ${p.tenant_id} AND m.sandbox = ${p.sandbox}
     GROUP BY m.member_id`
@@ -64,8 +65,10 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
     status: m.status as string,
     joined_at: iso(m.joined_at),
     points_balance: m.active as number,
-    points_available: m.active as number,
+    // A hold past its expiry reserves nothing, whether or not a command has recorded its expiry yet.
+    points_available: (m.active as number) - (m.held as number),
     points_pending: m.pending as number,
+    points_held: m.held as number,
     lifetime_points: m.lifetime_points as number,
     tier: tier === undefined ? null : { slug: tier.tier_slug as string, name: tier.tier_name as string },
     tier_progress: {
