@@ -47,7 +47,8 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
           ...(payload.points !== undefined ? { points: payload.points } : { amount_minor: Math.round(payload.amount! * 100), currency: payload.currency!.toUpperCase() })
         }, "hold_placed", refusal)
         const { amount_minor, ...hold } = r.hold
-        const data = ok({ member_id: id, ...hold, amount: amount_minor / 100, idempotent_replay: r.idempotent_replay, ...r.balances })
+        // points_held is this hold's (the member's total held is points_balance − points_available).
+        const data = ok({ member_id: id, ...r.balances, ...hold, amount: amount_minor / 100, idempotent_replay: r.idempotent_replay })
         return r.idempotent_replay ? data : new HoldPlaced(data)
       }))
       .handle("creditConfirm", Effect.fn("Loyalty.creditConfirm")(function*({ payload }) {

@@ -11,7 +11,7 @@ import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./e
 import { LoyaltyIngress } from "./ingress.ts"
 import { memberIdFor } from "./memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
-import { retryKey, toEarn, toRedeem } from "./requests.ts"
+import { decodeSeqCursor, encodeSeqCursor, retryKey, toEarn, toRedeem } from "./requests.ts"
 
 export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
   Effect.gen(function*() {
@@ -151,9 +151,13 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         const p = yield* CurrentPrincipal
         const limit = query.limit === undefined ? 50 : Number(query.limit)
         if (!Number.isInteger(limit) || limit < 1 || limit > 100) return yield* invalid({ limit: ["must be a whole number from 1 to 100"] })
+        const before = query.cursor === undefined ? undefined : decodeSeqCursor(query.cursor)
+        if (before === null) return yield* invalid({ cursor: ["is not a cursor this API issued"] })
         const id = yield* resolve(p, { member_id: query.member_id, email: query.email })
-        const items = yield* read(p, (tx) => readTransactions(tx, p, id, limit))
-        return ok({ member_id: id, items })
+        const rows = yield* read(p, (tx) => readTransactions(tx, p, id, limit + 1, before))
+        const page = rows as Array<Record<string, unknown>>
+        const items = page.slice(0, limit).map(({ seq: _seq, ...r }) => r)
+        return ok({ member_id: id, items, next_cursor: page.length > limit ? encodeSeqCursor(page[limit - 1]!.seq as number) : null })
       }))
       .handle("earn", Effect.fn("Loyalty.earn")(function*({ payload, headers }) {
         const p = yield* CurrentPrincipal

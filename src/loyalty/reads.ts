@@ -81,10 +81,12 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
 }
 
 /** The ledger, newest first: every movement with its sign, reason and the balance after it. */
-export const readTransactions = async (tx: Tx, p: Principal, memberId: string, limit: number) =>
+export const readTransactions = async (tx: Tx, p: Principal, memberId: string, limit: number, beforeSeq?: number) =>
   (await tx`
-    SELECT e.entry_id AS transaction_id, e.kind, e.points::float8 AS points, e.pending_points::float8 AS pending_points, e.status, e.balance_after::float8 AS balance_after,
-      e.pending_after::float8 AS pending_after, e.reason, e.external_reference_id, e.reservation_id, e.reward_id, r.redemption_id, e.created_at
+    SELECT e.seq::float8 AS seq, e.entry_id AS transaction_id, e.kind, e.points::float8 AS points, e.pending_points::float8 AS pending_points, e.status, e.balance_after::float8 AS balance_after,
+      e.pending_after::float8 AS pending_after, e.reason, e.external_reference_id, e.reservation_id, e.reward_id, r.redemption_id, e.hold_id,
+      e.reverses_entry_id, e.held_points::float8 AS held_points, e.held_after::float8 AS held_after, e.created_at
     FROM loyalty_entries e LEFT JOIN loyalty_redemptions r ON r.entry_id = e.entry_id
     WHERE e.member_id = ${memberId} AND e.tenant_id = ${p.tenant_id} AND e.sandbox = ${p.sandbox}
+      AND ${beforeSeq === undefined ? tx`true` : tx`e.seq < ${beforeSeq}`}
     ORDER BY e.seq DESC LIMIT ${limit}`).map((r) => ({ ...r, created_at: iso(r.created_at) }))

@@ -17,7 +17,7 @@ describe("credit holds", () => {
     const key = unique("h")
     const first = await hold({ member_id: m.member_id, reservation_id: unique("RES"), amount: 6.5, currency: "eur", external_reference_id: key })
     expect(first.status, JSON.stringify(first.body)).toBe(201)
-    expect(first.body.data).toMatchObject({ status: "active", points_held: 650, amount: 6.5, currency: "EUR", points_balance: 1000, points_available: 350, points_held: 650, idempotent_replay: false })
+    expect(first.body.data).toMatchObject({ status: "active", points_held: 650, amount: 6.5, currency: "EUR", points_balance: 1000, points_available: 350, idempotent_replay: false })
     expect(Date.parse(first.body.data.expires_at) - Date.now()).toBeGreaterThan(25 * 60_000)
     const replay = await hold({ email: m.email, reservation_id: first.body.data.reservation_id, amount: 6.5, currency: "EUR" }, { "Idempotency-Key": key })
     expect(replay.status).toBe(200)
@@ -128,6 +128,17 @@ describe("credit holds", () => {
     await expect(h.sql`UPDATE loyalty_holds SET status = 'released' WHERE hold_id = ${placed.hold_id}`).rejects.toThrow(/differ/)
     await expect(h.sql`UPDATE loyalty_holds SET status = 'confirmed', confirmed_at = now(), released_at = now() WHERE hold_id = ${placed.hold_id}`).rejects.toThrow(/check/i)
     expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 100, held: 60 })
+  })
+
+  it("/credit/quote: the available points as money (floored) and the points an amount takes (ceiled)", async () => {
+    const m = await enroll(1234)
+    await hold({ member_id: m.member_id, reservation_id: unique("RES"), points: 200, external_reference_id: unique("h") })
+    const q = await api("GET", `/api/v1/loyalty/credit/quote?member_id=${m.member_id}&amount=5.555&currency=eur`)
+    expect(q.status, JSON.stringify(q.body)).toBe(200)
+    expect(q.body.data).toMatchObject({ points_available: 1034, amount_available: 10.34, currency: "EUR", rate: { point_value: 0.01 }, amount: 5.555, points_for_amount: 556, covered: true })
+    expect((await api("GET", `/api/v1/loyalty/credit/quote?member_id=${m.member_id}&amount=-1`)).status).toBe(400)
+    expect((await api("GET", `/api/v1/loyalty/credit/quote?member_id=${m.member_id}&currency=GBP`)).status).toBe(422)
+    expect((await api("GET", "/api/v1/loyalty/credit/quote?member_id=00000000-0000-4000-8000-000000000000")).status).toBe(404)
   })
 
   it("bad input is a 400 naming the field, before anything is published", async () => {
