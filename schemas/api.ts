@@ -12,6 +12,7 @@ import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
+import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -175,12 +176,12 @@ export const Api = HttpApi.make("gep")
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
-  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging event (signed as the README describes).
+  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging and loyalty event (signed as the README describes).
   .annotate(OpenApi.Transform, (spec) => ({
     ...spec,
     webhooks: {
       ...spec.webhooks,
-      ...Object.fromEntries(MessagingWebhooks.map(([eventType, schema]) => {
+      ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
         const doc = Schema.toJsonSchemaDocument(schema as never)
         return [eventType, {
           post: {

@@ -14,6 +14,8 @@ import { enroll, unsubscribe } from "./membership.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import { chain, earn as earnLot, resolvePending, spend } from "./state.ts"
 import { settle } from "./holds.ts"
+import * as Events from "./events.ts"
+import { tierNow } from "./events.ts"
 
 /** A key already used: the same request answers its first result again; another member or other fields → 409. */
 const priorUse = Effect.fn("LoyaltyActor.priorUse")(function*(scope: TenantScope, op: string, key: string, memberId: string, print: string) {
@@ -56,6 +58,7 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   const expiresAt = expiryOf(program?.expiry_months, now)
   const entryId = randomUUID()
   const t = chain(expired.wallet, [(w) => earnLot(w, { lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, lifetime: true }, now)])
+  const tierBefore = yield* tierNow(cmd.member_id)
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], {
       op, external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null,
@@ -65,6 +68,11 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
     // Stay points and nights qualify for tiers once confirmed; explicit points (bonuses) do not.
     if (cmd.stay !== undefined && cmd.status === "confirmed") await Repo.addQualifying(tx, cmd.member_id, points, cmd.stay.nights)
   })
+  yield* Events.pointsEarned({
+    member_id: cmd.member_id, transaction_id: entryId, status: cmd.status, points, reason: cmd.reason ?? null, reservation_id: cmd.stay?.reservation_id ?? null,
+    action_type: cmd.action_type ?? null, expires_at: expiresAt, balances: Repo.balancesOf(t.wallet)
+  })
+  yield* Events.tierChangedSince(cmd.member_id, tierBefore)
   return {
     op: "earned", transaction_id: entryId, status: cmd.status, points_awarded: points, expires_at: expiresAt, idempotent_replay: false,
     balances: Repo.balancesOf(t.wallet)
@@ -87,12 +95,14 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   }
   let points = cmd.points ?? 0
   let autoFulfill = true
+  let rewardInfo: { reward_id: string; name: string; type: string } | null = null
   if (cmd.reward_id !== undefined) {
     const reward = yield* Actor.query((tx) => Repo.findReward(tx, scope, cmd.reward_id!))
     if (reward === undefined) return yield* refuse("REWARD_NOT_FOUND", `No reward with reward_id ${JSON.stringify(cmd.reward_id)}`, { reward_id: ["not found"] })
     if (!reward.active || (reward.stock_remaining !== null && reward.stock_remaining < quantity)) return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
     points = reward.points_cost * quantity
     autoFulfill = reward.auto_fulfill
+    rewardInfo = { reward_id: reward.reward_id, name: reward.name, type: reward.type }
   }
   const entryId = randomUUID()
   const spent = spend(expired.wallet, { entry_id: entryId, points, kind: "redeem" }, now)
@@ -115,6 +125,10 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
       redemption_id: redemptionId, entry_id: entryId, member_id: cmd.member_id, reward_id: cmd.reward_id ?? null, points, status, notes: cmd.notes, created_at: now
     })
   })
+  // A pending redemption needs the team (the spec: fulfilled skips the fulfilment alert).
+  if (status === "pending") {
+    yield* Events.fulfilmentRequired({ member_id: cmd.member_id, redemption_id: redemptionId, transaction_id: entryId, reward: rewardInfo, quantity, points, notes: cmd.notes })
+  }
   return {
     op: "redeemed", redemption_id: redemptionId, transaction_id: entryId, status, reward_id: cmd.reward_id ?? null, points_deducted: points,
     idempotent_replay: false, balances: Repo.balancesOf(spent.transition.wallet)
@@ -144,10 +158,18 @@ const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: Resolve
     })
   }
   const t = resolvePending(expired.wallet, lot.lot_id, cmd.move, randomUUID(), now)!
+  const tierBefore = yield* tierNow(cmd.member_id)
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], { reason: `${cmd.move} of ${cmd.transaction_id}` })
     if (cmd.move === "confirm") await Repo.addQualifying(tx, cmd.member_id, lot.qualifying_points, lot.qualifying_nights)
   })
+  if (cmd.move === "confirm") {
+    yield* Events.pointsEarned({
+      member_id: cmd.member_id, transaction_id: cmd.transaction_id, status: "confirmed", points: lot.points, reason: `confirm of ${cmd.transaction_id}`,
+      reservation_id: null, action_type: null, expires_at: null, balances: Repo.balancesOf(t.wallet)
+    })
+    yield* Events.tierChangedSince(cmd.member_id, tierBefore)
+  }
   return answer(lot.points, false, Repo.balancesOf(t.wallet))
 })
 

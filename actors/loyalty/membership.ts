@@ -7,6 +7,7 @@ import type { Enroll, LoyaltyResult, Unsubscribe } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { chain, earn as earnLot, emptyWallet, setBalance, type Wallet } from "./state.ts"
 import { endHold, settle } from "./holds.ts"
+import * as Events from "./events.ts"
 
 // Joining and leaving the programme.
 
@@ -33,10 +34,10 @@ export const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
     else await Repo.refreshMember(tx, cmd.member_id, profile)
     await Repo.saveTransition(tx, scope, cmd.member_id, before, wallet, entries, { reason: existing === undefined ? "enrolment" : "re-enrolment" })
   })
-  return {
-    op: "enrolled", member_id: cmd.member_id, is_new: existing === undefined, reactivated: existing?.status === "unsubscribed",
-    balances: Repo.balancesOf(wallet)
-  } satisfies LoyaltyResult
+  const isNew = existing === undefined
+  const reactivated = existing?.status === "unsubscribed"
+  if (isNew || reactivated) yield* Events.memberEnrolled({ member_id: cmd.member_id, email: cmd.email, ...profile }, isNew, reactivated, Repo.balancesOf(wallet))
+  return { op: "enrolled", member_id: cmd.member_id, is_new: isNew, reactivated, balances: Repo.balancesOf(wallet) } satisfies LoyaltyResult
 })
 
 /** Leaves the programme: points are kept; active credit holds are released (nothing can confirm them any more). */

@@ -182,9 +182,9 @@ export const insertRedemption = (tx: Tx, scope: TenantScope, r: {
       ${r.notes}, ${r.created_at})`
 
 export const findReward = async (tx: Tx, scope: TenantScope, rewardId: string) => {
-  const [row] = await tx`SELECT reward_id, points_cost::float8 AS points_cost, auto_fulfill, stock_remaining, active FROM loyalty_rewards
+  const [row] = await tx`SELECT reward_id, name, type, points_cost::float8 AS points_cost, auto_fulfill, stock_remaining, active FROM loyalty_rewards
     WHERE reward_id = ${rewardId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  return row as { reward_id: string; points_cost: number; auto_fulfill: boolean; stock_remaining: number | null; active: boolean } | undefined
+  return row as { reward_id: string; name: string; type: string; points_cost: number; auto_fulfill: boolean; stock_remaining: number | null; active: boolean } | undefined
 }
 
 /** Takes one unit of a stocked reward; false when none is left (the CHECK makes an oversell impossible anyway). */

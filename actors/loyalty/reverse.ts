@@ -4,6 +4,7 @@ import * as Actor from "../runtime/Actor.ts"
 import type { ReverseEarn } from "./creditProtocol.ts"
 import * as Holds from "./holdRepository.ts"
 import { settle } from "./holds.ts"
+import { tierChangedSince, tierNow } from "./events.ts"
 import type { LoyaltyResult } from "./protocol.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
@@ -51,11 +52,13 @@ export const reverseEarnings = Effect.fn("LoyaltyActor.reverseEarnings")(functio
       transaction_id: id, status: pending ? "voided" : "reversed", points_reversed: r.recovered, points_voided: r.voided, points_unrecovered: r.unrecovered
     })
   }
+  const tierBefore = yield* tierNow(cmd.member_id)
   if (t.entries.length > 0) {
     yield* Actor.query(async (tx) => {
       await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, t.entries, { reason: cmd.reason ?? "earning reversed" })
       for (const q of qualifying) if (q.points > 0 || q.nights > 0) await Holds.subtractQualifying(tx, cmd.member_id, q.points, q.nights)
     })
   }
+  if (qualifying.length > 0) yield* tierChangedSince(cmd.member_id, tierBefore)
   return { op: "earn_reversed", reversed: outcomes, balances: Repo.balancesOf(t.wallet) } satisfies LoyaltyResult
 })
