@@ -10,6 +10,7 @@ import * as Repo from "./repository.ts"
 import { applyDiscount } from "./discount.ts"
 import { creditReverse, endHolds, placeHold } from "./credit.ts"
 import { reverseEarnings } from "./reverse.ts"
+import { stayEvent } from "./stays.ts"
 import { enroll, unsubscribe } from "./membership.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import { chain, earn as earnLot, resolvePending, spend } from "./state.ts"
@@ -185,6 +186,7 @@ const apply = (cmd: LoyaltyCommand) => {
     case "end_hold": return endHolds(cmd)
     case "credit_reverse": return creditReverse(cmd)
     case "reverse_earn": return reverseEarnings(cmd)
+    case "stay_event": return stayEvent(cmd, earn)
   }
 }
 

@@ -48,7 +48,26 @@ export const ReverseEarn = Schema.Struct({
 })
 export type ReverseEarn = typeof ReverseEarn.Type
 
-export const CreditCommands = [PlaceHold, EndHold, CreditReverse, ReverseEarn] as const
+/**
+ * A reservation of the member's (its holder's email) checked out, was cancelled or was a no-show: sent by the
+ * reservation actor through the outbox. Checked out earns per the programme (once per reservation, whichever path
+ * earned first); cancelled and no-show reverse what the reservation earned.
+ */
+export const StayEvent = Schema.Struct({
+  op: Schema.Literal("stay_event"),
+  member_id: Schema.String,
+  event: Schema.Literals(["checked_out", "cancelled", "no_show"]),
+  reservation_id: Schema.String,
+  amount: Schema.NullOr(Schema.Number),
+  currency: Schema.NullOr(Schema.String),
+  nights: Schema.Number,
+  check_in: Schema.String,
+  check_out: Schema.String,
+  hotel: Schema.NullOr(Schema.String)
+})
+export type StayEvent = typeof StayEvent.Type
+
+export const CreditCommands = [PlaceHold, EndHold, CreditReverse, ReverseEarn, StayEvent] as const
 
 const HoldView = Schema.Struct({
   hold_id: Schema.String,
@@ -89,4 +108,10 @@ export const EarnReversed = Schema.Struct({
   balances: Balances
 })
 
-export const CreditResults = [HoldPlaced, HoldsEnded, CreditReversed, EarnReversed] as const
+export const StayApplied = Schema.Struct({
+  op: Schema.Literal("stay_applied"),
+  outcome: Schema.Literals(["earned", "already_earned", "reversed", "nothing_to_reverse", "not_earned"]),
+  detail: NullableString
+})
+
+export const CreditResults = [HoldPlaced, HoldsEnded, CreditReversed, EarnReversed, StayApplied] as const

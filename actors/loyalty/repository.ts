@@ -194,9 +194,9 @@ export const takeStock = async (tx: Tx, rewardId: string, quantity = 1) =>
 
 export const findProgram = async (tx: Tx, scope: TenantScope) => {
   const [row] = await tx`SELECT trim(currency) AS currency, points_per_unit::float8 AS points_per_unit, points_per_night, expiry_months,
-      point_value::float8 AS point_value
+      point_value::float8 AS point_value, pending_days
     FROM loyalty_programs WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  return row as { currency: string; points_per_unit: number; points_per_night: number; expiry_months: number | null; point_value: number } | undefined
+  return row as { currency: string; points_per_unit: number; points_per_night: number; expiry_months: number | null; point_value: number; pending_days: number } | undefined
 }
 
 /** The earn multiplier of the member's tier (1 without tiers): the highest tier whose threshold the member reached. */

@@ -9,6 +9,7 @@ import { attributionCandidates } from "./attribution.ts"
 import { attributionChangedCommand } from "./attributionEvents.ts"
 import { attributeReservations } from "./attributionRepository.ts"
 import { attribute } from "./manualAttribution.ts"
+import { stayEnvelopes, stayEventOf } from "./loyaltyStays.ts"
 import { ReservationProtocol, type UpsertReservation } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { bookingEventFor, mergeReservation, type ReservationRow } from "./state.ts"
@@ -40,7 +41,7 @@ interface Planned {
  * each one statement for the whole wave.
  */
 const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArray<Item>) {
-  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const { scope, subject, ingress } = yield* Effect.service(Actor.GroupTransaction)
   const stored = yield* Actor.query((tx) => Repo.findForUpdate(tx, scope, items.map((i) => i.payload.external_id)))
 
   const planned: Array<Planned> = []
@@ -95,6 +96,12 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
     })))
   ]))
   const attributionChanges = new Map(attributions.map((c) => [c.reservation_id, c]))
+  // Loyalty: a stay checked out earns, a cancellation or no-show reverses (read after the guests were written).
+  const stayChanges = written.flatMap((w) => {
+    const event = stayEventOf(w.existing?.status, w.reservation.status)
+    return event === undefined ? [] : [{ external_id: w.item.payload.external_id, row: w.reservation, event }]
+  })
+  const stayMessages = ingress === undefined || stayChanges.length === 0 ? [] : yield* Actor.query((tx) => stayEnvelopes(tx, scope, stayChanges, ingress))
 
   const attributionChangesOf = (id: string) => {
     const change = attributionChanges.get(id)
@@ -113,7 +120,8 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
         : []),
       ...contactChangeCommands(subject, meta, w.guestsResolved, summaries, w.reservation.hotel_id),
       ...attributionChangesOf(w.reservation.id).map((change) =>
-        attributionChangedCommand(subject, meta, { id: w.reservation.id, external_id: cmd.external_id, row: w.reservation }, change))
+        attributionChangedCommand(subject, meta, { id: w.reservation.id, external_id: cmd.external_id, row: w.reservation }, change)),
+      ...stayMessages.filter((m) => m.external_id === cmd.external_id).map((m) => m.message)
     ]
     const result: ReservationResult = {
       reservation_id: w.reservation.id,

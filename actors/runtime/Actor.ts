@@ -20,6 +20,11 @@ export class GroupTransaction extends Context.Service<GroupTransaction, {
   readonly scope: TenantScope
   /** Outbox subjects for the deployment's namespace: `cmd.webhook.contact.created`, `evt.booking.created`, ... */
   readonly subject: (kind: "cmd" | "evt", name: string) => string
+  /**
+   * The ingress subject (partition) of another actor's key in this tenant: an outbox message on it carrying an
+   * envelope is applied by that actor after this transaction commits (undefined where the runtime has no partitions).
+   */
+  readonly ingress?: ((actor: string, key: string) => string) | undefined
 }>()("app/actors/GroupTransaction") {}
 
 /** What a one-envelope handler runs inside, beside the group's transaction: its envelope and its outbox. */

@@ -60,6 +60,7 @@ export interface LaneDeps {
   readonly nc: NatsConnection
   readonly relay: OutboxRelay
   readonly namespace: string
+  readonly partitions?: number
 }
 
 /**
@@ -122,6 +123,7 @@ export class Lane {
       for (let attempt = 1, conflicts = 0, logicFailures = 0; items.length > 0; attempt++) {
         const exit = yield* Effect.exit(applyGroup(self.deps.sql, self.actor, items.map((i) => i.envelope), {
           namespace: self.deps.namespace,
+          partitions: self.deps.partitions,
           fences: items.map((i) => i.source.fence)
         }))
         if (Exit.isSuccess(exit)) return self.finish(items, exit.value)

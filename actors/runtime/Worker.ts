@@ -41,7 +41,7 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     // A few lanes per actor type, each applying the envelopes of its share of the partitions in groups.
     const lanes = new Map(actors.map((a) => [
       a.protocol.name,
-      Array.from({ length: Math.max(1, Math.min(Math.max(config.applyLanes, a.minLanes ?? 1), config.partitions)) }, () => new Lane({ sql, nc, relay, namespace: config.namespace }, a))
+      Array.from({ length: Math.max(1, Math.min(Math.max(config.applyLanes, a.minLanes ?? 1), config.partitions)) }, () => new Lane({ sql, nc, relay, namespace: config.namespace, partitions: config.partitions }, a))
     ]))
     const laneFor = (actor: string, partition: number) => {
       const list = lanes.get(actor)!

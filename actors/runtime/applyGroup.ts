@@ -4,7 +4,8 @@ import { databaseFailure, isDatabaseFailure, type DatabaseFailure } from "../../
 import { actAsTenant, type Sql } from "../../core/db/Database.ts"
 import type { ReplyExit } from "../../streams/ActorProtocol.ts"
 import { decode, encode, type Envelope } from "../../streams/envelope.ts"
-import { outboxSubject } from "../../streams/subjects.ts"
+import { ingressSubject, outboxSubject } from "../../streams/subjects.ts"
+import { partitionOf } from "../../streams/partition.ts"
 import { ActorTransaction, type AnyActor, GroupTransaction, isWaveHandler, type OutboxMessage } from "./Actor.ts"
 import { checkFences, LeaseLost, type Fence } from "./leases.ts"
 import type { OutboxRow, StoredMessage } from "./OutboxRelay.ts"
@@ -25,6 +26,8 @@ export interface GroupApplied {
 
 export interface GroupOptions {
   readonly namespace: string
+  /** Ingress partitions of the deployment: lets handlers address envelopes to other actors through the outbox. */
+  readonly partitions?: number | undefined
   /** The partition lease each envelope is applied under (by index); all checked once, last, inside the transaction. */
   readonly fences?: ReadonlyArray<Fence | undefined> | undefined
 }
@@ -83,7 +86,9 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
           yield* applyWave(actor, envelopes, wave, results).pipe(Effect.provideService(GroupTransaction, {
             tx,
             scope: { tenant_id: tenantId, sandbox },
-            subject: (kind, name) => outboxSubject(options.namespace, kind, name)
+            subject: (kind, name) => outboxSubject(options.namespace, kind, name),
+            ingress: options.partitions === undefined ? undefined
+              : (actorName, key) => ingressSubject(options.namespace, actorName, partitionOf(tenantId, key, options.partitions!))
           }))
         }
         for (const i of indices) {

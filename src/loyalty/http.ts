@@ -9,7 +9,7 @@ import { conversionQuery, convert } from "./conversion.ts"
 import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
 import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
-import { memberIdFor } from "./memberId.ts"
+import { memberIdFor } from "../../core/loyalty/memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
 import { decodeSeqCursor, encodeSeqCursor, retryKey, toEarn, toRedeem } from "./requests.ts"
 
