@@ -58,7 +58,13 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   if (points <= 0) return yield* refuse("PROGRAM_NOT_CONFIGURED", "The stay earns no points under the programme's rates", { amount: ["earns 0 points"] })
   const expiresAt = expiryOf(program?.expiry_months, now)
   const entryId = randomUUID()
-  const t = chain(expired.wallet, [(w) => earnLot(w, { lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, lifetime: true }, now)])
+  // A pending earn confirms by itself after the programme's pending_days (when it has some).
+  const availableAt = cmd.status === "pending" && (program?.pending_days ?? 0) > 0
+    ? new Date(Date.parse(now) + program!.pending_days * 86_400_000).toISOString()
+    : null
+  const t = chain(expired.wallet, [(w) => earnLot(w, {
+    lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, available_at: availableAt, lifetime: true
+  }, now)])
   const tierBefore = yield* tierNow(cmd.member_id)
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], {
@@ -146,7 +152,9 @@ const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: Resolve
     return yield* refuse("EARN_NOT_FOUND", `No earn with transaction_id ${JSON.stringify(cmd.transaction_id)}`, { transaction_id: ["not found"] })
   }
   const expired = settle(member.wallet, now, randomUUID)
-  const status = lot.status === "voided" ? "voided" : lot.status === "pending" ? "pending" : "confirmed"
+  // The wallet after settle knows better than the row: a pending lot past its available_at has just been confirmed.
+  const current = expired.wallet.lots.find((l) => l.lot_id === lot.lot_id)?.status ?? lot.status
+  const status = lot.status === "voided" ? "voided" : current === "pending" ? "pending" : "confirmed"
   const wanted = cmd.move === "confirm" ? "confirmed" : "voided"
   const answer = (points: number, replay: boolean, balances: ReturnType<typeof Repo.balancesOf>) => ({
     op: "earn_resolved" as const, transaction_id: cmd.transaction_id, status: wanted, points_confirmed: cmd.move === "confirm" ? points : 0,
@@ -162,7 +170,6 @@ const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: Resolve
   const tierBefore = yield* tierNow(cmd.member_id)
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], { reason: `${cmd.move} of ${cmd.transaction_id}` })
-    if (cmd.move === "confirm") await Repo.addQualifying(tx, cmd.member_id, lot.qualifying_points, lot.qualifying_nights)
   })
   if (cmd.move === "confirm") {
     yield* Events.pointsEarned({

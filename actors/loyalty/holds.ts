@@ -1,4 +1,4 @@
-import { drawOrder, entryAt, expire, free, type Hold, isLive, type Lot, replaceLots, type Transition, type Wallet } from "./state.ts"
+import { drawOrder, entryAt, expire, free, type Hold, isLive, type Lot, replaceLots, resolvePending, type Transition, type Wallet } from "./state.ts"
 
 // Pure credit-hold transitions of one member's wallet. A hold reserves points on specific lots (lot.points_held):
 // they stay in the active balance but cannot be spent, until the hold is confirmed (spent), released or expired.
@@ -79,11 +79,25 @@ export const expireHolds = (w: Wallet, now: string, newId: () => string): Transi
   return t
 }
 
-/** What every command runs first: due holds expire, then due lots (a hold only reserves lots that outlive it). */
+/** Confirms every pending lot whose available_at has come (the programme's pending_days): one `confirm` entry each. */
+export const confirmDue = (w: Wallet, now: string, newId: () => string): Transition => {
+  let t: Transition = { wallet: w, entries: [] }
+  for (const lot of w.lots.filter((l) => l.status === "pending" && l.available_at != null && l.available_at <= now).sort((a, b) => a.seq - b.seq)) {
+    const next = resolvePending(t.wallet, lot.lot_id, "confirm", newId(), now)!
+    t = { wallet: next.wallet, entries: [...t.entries, ...next.entries] }
+  }
+  return t
+}
+
+/**
+ * What every command runs first: due pending lots confirm, due holds expire, then due lots expire (a hold only
+ * reserves lots that outlive it).
+ */
 export const settle = (w: Wallet, now: string, newId: () => string): Transition => {
-  const holds = expireHolds(w, now, newId)
+  const confirmed = confirmDue(w, now, newId)
+  const holds = expireHolds(confirmed.wallet, now, newId)
   const lots = expire(holds.wallet, now, newId)
-  return { wallet: lots.wallet, entries: [...holds.entries, ...lots.entries] }
+  return { wallet: lots.wallet, entries: [...confirmed.entries, ...holds.entries, ...lots.entries] }
 }
 
 /** How long a restored point lives when the lot it came from has expired meanwhile. */

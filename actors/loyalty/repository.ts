@@ -26,7 +26,7 @@ export const loadMemberForUpdate = async (tx: Tx, memberId: string): Promise<Mem
   if (!m) return undefined
   const lots = await tx`
     SELECT lot_id, status, points_original::float8 AS points_original, points_remaining::float8 AS points_remaining,
-      points_held::float8 AS points_held, expires_at, created_at, seq::float8 AS seq
+      points_held::float8 AS points_held, expires_at, available_at, created_at, seq::float8 AS seq
     FROM loyalty_lots WHERE member_id = ${memberId} AND status IN ('active', 'pending') AND points_remaining > 0`
   const holds = await tx`
     SELECT h.hold_id, h.points::float8 AS points, h.expires_at,
@@ -42,7 +42,7 @@ export const loadMemberForUpdate = async (tx: Tx, memberId: string): Promise<Mem
       balance_held: m.balance_held as number,
       lifetime_points: m.lifetime_points as number,
       next_seq: (m.last_seq as number) + 1,
-      lots: lots.map((l) => ({ ...l, expires_at: iso(l.expires_at), created_at: iso(l.created_at)! }) as unknown as Lot),
+      lots: lots.map((l) => ({ ...l, expires_at: iso(l.expires_at), available_at: iso(l.available_at), created_at: iso(l.created_at)! }) as unknown as Lot),
       holds: holds.map((h) => ({
         hold_id: h.hold_id as string, status: "active" as const, points: h.points as number, expires_at: iso(h.expires_at)!,
         draws: (h.draws as Array<{ lot_id: string; points: number }>).map((d) => ({ lot_id: d.lot_id, points: Number(d.points) }))
@@ -99,9 +99,10 @@ export const saveTransition = async (
         WHERE lot_id = ${lot.lot_id}`
     } else {
       await tx`INSERT INTO loyalty_lots (lot_id, member_id, tenant_id, sandbox, status, points_original, points_remaining, points_held, expires_at,
-          created_at, seq, qualifying_points, qualifying_nights)
+          available_at, created_at, seq, qualifying_points, qualifying_nights)
         VALUES (${lot.lot_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${lot.status}, ${lot.points_original}, ${lot.points_remaining},
-          ${lot.points_held}, ${lot.expires_at}, ${lot.created_at}, ${lot.seq}, ${extras.qualifying?.points ?? 0}, ${extras.qualifying?.nights ?? 0})`
+          ${lot.points_held}, ${lot.expires_at}, ${lot.available_at ?? null}, ${lot.created_at}, ${lot.seq}, ${extras.qualifying?.points ?? 0},
+          ${extras.qualifying?.nights ?? 0})`
     }
   }
   const knownHolds = new Set(before.holds.map((h) => h.hold_id))
@@ -136,6 +137,14 @@ export const saveTransition = async (
     for (const d of e.draws) {
       await tx`INSERT INTO loyalty_entry_lots (entry_id, lot_id, tenant_id, points) VALUES (${e.entry_id}, ${d.lot_id}, ${scope.tenant_id}, ${d.points})`
     }
+  }
+  // A confirmed pending lot adds what it qualifies for (a stay's points and nights) to the tier totals, whichever way it
+  // was confirmed (an explicit confirm, or its pending_days having passed).
+  const confirmedLots = entries.filter((e) => e.kind === "confirm").flatMap((e) => e.draws.map((d) => d.lot_id))
+  if (confirmedLots.length > 0) {
+    await tx`UPDATE loyalty_members m SET qualifying_points = m.qualifying_points + q.p, qualifying_nights = m.qualifying_nights + q.n
+      FROM (SELECT coalesce(sum(qualifying_points), 0) AS p, coalesce(sum(qualifying_nights), 0) AS n FROM loyalty_lots WHERE lot_id = ANY(${confirmedLots}::uuid[])) q
+      WHERE m.member_id = ${memberId}`
   }
   if (entries.length > 0 || wallet !== before) {
     await tx`UPDATE loyalty_members SET balance_active = ${wallet.balance_active}, balance_pending = ${wallet.balance_pending},

@@ -43,7 +43,8 @@ export const reverseEarnings = Effect.fn("LoyaltyActor.reverseEarnings")(functio
       outcomes.push({ ...none, status: "already_voided" })
       continue
     }
-    const pending = lot.status === "pending"
+    // From the wallet after settle: a pending lot past its available_at has just been confirmed.
+    const pending = (t.wallet.lots.find((l) => l.lot_id === lot.lot_id)?.status ?? lot.status) === "pending"
     const r = reverseState(t.wallet, { lot_id: lot.lot_id, points: lot.points, pending, lifetime: true, entry_id: randomUUID() }, now)
     const entries = r.transition.entries.map((e) => ({ ...e, reverses_entry_id: id }))
     t = { wallet: r.transition.wallet, entries: [...t.entries, ...entries] }

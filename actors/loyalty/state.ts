@@ -12,6 +12,8 @@ export interface Lot {
   readonly points_held: number
   /** ISO instant; null = never expires. */
   readonly expires_at: string | null
+  /** A pending lot confirms by itself at this instant (the programme's pending_days); null or absent: only by a confirm. */
+  readonly available_at?: string | null
   readonly created_at: string
   /** Creation order inside the member: the last tie-break of the draw order. */
   readonly seq: number
@@ -109,6 +111,8 @@ export interface EarnInput {
   readonly status: "pending" | "confirmed"
   readonly kind: "earn" | "opening_balance" | "balance_set"
   readonly expires_at: string | null
+  /** For a pending earn: when it confirms by itself (absent: only by an explicit confirm). */
+  readonly available_at?: string | null
   /** Counts towards lifetime_points (stay and action earnings do; an opening balance does not). */
   readonly lifetime: boolean
 }
@@ -119,7 +123,7 @@ export const earn = (w: Wallet, input: EarnInput, now: string): Transition => {
   const pending = input.status === "pending"
   const lot: Lot = {
     lot_id: input.lot_id, status: pending ? "pending" : "active", points_original: input.points, points_remaining: input.points, points_held: 0,
-    expires_at: input.expires_at, created_at: now, seq: w.next_seq, dirty: true
+    expires_at: input.expires_at, available_at: pending ? input.available_at ?? null : null, created_at: now, seq: w.next_seq, dirty: true
   }
   const wallet: Wallet = {
     ...w,

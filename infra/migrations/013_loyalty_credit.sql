@@ -4,6 +4,9 @@
 -- credit reverse gives a confirmed hold's points back to the lots they came from (once: UNIQUE refund.hold_id).
 
 ALTER TABLE loyalty_lots ADD COLUMN points_held bigint NOT NULL DEFAULT 0;
+-- A pending lot with available_at confirms by itself then (the programme's pending_days), recorded by the member's
+-- next command and counted as confirmed by every read from that instant; null: only an explicit confirm.
+ALTER TABLE loyalty_lots ADD COLUMN available_at timestamptz;
 ALTER TABLE loyalty_lots ADD CONSTRAINT loyalty_lots_held CHECK (points_held >= 0 AND points_held <= points_remaining);
 
 ALTER TABLE loyalty_members ADD COLUMN balance_held bigint NOT NULL DEFAULT 0;

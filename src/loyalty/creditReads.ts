@@ -26,8 +26,9 @@ export const findReservationEarns = async (tx: Tx, p: Principal, reservationId: 
 export const readLiability = async (tx: Tx, p: Principal) => {
   const [row] = await tx`
     WITH lots AS (
-      SELECT coalesce(sum(points_remaining) FILTER (WHERE status = 'active' AND (expires_at IS NULL OR expires_at > now())), 0)::float8 AS active,
-        coalesce(sum(points_remaining) FILTER (WHERE status = 'pending'), 0)::float8 AS pending,
+      SELECT coalesce(sum(points_remaining) FILTER (WHERE (status = 'active' OR (status = 'pending' AND available_at <= now()))
+          AND (expires_at IS NULL OR expires_at > now())), 0)::float8 AS active,
+        coalesce(sum(points_remaining) FILTER (WHERE status = 'pending' AND (available_at IS NULL OR available_at > now())), 0)::float8 AS pending,
         coalesce(sum(points_remaining) FILTER (WHERE status = 'active' AND expires_at > now() AND expires_at <= now() + interval '30 days'), 0)::float8 AS d30,
         coalesce(sum(points_remaining) FILTER (WHERE status = 'active' AND expires_at > now() AND expires_at <= now() + interval '90 days'), 0)::float8 AS d90,
         coalesce(sum(points_remaining) FILTER (WHERE status = 'active' AND expires_at > now() AND expires_at <= now() + interval '365 days'), 0)::float8 AS d365

@@ -42,8 +42,11 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
   const [m] = await tx`
     SELECT m.member_id, m.email, m.first_name, m.last_name, m.phone, m.status, m.joined_at, m.lifetime_points::float8 AS lifetime_points,
       m.qualifying_points::float8 AS qualifying_points, m.qualifying_nights::float8 AS qualifying_nights,
-      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now())), 0)::float8 AS active,
-      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending'), 0)::float8 AS pending,
+      coalesce(sum(l.points_remaining) FILTER (WHERE (l.status = 'active' OR (l.status = 'pending' AND l.available_at <= now()))
+        AND (l.expires_at IS NULL OR l.expires_at > now())), 0)::float8 AS active,
+      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending' AND (l.available_at IS NULL OR l.available_at > now())), 0)::float8 AS pending,
+      -- Pending lots past their available_at are confirmed (recorded by the member's next command): lifetime counts them.
+      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending' AND l.available_at <= now()), 0)::float8 AS due,
       min(l.expires_at) FILTER (WHERE l.status = 'active' AND l.points_remaining > 0 AND l.expires_at > now()) AS next_expiry,
       (SELECT coalesce(sum(h.points), 0) FROM loyalty_holds h WHERE h.member_id = m.member_id AND h.status = 'active' AND h.expires_at > now())::float8 AS held
     FROM loyalty_members m LEFT JOIN loyalty_lots l ON l.member_id = m.member_id
@@ -69,7 +72,7 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
     points_available: (m.active as number) - (m.held as number),
     points_pending: m.pending as number,
     points_held: m.held as number,
-    lifetime_points: m.lifetime_points as number,
+    lifetime_points: (m.lifetime_points as number) + (m.due as number),
     tier: tier === undefined ? null : { slug: tier.tier_slug as string, name: tier.tier_name as string },
     tier_progress: {
       qualifying_points: m.qualifying_points, qualifying_nights: m.qualifying_nights,

@@ -69,6 +69,29 @@ describe("automatic earning from stays", () => {
     expect((await ledgerAgrees(m.member_id)).balance).toBe(2200)
   })
 
+  it("with pending_days, a stay's earning is pending, then confirmed by itself once the days passed: reads count it at once, the next command records it", async () => {
+    expect((await api("PUT", "/api/v1/loyalty/program", { currency: "EUR", points_per_unit: 10, points_per_night: 100, expiry_months: 24, pending_days: 14, point_value: 0.01 })).status).toBe(200)
+    try {
+      const m = await enroll()
+      const body = stay(m.email)
+      await upsert(body)
+      await eventually(m.member_id, { points_pending: 2200, points_balance: 0, lifetime_points: 0 })
+      const [lot] = await h.sql`SELECT available_at > now() + interval '13 days' AS later FROM loyalty_lots WHERE member_id = ${m.member_id} AND status = 'pending'`
+      expect(lot!.later).toBe(true)
+      // As if the 14 days had passed.
+      await h.sql`UPDATE loyalty_lots SET available_at = now() - interval '1 second' WHERE member_id = ${m.member_id} AND status = 'pending'`
+      expect(await member(m.member_id)).toMatchObject({ points_pending: 0, points_balance: 2200, lifetime_points: 2200 })
+      const spent = await api("POST", "/api/v1/loyalty/redeem", { member_id: m.member_id, points: 200, external_reference_id: unique("r") })
+      expect(spent.body.data).toMatchObject({ points_balance: 2000, points_pending: 0, lifetime_points: 2200 })
+      const kinds = (await api("GET", `/api/v1/loyalty/transactions?member_id=${m.member_id}`)).body.data.items.map((e: { kind: string }) => e.kind)
+      expect(kinds.slice(0, 2)).toEqual(["redeem", "confirm"])
+      expect((await member(m.member_id)).tier_progress).toMatchObject({ qualifying_points: 2200, qualifying_nights: 2 })
+      expect((await ledgerAgrees(m.member_id)).balance).toBe(2000)
+    } finally {
+      await api("PUT", "/api/v1/loyalty/program", { currency: "EUR", points_per_unit: 10, points_per_night: 100, expiry_months: 24, point_value: 0.01 })
+    }
+  })
+
   it("a holder who is not a member earns nothing, and nothing is sent to the loyalty actor", async () => {
     const body = stay(`${unique("stranger")}@gmail.com`)
     await upsert(body)

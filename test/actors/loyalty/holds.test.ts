@@ -12,7 +12,7 @@ const DAY = 86_400_000
 const T0 = Date.parse("2026-01-01T00:00:00Z")
 
 type Command =
-  | { readonly kind: "earn"; readonly points: number; readonly pending: boolean; readonly expiresInDays: number | null }
+  | { readonly kind: "earn"; readonly points: number; readonly pending: boolean; readonly expiresInDays: number | null; readonly availableInHours: number | null }
   | { readonly kind: "redeem"; readonly points: number }
   | { readonly kind: "advance"; readonly hours: number }
   | { readonly kind: "resolve"; readonly move: "confirm" | "void"; readonly pick: number }
@@ -22,7 +22,10 @@ type Command =
   | { readonly kind: "reverse"; readonly pick: number }
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ kind: fc.constant("earn" as const), points: fc.integer({ min: 1, max: 5_000 }), pending: fc.boolean(), expiresInDays: fc.option(fc.integer({ min: 1, max: 60 }), { nil: null }) }),
+  fc.record({
+    kind: fc.constant("earn" as const), points: fc.integer({ min: 1, max: 5_000 }), pending: fc.boolean(), expiresInDays: fc.option(fc.integer({ min: 1, max: 60 }), { nil: null }),
+    availableInHours: fc.option(fc.integer({ min: 1, max: 24 * 30 }), { nil: null })
+  }),
   fc.record({ kind: fc.constant("redeem" as const), points: fc.integer({ min: 1, max: 6_000 }) }),
   fc.record({ kind: fc.constant("advance" as const), hours: fc.integer({ min: 1, max: 24 * 20 }) }),
   fc.record({ kind: fc.constant("resolve" as const), move: fc.constantFrom("confirm" as const, "void" as const), pick: fc.nat() }),
@@ -69,7 +72,7 @@ const checkInvariants = (w: Wallet, ledger: ReadonlyArray<Entry>) => {
 describe("loyalty holds and reversals (pure transitions)", () => {
   it("random earn / redeem / hold / confirm / release / refund / reverse / expiry sequences keep every invariant", () => {
     const seen = new Set<string>()
-    fc.assert(fc.property(fc.array(command, { minLength: 1, maxLength: 80 }), (commands) => {
+    fc.assert(fc.property(fc.array(command, { minLength: 1, maxLength: 80, size: "max" }), (commands) => {
       let now = T0
       let w: Wallet = emptyWallet
       const ledger: Array<Entry> = []
@@ -82,12 +85,20 @@ describe("loyalty holds and reversals (pure transitions)", () => {
       }
       for (const c of commands) {
         const at = new Date(now).toISOString()
-        apply(settle(w, at, id))
+        const settled = settle(w, at, id)
+        apply(settled)
+        // Pending lots past their available_at confirm by themselves, into lifetime points.
+        for (const e of settled.entries.filter((x) => x.kind === "confirm")) lifetime += e.points
         expect(w.holds.some((h) => h.status === "active" && h.expires_at <= at)).toBe(false)
+        expect(w.lots.some((l) => l.status === "pending" && l.available_at != null && l.available_at <= at)).toBe(false)
         if (c.kind === "advance") now += c.hours * 3_600_000
         else if (c.kind === "earn") {
           const lot_id = id()
-          apply(earn(w, { lot_id, entry_id: id(), points: c.points, status: c.pending ? "pending" : "confirmed", kind: "earn", expires_at: c.expiresInDays === null ? null : new Date(now + c.expiresInDays * DAY).toISOString(), lifetime: true }, at))
+          apply(earn(w, {
+            lot_id, entry_id: id(), points: c.points, status: c.pending ? "pending" : "confirmed", kind: "earn",
+            expires_at: c.expiresInDays === null ? null : new Date(now + c.expiresInDays * DAY).toISOString(),
+            available_at: c.availableInHours === null ? null : new Date(now + c.availableInHours * 3_600_000).toISOString(), lifetime: true
+          }, at))
           if (!c.pending) lifetime += c.points
           earns.push({ lot_id, points: c.points, reversed: false })
         } else if (c.kind === "redeem") {
