@@ -210,11 +210,9 @@ export const findProgram = async (tx: Tx, scope: TenantScope) => {
 
 /** The earn multiplier of the member's tier (1 without tiers): the highest tier whose threshold the member reached. */
 export const tierMultiplier = async (tx: Tx, scope: TenantScope, memberId: string) => {
-  const [row] = await tx`
-    SELECT t.earn_multiplier::float8 AS m FROM loyalty_tiers t, loyalty_members m
-    WHERE m.member_id = ${memberId} AND t.tenant_id = ${scope.tenant_id} AND t.sandbox = ${scope.sandbox}
-      AND (CASE t.basis WHEN 'qualifying_nights' THEN m.qualifying_nights ELSE m.qualifying_points END) >= t.threshold
-    ORDER BY t.rank DESC LIMIT 1`
+  void scope
+  // The tier over its own window (loyalty_member_tier, migration 013).
+  const [row] = await tx`SELECT earn_multiplier::float8 AS m FROM loyalty_member_tier(${memberId})`
   return (row?.m as number | undefined) ?? 1
 }
 

@@ -116,3 +116,34 @@ CREATE CONSTRAINT TRIGGER loyalty_holds_balances AFTER INSERT OR UPDATE ON loyal
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION loyalty_check_member_balances();
 
 SELECT gep_enable_tenant_isolation(ARRAY['loyalty_holds', 'loyalty_hold_lots', 'loyalty_refunds']);
+
+-- Tier windows: a tier's threshold is reached by the qualifying points or nights of the stays confirmed inside its
+-- window (lifetime: the member's running totals; calendar_year: since 1 January; rolling_12_months: the last 12
+-- months), leaving out stays whose earning was reversed. One definition for every reader (actor, API, screen pop).
+CREATE FUNCTION loyalty_qualifying(p_member uuid, p_window text) RETURNS TABLE (points bigint, nights bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT m.qualifying_points, m.qualifying_nights FROM loyalty_members m WHERE m.member_id = p_member AND p_window = 'lifetime'
+  UNION ALL
+  SELECT coalesce(sum(l.qualifying_points), 0)::bigint, coalesce(sum(l.qualifying_nights), 0)::bigint
+  FROM loyalty_lots l
+  JOIN loyalty_entry_lots el ON el.lot_id = l.lot_id
+  JOIN loyalty_entries e ON e.entry_id = el.entry_id AND ((e.kind = 'earn' AND e.status = 'confirmed') OR e.kind = 'confirm')
+  WHERE p_window <> 'lifetime' AND l.member_id = p_member AND (l.qualifying_points > 0 OR l.qualifying_nights > 0)
+    AND e.created_at >= CASE p_window WHEN 'calendar_year' THEN date_trunc('year', now()) ELSE now() - interval '12 months' END
+    AND NOT EXISTS (
+      SELECT 1 FROM loyalty_entry_lots el2 JOIN loyalty_entries earn ON earn.entry_id = el2.entry_id AND earn.kind = 'earn'
+      JOIN loyalty_entries r ON r.reverses_entry_id = earn.entry_id AND r.kind = 'reverse'
+      WHERE el2.lot_id = l.lot_id)
+  HAVING p_window <> 'lifetime'
+$$;
+
+-- The member's tier now: the highest-ranked tier whose threshold its qualifying totals in that tier's window reach.
+CREATE FUNCTION loyalty_member_tier(p_member uuid)
+RETURNS TABLE (tier_slug text, tier_name text, rank integer, earn_multiplier numeric)
+LANGUAGE sql STABLE AS $$
+  SELECT t.tier_slug, t.tier_name, t.rank, t.earn_multiplier
+  FROM loyalty_members m JOIN loyalty_tiers t ON t.tenant_id = m.tenant_id AND t.sandbox = m.sandbox
+  CROSS JOIN LATERAL loyalty_qualifying(m.member_id, t."window") q
+  WHERE m.member_id = p_member AND (CASE t.basis WHEN 'qualifying_nights' THEN q.nights ELSE q.points END) >= t.threshold
+  ORDER BY t.rank DESC LIMIT 1
+$$;

@@ -53,11 +53,15 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
     WHERE m.member_id = ${memberId} AND m.tenant_id = ${p.tenant_id} AND m.sandbox = ${p.sandbox}
     GROUP BY m.member_id`
   if (m === undefined) return undefined
-  const tiers = await readTiers(tx, p)
-  const reached = (t: { basis: string; threshold: number }) =>
-    (t.basis === "qualifying_nights" ? m.qualifying_nights : m.qualifying_points) >= t.threshold
-  const tier = [...tiers].reverse().find((t) => reached(t as never))
-  const next = tiers.find((t) => !reached(t as never) && (tier === undefined || t.rank > tier.rank))
+  // Each tier judged on its own window's qualifying totals (loyalty_qualifying, migration 013).
+  const tiers = await tx`
+    SELECT t.tier_slug, t.tier_name, t.rank, t.threshold::float8 AS threshold, t.basis, t."window", q.points::float8 AS points, q.nights::float8 AS nights
+    FROM loyalty_tiers t CROSS JOIN LATERAL loyalty_qualifying(${memberId}::uuid, t."window") q
+    WHERE t.tenant_id = ${p.tenant_id} AND t.sandbox = ${p.sandbox} ORDER BY t.rank`
+  const value = (t: Record<string, unknown>) => (t.basis === "qualifying_nights" ? t.nights : t.points) as number
+  const reached = (t: Record<string, unknown>) => value(t) >= (t.threshold as number)
+  const tier = [...tiers].reverse().find(reached)
+  const next = tiers.find((t) => !reached(t) && (tier === undefined || (t.rank as number) > (tier.rank as number)))
   const [expiring] = m.next_expiry === null ? [] : await tx`
     SELECT coalesce(sum(points_remaining), 0)::float8 AS points FROM loyalty_lots
     WHERE member_id = ${memberId} AND status = 'active' AND expires_at = ${m.next_expiry}`
@@ -77,7 +81,8 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
     tier_progress: {
       qualifying_points: m.qualifying_points, qualifying_nights: m.qualifying_nights,
       next_tier: next?.tier_slug ?? null,
-      to_next_tier: next === undefined ? null : Math.max(0, (next.threshold as number) - (next.basis === "qualifying_nights" ? m.qualifying_nights : m.qualifying_points))
+      to_next_tier: next === undefined ? null : Math.max(0, (next.threshold as number) - value(next)),
+      window: next?.window ?? tier?.window ?? null
     },
     next_expiry: m.next_expiry === null ? null : { points: expiring!.points as number, expires_at: iso(m.next_expiry) }
   }

@@ -74,6 +74,41 @@ describe("loyalty webhook events", () => {
     })
   })
 
+  it("tier windows: a calendar-year tier counts only this year's confirmed, unreversed stays", async () => {
+    const put = (tiers: unknown) => api("PUT", "/api/v1/loyalty/tiers", tiers)
+    expect((await put([
+      { tier_slug: "blue", tier_name: "Blue", threshold: 0, basis: "qualifying_points" },
+      { tier_slug: "silver", tier_name: "Silver", threshold: 2, basis: "qualifying_nights", window: "calendar_year" },
+      { tier_slug: "gold", tier_name: "Gold", threshold: 1000, basis: "qualifying_points", window: "rolling_12_months" }
+    ])).status).toBe(200)
+    try {
+      const m = await enroll()
+      const first = await api("POST", "/api/v1/loyalty/points", { member_id: m.member_id, amount: 10, currency: "EUR", nights: 2, external_reference_id: unique("w") })
+      expect((await api("GET", `/api/v1/loyalty/member?member_id=${m.member_id}`)).body.data).toMatchObject({
+        tier: { slug: "silver" }, tier_progress: { next_tier: "gold", to_next_tier: 1000 - 300, window: "rolling_12_months" }
+      })
+      // The stay moves to last year: out of both windows, still in the lifetime totals.
+      await h.sql`ALTER TABLE loyalty_entries DISABLE TRIGGER loyalty_entries_append_only`
+      await h.sql`UPDATE loyalty_entries SET created_at = now() - interval '13 months' WHERE entry_id = ${first.body.data.transaction_id}`
+      await h.sql`ALTER TABLE loyalty_entries ENABLE TRIGGER loyalty_entries_append_only`
+      expect((await api("GET", `/api/v1/loyalty/member?member_id=${m.member_id}`)).body.data).toMatchObject({
+        tier: { slug: "blue" }, tier_progress: { qualifying_points: 300, qualifying_nights: 2, next_tier: "silver", to_next_tier: 2 }
+      })
+      // A stay this year counts; its reversal takes it out again (and the tier change is announced both ways).
+      const second = await api("POST", "/api/v1/loyalty/points", { member_id: m.member_id, amount: 100, currency: "EUR", nights: 2, external_reference_id: unique("w") })
+      expect((await api("GET", `/api/v1/loyalty/member?member_id=${m.member_id}`)).body.data.tier.slug).toBe("gold")
+      await api("POST", "/api/v1/loyalty/reverse", { transaction_id: second.body.data.transaction_id })
+      expect((await api("GET", `/api/v1/loyalty/member?member_id=${m.member_id}`)).body.data.tier.slug).toBe("blue")
+      const changes = (await events(m.member_id)).filter(([t]) => t === "loyalty.tier.changed").map(([, d]) => [(d.previous as { slug: string } | null)?.slug, (d.tier as { slug: string }).slug])
+      expect(changes).toEqual([["blue", "silver"], ["blue", "gold"], ["gold", "blue"]])
+    } finally {
+      await put([
+        { tier_slug: "blue", tier_name: "Blue", threshold: 0, basis: "qualifying_points" },
+        { tier_slug: "gold", tier_name: "Gold", threshold: 1000, basis: "qualifying_points" }
+      ])
+    }
+  })
+
   it("subscriptions may listen to the loyalty event types", async () => {
     const res = await api("POST", "/api/v1/webhooks", { url: "https://127.0.0.1:1/loyalty", event_types: ["loyalty.tier.changed", "loyalty.redemption.fulfilment_required"], enabled: false })
     expect(res.status, JSON.stringify(res.body)).toBeLessThan(300)
