@@ -79,3 +79,22 @@ export const FreeNightRequest = Schema.Struct({
   notes: nullable(maxLength(500))
 })
 export type FreeNightRequest = typeof FreeNightRequest.Type
+
+export const HouseholdActions = ["create", "add_member", "remove_member", "contribute", "redeem"] as const
+/**
+ * One body for every household action: create { member_id|email (the owner), name }; add_member / remove_member {
+ * household_id, member_id|email }; contribute { household_id, member_id|email, points, external_reference_id };
+ * redeem { household_id, member_id|email (a member redeeming), reward_id | points, status?, notes?, external_reference_id }.
+ */
+export const HouseholdRequest = Schema.Struct({
+  action: oneOf(HouseholdActions),
+  household_id: opt(Uuid),
+  ...member,
+  name: opt(NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 100 || "must be at most 100 characters"))),
+  points: opt(Points),
+  reward_id: opt(Uuid),
+  status: opt(oneOf(["pending", "fulfilled"])),
+  notes: nullable(maxLength(500)),
+  external_reference_id: opt(Reference)
+})
+export type HouseholdRequest = typeof HouseholdRequest.Type

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { Conflict, InternalError, NotFound, NotImplemented, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { LoyaltyData } from "./loyalty.ts"
 import {
-  ActionRequest, CalculateRequest, CreditConfirmRequest, CreditHoldRequest, CreditReleaseRequest, CreditReverseRequest, FreeNightRequest, ReverseRequest
+  ActionRequest, CalculateRequest, HouseholdRequest, CreditConfirmRequest, CreditHoldRequest, CreditReleaseRequest, CreditReverseRequest, FreeNightRequest, ReverseRequest
 } from "./loyaltyCredit.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
@@ -76,6 +76,17 @@ export const LoyaltyCreditGroup = HttpApiGroup.make("loyaltyCredit")
       query: { reservation_id: q }, success: LoyaltyData, error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
       .annotate(OpenApi.Summary, "A reservation's credit holds, refunds and earnings: what to reconcile before retrying")
+  )
+  .add(
+    HttpApiEndpoint.post("households", "/api/v1/loyalty/households", {
+      payload: HouseholdRequest, headers: idempotencyKey, success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors]
+    }).annotate(RequiredScope, "guests:write")
+      .annotate(OpenApi.Summary, "Households: create, add_member, remove_member, contribute points to the pool, redeem from the pool")
+  )
+  .add(
+    HttpApiEndpoint.get("household", "/api/v1/loyalty/households", {
+      query: { household_id: q, member_id: q, email: q }, success: LoyaltyData, error: [ValidationFailed, NotFound]
+    }).annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "A household (by its id or a member's): members and pooled balances")
   )
   .middleware(ValidationErrors)
   .middleware(Authentication)

@@ -11,6 +11,7 @@ import { applyDiscount } from "./discount.ts"
 import { creditReverse, endHolds, placeHold } from "./credit.ts"
 import { reverseEarnings } from "./reverse.ts"
 import { stayEvent } from "./stays.ts"
+import { changeMembership, contribute, createHousehold, credit } from "./households.ts"
 import { enroll, unsubscribe } from "./membership.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import { chain, earn as earnLot, resolvePending, spend } from "./state.ts"
@@ -194,6 +195,10 @@ const apply = (cmd: LoyaltyCommand) => {
     case "credit_reverse": return creditReverse(cmd)
     case "reverse_earn": return reverseEarnings(cmd)
     case "stay_event": return stayEvent(cmd, earn)
+    case "household_create": return createHousehold(cmd)
+    case "household_membership": return changeMembership(cmd)
+    case "household_contribute": return contribute(cmd)
+    case "household_credit": return credit(cmd)
   }
 }
 

@@ -7,6 +7,7 @@ const NullableString = Schema.NullOr(Schema.String)
 export { Balances } from "./balances.ts"
 import { Balances } from "./balances.ts"
 import { CreditCommands, CreditResults } from "./creditProtocol.ts"
+import { HouseholdCommands, HouseholdResults } from "./householdProtocol.ts"
 
 export const Enroll = Schema.Struct({
   op: Schema.Literal("enroll"),
@@ -89,7 +90,7 @@ export const ApplyDiscount = Schema.Struct({
 })
 export type ApplyDiscount = typeof ApplyDiscount.Type
 
-export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn, ApplyDiscount, ...CreditCommands])
+export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn, ApplyDiscount, ...CreditCommands, ...HouseholdCommands])
 export type LoyaltyCommand = typeof LoyaltyCommand.Type
 
 export const Enrolled = Schema.Struct({
@@ -143,13 +144,13 @@ export const DiscountApplied = Schema.Struct({
   currency: Schema.String,
   balances: Balances
 })
-export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved, DiscountApplied, ...CreditResults])
+export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved, DiscountApplied, ...CreditResults, ...HouseholdResults])
 export type LoyaltyResult = typeof LoyaltyResult.Type
 
 export const RefusalCodes = [
   "MEMBER_NOT_FOUND", "MEMBER_INACTIVE", "INSUFFICIENT_POINTS", "IDEMPOTENCY_CONFLICT", "REWARD_NOT_FOUND", "REWARD_UNAVAILABLE",
   "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH", "EARN_NOT_FOUND", "EARN_NOT_PENDING", "HOLD_NOT_FOUND", "HOLD_EXPIRED", "HOLD_NOT_ACTIVE",
-  "HOLD_NOT_CONFIRMED"
+  "HOLD_NOT_CONFIRMED", "HOUSEHOLD_NOT_FOUND", "HOUSEHOLD_MEMBER_TAKEN", "HOUSEHOLD_LIMIT", "NOT_HOUSEHOLD_MEMBER"
 ] as const
 export type RefusalCode = typeof RefusalCodes[number]
 

@@ -33,7 +33,7 @@ export interface EarnInput {
   readonly entry_id: string
   readonly points: number
   readonly status: "pending" | "confirmed"
-  readonly kind: "earn" | "opening_balance" | "balance_set"
+  readonly kind: "earn" | "opening_balance" | "balance_set" | "transfer_in"
   readonly expires_at: string | null
   /** For a pending earn: when it confirms by itself (absent: only by an explicit confirm). */
   readonly available_at?: string | null

@@ -22,7 +22,7 @@ export interface Lot {
 
 export type EntryKind =
   | "earn" | "redeem" | "expire" | "opening_balance" | "balance_set" | "confirm" | "void" | "discount"
-  | "hold" | "hold_confirm" | "hold_release" | "hold_expire" | "credit_refund" | "reverse"
+  | "hold" | "hold_confirm" | "hold_release" | "hold_expire" | "credit_refund" | "reverse" | "transfer_out" | "transfer_in"
 
 export interface Entry {
   readonly entry_id: string

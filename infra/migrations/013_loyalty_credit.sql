@@ -147,3 +147,29 @@ LANGUAGE sql STABLE AS $$
   WHERE m.member_id = p_member AND (CASE t.basis WHEN 'qualifying_nights' THEN q.nights ELSE q.points END) >= t.threshold
   ORDER BY t.rank DESC LIMIT 1
 $$;
+
+-- Households: a pooled wallet (a loyalty_members row of kind 'household', with its own lots, entries and actor)
+-- that members contribute points to (the lots keep their expiry) and redeem from. A member is in at most one.
+ALTER TABLE loyalty_members ADD COLUMN kind text NOT NULL DEFAULT 'member' CHECK (kind IN ('member', 'household'));
+ALTER TABLE loyalty_entries DROP CONSTRAINT loyalty_entries_kind_check;
+ALTER TABLE loyalty_entries ADD CONSTRAINT loyalty_entries_kind_check CHECK (kind IN (
+  'earn', 'redeem', 'expire', 'opening_balance', 'balance_set', 'confirm', 'void', 'discount',
+  'hold', 'hold_confirm', 'hold_release', 'hold_expire', 'credit_refund', 'reverse', 'transfer_out', 'transfer_in'));
+
+CREATE TABLE loyalty_households (
+  household_id    uuid PRIMARY KEY REFERENCES loyalty_members(member_id),
+  tenant_id       uuid NOT NULL REFERENCES tenants(id),
+  sandbox         boolean NOT NULL,
+  name            text NOT NULL,
+  owner_member_id uuid NOT NULL REFERENCES loyalty_members(member_id),
+  created_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE loyalty_household_members (
+  household_id uuid NOT NULL REFERENCES loyalty_households(household_id),
+  member_id    uuid NOT NULL UNIQUE REFERENCES loyalty_members(member_id),
+  tenant_id    uuid NOT NULL REFERENCES tenants(id),
+  role         text NOT NULL CHECK (role IN ('owner', 'member')),
+  joined_at    timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (household_id, member_id)
+);
+SELECT gep_enable_tenant_isolation(ARRAY['loyalty_households', 'loyalty_household_members']);

@@ -10,6 +10,7 @@ import { findHoldRefs, findReservationEarns } from "./creditReads.ts"
 import { findEarnMember } from "./reads.ts"
 import { retryKey } from "./requests.ts"
 import { LoyaltyReports } from "./reportsHttp.ts"
+import { LoyaltyHouseholds } from "./householdHttp.ts"
 
 const exactlyOne = (fields: Record<string, unknown>) => Object.values(fields).filter((v) => v !== undefined).length === 1
 const holdNotFound = () => NotFound.of("No such credit hold", { hold_id: ["not found"] }, "HOLD_NOT_FOUND")
@@ -24,6 +25,7 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
   Effect.gen(function*() {
     const { read, resolve, send } = yield* LoyaltyIngress
     const reports = yield* LoyaltyReports
+    const households = yield* LoyaltyHouseholds
 
     /** Ends holds (confirm or release), one actor command per member they belong to. */
     const endHolds = (p: Principal, refs: ReadonlyArray<{ hold_id: string; member_id: string }>, move: "confirm" | "release") =>
@@ -35,6 +37,8 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
       .handle("calculate", ({ payload }) => reports.calculate(payload))
       .handle("liability", () => reports.liability())
       .handle("reservationSnapshot", ({ query }) => reports.snapshot(query.reservation_id))
+      .handle("household", ({ query }) => households.get(query))
+      .handle("households", ({ payload, headers }) => households.post(payload, headers["idempotency-key"]))
       .handle("creditHold", Effect.fn("Loyalty.creditHold")(function*({ payload, headers }) {
         const p = yield* CurrentPrincipal
         const key = retryKey(payload.external_reference_id, headers["idempotency-key"])

@@ -37,7 +37,7 @@ export const readLiability = async (tx: Tx, p: Principal) => {
       SELECT coalesce(sum(points), 0)::float8 AS held FROM loyalty_holds
       WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND status = 'active' AND expires_at > now()
     ), members AS (
-      SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'active')::int AS active_members,
+      SELECT count(*) FILTER (WHERE kind = 'member')::int AS total, count(*) FILTER (WHERE kind = 'member' AND status = 'active')::int AS active_members,
         coalesce(sum(balance_active), 0)::float8 AS wallets_active, coalesce(sum(balance_pending), 0)::float8 AS wallets_pending,
         coalesce(sum(balance_held), 0)::float8 AS wallets_held
       FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}

@@ -25,7 +25,7 @@ export const readRewards = async (tx: Tx, p: Principal) =>
 /** The member id of an email or a member_id in this tenant and mode (undefined: no such member). */
 export const findMemberId = async (tx: Tx, p: Principal, by: { readonly member_id?: string; readonly email?: string }) => {
   const [row] = by.member_id !== undefined
-    ? await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND member_id = ${by.member_id}`
+    ? await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND member_id = ${by.member_id} AND kind = 'member'`
     : await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND email = ${by.email!}`
   return row?.member_id as string | undefined
 }

@@ -514,6 +514,32 @@ const loyaltyCreditRoutes: Record<string, RouteCases> = {
       ...keyCases("POST", "/api/v1/loyalty/calculate", {})
     ]
   },
+  "POST /api/v1/loyalty/households": {
+    cases: [
+      c(200, "a new household", async () => as("POST", "/api/v1/loyalty/households", { action: "create", member_id: (await loyaltyMember()).member_id, name: "Family" })),
+      c(400, "an unknown action", () => as("POST", "/api/v1/loyalty/households", { action: "dance" })),
+      c(404, "an unknown household", () => as("POST", "/api/v1/loyalty/households", { action: "add_member", household_id: NO_SUCH_ID, member_id: NO_SUCH_ID })),
+      c(409, "an owner already in a household", async () => {
+        const m = await loyaltyMember()
+        await data(as("POST", "/api/v1/loyalty/households", { action: "create", member_id: m.member_id, name: "One" }))
+        return as("POST", "/api/v1/loyalty/households", { action: "create", member_id: m.member_id, name: "Two" })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/households", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/loyalty/households": {
+    cases: [
+      c(200, "a member's household", async () => {
+        const m = await loyaltyMember()
+        await data(as("POST", "/api/v1/loyalty/households", { action: "create", member_id: m.member_id, name: "Three" }))
+        return as("GET", `/api/v1/loyalty/households?member_id=${m.member_id}`)
+      }),
+      c(400, "a household_id that is no UUID", () => as("GET", "/api/v1/loyalty/households?household_id=x")),
+      c(404, "an unknown household", () => as("GET", `/api/v1/loyalty/households?household_id=${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/v1/loyalty/households?household_id=${NO_SUCH_ID}`)
+    ]
+  },
   "GET /api/v1/loyalty/liability": {
     cases: [c(200, "the liability", () => as("GET", "/api/v1/loyalty/liability")), ...keyCases("GET", "/api/v1/loyalty/liability")],
     notCaused: { 400: NOTHING_TO_VALIDATE }
