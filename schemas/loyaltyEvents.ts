@@ -49,7 +49,22 @@ export const FulfilmentRequiredData = Schema.Struct({
   notes: Schema.NullOr(Schema.String)
 })
 
-export const LoyaltyEventTypes = ["loyalty.member.enrolled", "loyalty.points.earned", "loyalty.tier.changed", "loyalty.redemption.fulfilment_required"] as const
+export const PointsReversedData = Schema.Struct({
+  member_id: Schema.String,
+  /** The earn reversed (a cancelled stay, a no-show, a correction). */
+  transaction_id: Schema.String,
+  status: Schema.Literals(["reversed", "voided"]),
+  points_reversed: Schema.Number,
+  points_voided: Schema.Number,
+  /** Already spent or held: not taken back (the balance never goes below zero). */
+  points_unrecovered: Schema.Number,
+  reason: Schema.NullOr(Schema.String),
+  balances: Balances
+})
+
+export const LoyaltyEventTypes = [
+  "loyalty.member.enrolled", "loyalty.points.earned", "loyalty.points.reversed", "loyalty.tier.changed", "loyalty.redemption.fulfilment_required"
+] as const
 
 const envelope = <S extends Schema.Top>(eventType: string, data: S) =>
   Schema.Struct({ event_type: Schema.Literal(eventType), timestamp: Schema.String.annotate({ format: "date-time" }), data })
@@ -58,6 +73,7 @@ const envelope = <S extends Schema.Top>(eventType: string, data: S) =>
 export const LoyaltyWebhooks: ReadonlyArray<readonly [string, Schema.Top]> = [
   ["loyalty.member.enrolled", envelope("loyalty.member.enrolled", MemberEnrolledData)],
   ["loyalty.points.earned", envelope("loyalty.points.earned", PointsEarnedData)],
+  ["loyalty.points.reversed", envelope("loyalty.points.reversed", PointsReversedData)],
   ["loyalty.tier.changed", envelope("loyalty.tier.changed", TierChangedData)],
   ["loyalty.redemption.fulfilment_required", envelope("loyalty.redemption.fulfilment_required", FulfilmentRequiredData)]
 ]

@@ -31,6 +31,11 @@ export const fulfilmentRequired = (r: {
   notes: string | null
 }) => webhook("loyalty.redemption.fulfilment_required", { ...r, status: "pending" })
 
+export const pointsReversed = (e: {
+  member_id: string; transaction_id: string; status: "reversed" | "voided"; points_reversed: number; points_voided: number; points_unrecovered: number
+  reason: string | null; balances: Balances
+}) => webhook("loyalty.points.reversed", e)
+
 /** The member's tier now (in this transaction). */
 export const tierNow = (memberId: string) =>
   Effect.flatMap(Effect.service(Actor.GroupTransaction), ({ scope }) => Actor.query((tx) => Repo.tierOf(tx, scope, memberId)))

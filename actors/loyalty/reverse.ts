@@ -4,7 +4,7 @@ import * as Actor from "../runtime/Actor.ts"
 import type { ReverseEarn } from "./creditProtocol.ts"
 import * as Holds from "./holdRepository.ts"
 import { settle } from "./holds.ts"
-import { tierChangedSince, tierNow } from "./events.ts"
+import { pointsReversed, tierChangedSince, tierNow } from "./events.ts"
 import type { LoyaltyResult } from "./protocol.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
@@ -59,6 +59,11 @@ export const reverseEarnings = Effect.fn("LoyaltyActor.reverseEarnings")(functio
       await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, t.entries, { reason: cmd.reason ?? "earning reversed" })
       for (const q of qualifying) if (q.points > 0 || q.nights > 0) await Holds.subtractQualifying(tx, cmd.member_id, q.points, q.nights)
     })
+  }
+  for (const o of outcomes) {
+    if (o.status === "reversed" || o.status === "voided") {
+      yield* pointsReversed({ member_id: cmd.member_id, ...o, status: o.status, reason: cmd.reason, balances: Repo.balancesOf(t.wallet) })
+    }
   }
   if (qualifying.length > 0) yield* tierChangedSince(cmd.member_id, tierBefore)
   return { op: "earn_reversed", reversed: outcomes, balances: Repo.balancesOf(t.wallet) } satisfies LoyaltyResult

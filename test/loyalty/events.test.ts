@@ -47,13 +47,15 @@ describe("loyalty webhook events", () => {
       ["loyalty.points.earned", "confirmed"],
       ["loyalty.tier.changed", null],
       ["loyalty.points.earned", "confirmed"],
+      ["loyalty.points.reversed", "reversed"],
       ["loyalty.tier.changed", null]
     ])
     expect(seen[1]![1]).toMatchObject({ reactivated: true, member: { email: m.email } })
     expect(seen[2]![1]).toMatchObject({ points: 1500, reservation_id: "RES-EV", transaction_id: pending.body.data.transaction_id })
     expect(seen[4]![1]).toMatchObject({ previous: { slug: "blue" }, tier: { slug: "gold", name: "Gold" }, qualifying_points: 1500 })
     expect(seen[5]![1]).toMatchObject({ action_type: "survey", points: 5 })
-    expect(seen[6]![1]).toMatchObject({ previous: { slug: "gold" }, tier: { slug: "blue" }, qualifying_points: 0 })
+    expect(seen[6]![1]).toMatchObject({ transaction_id: pending.body.data.transaction_id, points_reversed: 1500, points_unrecovered: 0, reason: "cancellation" })
+    expect(seen[7]![1]).toMatchObject({ previous: { slug: "gold" }, tier: { slug: "blue" }, qualifying_points: 0 })
   })
 
   it("a redemption left pending needs fulfilment (one event); a fulfilled one announces nothing", async () => {
