@@ -10,8 +10,10 @@ import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, Gues
 import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
+import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
+import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -172,15 +174,16 @@ export const Api = HttpApi.make("gep")
   .add(ChannelsGroup)
   .add(LoyaltyGroup)
   .add(JourneysGroup)
+  .add(LoyaltyCreditGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
-  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging event (signed as the README describes).
+  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging and loyalty event (signed as the README describes).
   .annotate(OpenApi.Transform, (spec) => ({
     ...spec,
     webhooks: {
       ...spec.webhooks,
-      ...Object.fromEntries(MessagingWebhooks.map(([eventType, schema]) => {
+      ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
         const doc = Schema.toJsonSchemaDocument(schema as never)
         return [eventType, {
           post: {

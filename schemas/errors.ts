@@ -96,6 +96,13 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
   static readonly of = (message: string) => new InternalError(body("INTERNAL_ERROR", message))
 }
 
+export class NotImplemented extends Schema.Error<NotImplemented>("NotImplemented")(fields, {
+  httpApiStatus: 501,
+  description: "The option asked for is not offered by this platform; nothing was written"
+}) {
+  static readonly of = (message: string, details: Details = {}) => new NotImplemented(body("NOT_IMPLEMENTED", message, details))
+}
+
 export const CommonErrors = [ValidationFailed, Unauthorized, Forbidden, RateLimited, Unavailable] as const
 
 /** Every error an endpoint can answer in the core shape. */

@@ -62,10 +62,10 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
   )
   .add(
     HttpApiEndpoint.get("transactions", "/api/v1/loyalty/transactions", {
-      query: { ...memberQuery, limit: Schema.optionalKey(SafeString) },
+      query: { ...memberQuery, limit: Schema.optionalKey(SafeString), cursor: Schema.optionalKey(SafeString) },
       success: LoyaltyData,
       error: [ValidationFailed, NotFound]
-    }).annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "A member's ledger, newest first, each movement with balance_after")
+    }).annotate(RequiredScope, "guests:read").annotate(OpenApi.Summary, "A member's ledger, newest first, each movement with balance_after; next_cursor pages on")
   )
   .add(
     HttpApiEndpoint.post("earn", "/api/v1/loyalty/points", {

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { boundedInt, maxLength, oneOf, SafeString } from "./common.ts"
+import { LoyaltyEventTypes } from "./loyaltyEvents.ts"
 
 /** The spec's outbound webhook events ("Outbound webhook events"); `*` subscribes to all of them. */
 export const WebhookEventTypes = [
@@ -10,7 +11,9 @@ export const WebhookEventTypes = [
   "broadcast.sent", "broadcast.completed",
   "reservation.checked_in", "reservation.checked_out",
   // B2B CRM: a reservation's account attribution changed (not in the spec's list; additive).
-  "reservation.attribution_changed"
+  "reservation.attribution_changed",
+  // Loyalty (issue 14; additive): enrolment, points earned, tier changed, a redemption the team must fulfil.
+  ...LoyaltyEventTypes
 ] as const
 export type WebhookEventType = typeof WebhookEventTypes[number]
 

@@ -8,16 +8,16 @@ import {
 } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { applyDiscount } from "./discount.ts"
+import { creditReverse, endHolds, placeHold } from "./credit.ts"
+import { reverseEarnings } from "./reverse.ts"
+import { stayEvent } from "./stays.ts"
+import { changeMembership, contribute, createHousehold, credit } from "./households.ts"
 import { enroll, unsubscribe } from "./membership.ts"
-import { refuse } from "./refusals.ts"
-import { chain, earn as earnLot, expire, resolvePending, spend } from "./state.ts"
-
-export const memberOrRefuse = Effect.fn("LoyaltyActor.member")(function*(memberId: string) {
-  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, memberId))
-  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(memberId)}`, { member_id: ["not found"] })
-  if (member.status !== "active") return yield* refuse("MEMBER_INACTIVE", "The member has unsubscribed from the programme", { member_id: ["unsubscribed"] })
-  return member
-})
+import { memberOrRefuse, refuse } from "./refusals.ts"
+import { chain, earn as earnLot, resolvePending, spend } from "./state.ts"
+import { settle } from "./holds.ts"
+import * as Events from "./events.ts"
+import { tierNow } from "./events.ts"
 
 /** A key already used: the same request answers its first result again; another member or other fields → 409. */
 const priorUse = Effect.fn("LoyaltyActor.priorUse")(function*(scope: TenantScope, op: string, key: string, memberId: string, print: string) {
@@ -35,9 +35,10 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = new Date().toISOString()
   const member = yield* memberOrRefuse(cmd.member_id)
-  const expired = expire(member.wallet, now, randomUUID)
-  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, stay: cmd.stay })
-  const prior = yield* priorUse(scope, "earn", cmd.external_reference_id, cmd.member_id, print)
+  const expired = settle(member.wallet, now, randomUUID)
+  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, stay: cmd.stay, ...(cmd.action_type !== undefined ? { action_type: cmd.action_type } : {}) })
+  const op = cmd.action_type !== undefined ? "action" : "earn"
+  const prior = yield* priorUse(scope, op, cmd.external_reference_id, cmd.member_id, print)
   if (prior !== undefined) {
     return {
       op: "earned", transaction_id: prior.entry_id, status: prior.status === "pending" ? "pending" : "confirmed", points_awarded: 0,
@@ -58,15 +59,28 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   if (points <= 0) return yield* refuse("PROGRAM_NOT_CONFIGURED", "The stay earns no points under the programme's rates", { amount: ["earns 0 points"] })
   const expiresAt = expiryOf(program?.expiry_months, now)
   const entryId = randomUUID()
-  const t = chain(expired.wallet, [(w) => earnLot(w, { lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, lifetime: true }, now)])
+  // A pending earn confirms by itself after the programme's pending_days (when it has some).
+  const availableAt = cmd.status === "pending" && (program?.pending_days ?? 0) > 0
+    ? new Date(Date.parse(now) + program!.pending_days * 86_400_000).toISOString()
+    : null
+  const t = chain(expired.wallet, [(w) => earnLot(w, {
+    lot_id: randomUUID(), entry_id: entryId, points, status: cmd.status, kind: "earn", expires_at: expiresAt, available_at: availableAt, lifetime: true
+  }, now)])
+  const tierBefore = yield* tierNow(cmd.member_id)
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], {
-      op: "earn", external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null, reason: cmd.reason,
+      op, external_reference_id: cmd.external_reference_id, fingerprint: print, reservation_id: cmd.stay?.reservation_id ?? null,
+      reason: cmd.reason ?? (cmd.action_type !== undefined ? `action: ${cmd.action_type}` : null),
       ...(cmd.stay !== undefined ? { qualifying: { points, nights: cmd.stay.nights } } : {})
     })
     // Stay points and nights qualify for tiers once confirmed; explicit points (bonuses) do not.
     if (cmd.stay !== undefined && cmd.status === "confirmed") await Repo.addQualifying(tx, cmd.member_id, points, cmd.stay.nights)
   })
+  yield* Events.pointsEarned({
+    member_id: cmd.member_id, transaction_id: entryId, status: cmd.status, points, reason: cmd.reason ?? null, reservation_id: cmd.stay?.reservation_id ?? null,
+    action_type: cmd.action_type ?? null, expires_at: expiresAt, balances: Repo.balancesOf(t.wallet)
+  })
+  yield* Events.tierChangedSince(cmd.member_id, tierBefore)
   return {
     op: "earned", transaction_id: entryId, status: cmd.status, points_awarded: points, expires_at: expiresAt, idempotent_replay: false,
     balances: Repo.balancesOf(t.wallet)
@@ -77,8 +91,9 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = new Date().toISOString()
   const member = yield* memberOrRefuse(cmd.member_id)
-  const expired = expire(member.wallet, now, randomUUID)
-  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, reward_id: cmd.reward_id })
+  const expired = settle(member.wallet, now, randomUUID)
+  const quantity = cmd.quantity ?? 1
+  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, reward_id: cmd.reward_id, ...(quantity !== 1 ? { quantity } : {}) })
   const prior = yield* priorUse(scope, "redeem", cmd.external_reference_id, cmd.member_id, print)
   if (prior !== undefined) {
     return {
@@ -88,12 +103,14 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   }
   let points = cmd.points ?? 0
   let autoFulfill = true
+  let rewardInfo: { reward_id: string; name: string; type: string } | null = null
   if (cmd.reward_id !== undefined) {
     const reward = yield* Actor.query((tx) => Repo.findReward(tx, scope, cmd.reward_id!))
     if (reward === undefined) return yield* refuse("REWARD_NOT_FOUND", `No reward with reward_id ${JSON.stringify(cmd.reward_id)}`, { reward_id: ["not found"] })
-    if (!reward.active || reward.stock_remaining === 0) return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
-    points = reward.points_cost
+    if (!reward.active || (reward.stock_remaining !== null && reward.stock_remaining < quantity)) return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
+    points = reward.points_cost * quantity
     autoFulfill = reward.auto_fulfill
+    rewardInfo = { reward_id: reward.reward_id, name: reward.name, type: reward.type }
   }
   const entryId = randomUUID()
   const spent = spend(expired.wallet, { entry_id: entryId, points, kind: "redeem" }, now)
@@ -103,7 +120,7 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
     })
   }
   // Stock is shared by every member: taken first, by a conditional UPDATE, so a refusal here has written nothing.
-  if (cmd.reward_id !== undefined && !(yield* Actor.query((tx) => Repo.takeStock(tx, cmd.reward_id!)))) {
+  if (cmd.reward_id !== undefined && !(yield* Actor.query((tx) => Repo.takeStock(tx, cmd.reward_id!, quantity)))) {
     return yield* refuse("REWARD_UNAVAILABLE", "The reward is out of stock", { reward_id: ["out of stock"] })
   }
   const status = cmd.status ?? (autoFulfill ? "fulfilled" : "pending")
@@ -116,6 +133,10 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
       redemption_id: redemptionId, entry_id: entryId, member_id: cmd.member_id, reward_id: cmd.reward_id ?? null, points, status, notes: cmd.notes, created_at: now
     })
   })
+  // A pending redemption needs the team (the spec: fulfilled skips the fulfilment alert).
+  if (status === "pending") {
+    yield* Events.fulfilmentRequired({ member_id: cmd.member_id, redemption_id: redemptionId, transaction_id: entryId, reward: rewardInfo, quantity, points, notes: cmd.notes })
+  }
   return {
     op: "redeemed", redemption_id: redemptionId, transaction_id: entryId, status, reward_id: cmd.reward_id ?? null, points_deducted: points,
     idempotent_replay: false, balances: Repo.balancesOf(spent.transition.wallet)
@@ -131,8 +152,10 @@ const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: Resolve
   if (member === undefined || lot === undefined) {
     return yield* refuse("EARN_NOT_FOUND", `No earn with transaction_id ${JSON.stringify(cmd.transaction_id)}`, { transaction_id: ["not found"] })
   }
-  const expired = expire(member.wallet, now, randomUUID)
-  const status = lot.status === "voided" ? "voided" : lot.status === "pending" ? "pending" : "confirmed"
+  const expired = settle(member.wallet, now, randomUUID)
+  // The wallet after settle knows better than the row: a pending lot past its available_at has just been confirmed.
+  const current = expired.wallet.lots.find((l) => l.lot_id === lot.lot_id)?.status ?? lot.status
+  const status = lot.status === "voided" ? "voided" : current === "pending" ? "pending" : "confirmed"
   const wanted = cmd.move === "confirm" ? "confirmed" : "voided"
   const answer = (points: number, replay: boolean, balances: ReturnType<typeof Repo.balancesOf>) => ({
     op: "earn_resolved" as const, transaction_id: cmd.transaction_id, status: wanted, points_confirmed: cmd.move === "confirm" ? points : 0,
@@ -145,10 +168,17 @@ const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: Resolve
     })
   }
   const t = resolvePending(expired.wallet, lot.lot_id, cmd.move, randomUUID(), now)!
+  const tierBefore = yield* tierNow(cmd.member_id)
   yield* Actor.query(async (tx) => {
     await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], { reason: `${cmd.move} of ${cmd.transaction_id}` })
-    if (cmd.move === "confirm") await Repo.addQualifying(tx, cmd.member_id, lot.qualifying_points, lot.qualifying_nights)
   })
+  if (cmd.move === "confirm") {
+    yield* Events.pointsEarned({
+      member_id: cmd.member_id, transaction_id: cmd.transaction_id, status: "confirmed", points: lot.points, reason: `confirm of ${cmd.transaction_id}`,
+      reservation_id: null, action_type: null, expires_at: null, balances: Repo.balancesOf(t.wallet)
+    })
+    yield* Events.tierChangedSince(cmd.member_id, tierBefore)
+  }
   return answer(lot.points, false, Repo.balancesOf(t.wallet))
 })
 
@@ -160,6 +190,15 @@ const apply = (cmd: LoyaltyCommand) => {
     case "unsubscribe": return unsubscribe(cmd)
     case "resolve_earn": return resolveEarn(cmd)
     case "discount": return applyDiscount(cmd)
+    case "hold": return placeHold(cmd)
+    case "end_hold": return endHolds(cmd)
+    case "credit_reverse": return creditReverse(cmd)
+    case "reverse_earn": return reverseEarnings(cmd)
+    case "stay_event": return stayEvent(cmd, earn)
+    case "household_create": return createHousehold(cmd)
+    case "household_membership": return changeMembership(cmd)
+    case "household_contribute": return contribute(cmd)
+    case "household_credit": return credit(cmd)
   }
 }
 

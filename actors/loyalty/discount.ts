@@ -5,7 +5,8 @@ import { minorToPoints, pointsToMinor } from "../../core/loyalty/conversion.ts"
 import type { ApplyDiscount, LoyaltyResult } from "./protocol.ts"
 import { refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
-import { expire, spend } from "./state.ts"
+import { spend } from "./state.ts"
+import { settle } from "./holds.ts"
 
 /**
  * Points spent as a discount on a booking, valued at the programme's point_value. Not idempotent, as the spec says
@@ -25,7 +26,7 @@ export const applyDiscount = Effect.fn("LoyaltyActor.applyDiscount")(function*(c
     return yield* refuse("CURRENCY_MISMATCH", `The programme's currency is ${program.currency}`, { currency: [`must be ${program.currency}`] })
   }
   const points = cmd.points ?? minorToPoints(cmd.amount_minor!, program.point_value)
-  const expired = expire(member.wallet, now, randomUUID)
+  const expired = settle(member.wallet, now, randomUUID)
   const entryId = randomUUID()
   const spent = spend(expired.wallet, { entry_id: entryId, points, kind: "discount" }, now)
   if (!spent.ok) {

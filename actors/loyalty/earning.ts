@@ -1,20 +1,7 @@
-import type { Stay } from "./protocol.ts"
 
 // Pure earning rules of the programme.
 
-export interface ProgramRates {
-  readonly currency: string
-  readonly points_per_unit: number
-  readonly points_per_night: number
-  readonly expiry_months: number | null
-}
-
-/**
- * Points for a stay: floor(amount × points_per_unit), times the tier's multiplier (floored), plus nights ×
- * points_per_night. Flooring means a guest never gets more than the rate.
- */
-export const stayPoints = (p: ProgramRates, multiplier: number, stay: Stay): number =>
-  Math.floor(Math.floor(stay.amount * p.points_per_unit) * multiplier) + stay.nights * p.points_per_night
+export { type ProgramRates, stayPoints } from "../../core/loyalty/stay.ts"
 
 /** When a lot earned at `now` expires: `expiry_months` calendar months later (clamped to the month's end), or never. */
 export const expiryOf = (expiryMonths: number | null | undefined, now: string): string | null => {

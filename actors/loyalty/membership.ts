@@ -5,7 +5,9 @@ import { refuse } from "./refusals.ts"
 import { expiryOf } from "./earning.ts"
 import type { Enroll, LoyaltyResult, Unsubscribe } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { chain, earn as earnLot, expire, setBalance } from "./state.ts"
+import { chain, earn as earnLot, emptyWallet, setBalance, type Wallet } from "./state.ts"
+import { endHold, settle } from "./holds.ts"
+import * as Events from "./events.ts"
 
 // Joining and leaving the programme.
 
@@ -16,11 +18,11 @@ export const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
   const expiresAt = expiryOf(program?.expiry_months, now)
   const existing = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
   const profile = { first_name: cmd.first_name ?? null, last_name: cmd.last_name ?? null, phone: cmd.phone ?? null }
-  const before = existing?.wallet ?? { balance_active: 0, balance_pending: 0, lifetime_points: 0, lots: [], next_seq: 1 }
+  const before = existing?.wallet ?? emptyWallet
   const ids = { lot_id: randomUUID(), entry_id: randomUUID() }
   // A re-enrolment without loyalty_balance keeps the member's points; with it, one adjustment sets the balance.
   const { wallet, entries } = chain(before, [
-    (w) => expire(w, now, randomUUID),
+    (w) => settle(w, now, randomUUID),
     (w) => existing === undefined
       ? (cmd.loyalty_balance ?? 0) > 0
         ? earnLot(w, { ...ids, points: cmd.loyalty_balance!, status: "confirmed", kind: "opening_balance", expires_at: expiresAt, lifetime: false }, now)
@@ -32,18 +34,27 @@ export const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
     else await Repo.refreshMember(tx, cmd.member_id, profile)
     await Repo.saveTransition(tx, scope, cmd.member_id, before, wallet, entries, { reason: existing === undefined ? "enrolment" : "re-enrolment" })
   })
-  return {
-    op: "enrolled", member_id: cmd.member_id, is_new: existing === undefined, reactivated: existing?.status === "unsubscribed",
-    balances: Repo.balancesOf(wallet)
-  } satisfies LoyaltyResult
+  const isNew = existing === undefined
+  const reactivated = existing?.status === "unsubscribed"
+  if (isNew || reactivated) yield* Events.memberEnrolled({ member_id: cmd.member_id, email: cmd.email, ...profile }, isNew, reactivated, Repo.balancesOf(wallet))
+  return { op: "enrolled", member_id: cmd.member_id, is_new: isNew, reactivated, balances: Repo.balancesOf(wallet) } satisfies LoyaltyResult
 })
 
+/** Leaves the programme: points are kept; active credit holds are released (nothing can confirm them any more). */
 export const unsubscribe = Effect.fn("LoyaltyActor.unsubscribe")(function*(cmd: Unsubscribe) {
+  const { scope } = yield* Effect.service(Actor.GroupTransaction)
+  const now = new Date().toISOString()
   const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
   if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(cmd.member_id)}`, { member_id: ["not found"] })
-  if (member.status === "active") yield* Actor.query((tx) => Repo.setStatus(tx, cmd.member_id, "unsubscribed"))
+  const t = chain(member.wallet, [
+    (w) => settle(w, now, randomUUID),
+    ...member.wallet.holds.map((h) => (w: Wallet) => endHold(w, h.hold_id, "release", randomUUID(), now) ?? { wallet: w, entries: [] })
+  ])
+  yield* Actor.query(async (tx) => {
+    if (member.status === "active") await Repo.setStatus(tx, cmd.member_id, "unsubscribed")
+    if (t.entries.length > 0) await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, t.entries, { reason: "unsubscribed" })
+  })
   return {
-    op: "unsubscribed", member_id: cmd.member_id, was_unsubscribed: member.status === "unsubscribed",
-    balances: Repo.balancesOf(expire(member.wallet, new Date().toISOString(), randomUUID).wallet)
+    op: "unsubscribed", member_id: cmd.member_id, was_unsubscribed: member.status === "unsubscribed", balances: Repo.balancesOf(t.wallet)
   } satisfies LoyaltyResult
 })

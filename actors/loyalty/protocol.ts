@@ -4,17 +4,10 @@ import * as ActorProtocol from "../../streams/ActorProtocol.ts"
 const opt = <S extends Schema.Top>(s: S) => Schema.optional(s)
 const NullableString = Schema.NullOr(Schema.String)
 
-/** A member's balances as every loyalty answer shows them. */
-export const Balances = Schema.Struct({
-  /** Active points (spendable, including any held). */
-  points_balance: Schema.Number,
-  /** Active points less holds: what a redemption can take now. */
-  points_available: Schema.Number,
-  /** Earned but not yet confirmed: not spendable. */
-  points_pending: Schema.Number,
-  lifetime_points: Schema.Number
-})
-export type Balances = typeof Balances.Type
+export { Balances } from "./balances.ts"
+import { Balances } from "./balances.ts"
+import { CreditCommands, CreditResults } from "./creditProtocol.ts"
+import { HouseholdCommands, HouseholdResults } from "./householdProtocol.ts"
 
 export const Enroll = Schema.Struct({
   op: Schema.Literal("enroll"),
@@ -47,7 +40,9 @@ export const Earn = Schema.Struct({
   points: opt(Schema.Number),
   stay: opt(Stay),
   status: Schema.Literals(["pending", "confirmed"]),
-  reason: NullableString
+  reason: NullableString,
+  /** An action earning (/actions): its key is scoped to actions, its reason names the action. */
+  action_type: opt(Schema.String)
 })
 export type Earn = typeof Earn.Type
 
@@ -57,6 +52,8 @@ export const Redeem = Schema.Struct({
   external_reference_id: Schema.String,
   reward_id: opt(Schema.String),
   points: opt(Schema.Number),
+  /** Units of the reward (a free night's nights): points and stock × quantity. */
+  quantity: opt(Schema.Number),
   /** Absent: the reward's auto_fulfill decides (fulfilled when true), a points-only redemption is fulfilled. */
   status: opt(Schema.Literals(["pending", "fulfilled"])),
   notes: NullableString
@@ -93,7 +90,7 @@ export const ApplyDiscount = Schema.Struct({
 })
 export type ApplyDiscount = typeof ApplyDiscount.Type
 
-export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn, ApplyDiscount])
+export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn, ApplyDiscount, ...CreditCommands, ...HouseholdCommands])
 export type LoyaltyCommand = typeof LoyaltyCommand.Type
 
 export const Enrolled = Schema.Struct({
@@ -147,12 +144,13 @@ export const DiscountApplied = Schema.Struct({
   currency: Schema.String,
   balances: Balances
 })
-export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved, DiscountApplied])
+export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved, DiscountApplied, ...CreditResults, ...HouseholdResults])
 export type LoyaltyResult = typeof LoyaltyResult.Type
 
 export const RefusalCodes = [
   "MEMBER_NOT_FOUND", "MEMBER_INACTIVE", "INSUFFICIENT_POINTS", "IDEMPOTENCY_CONFLICT", "REWARD_NOT_FOUND", "REWARD_UNAVAILABLE",
-  "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH", "EARN_NOT_FOUND", "EARN_NOT_PENDING"
+  "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH", "EARN_NOT_FOUND", "EARN_NOT_PENDING", "HOLD_NOT_FOUND", "HOLD_EXPIRED", "HOLD_NOT_ACTIVE",
+  "HOLD_NOT_CONFIRMED", "HOUSEHOLD_NOT_FOUND", "HOUSEHOLD_MEMBER_TAKEN", "HOUSEHOLD_LIMIT", "NOT_HOUSEHOLD_MEMBER"
 ] as const
 export type RefusalCode = typeof RefusalCodes[number]
 

@@ -1,6 +1,17 @@
 import { Effect } from "effect"
+import * as Actor from "../runtime/Actor.ts"
 import { LoyaltyRefused, type RefusalCode } from "./protocol.ts"
+import * as Repo from "./repository.ts"
 
 /** Refuses a write: nothing of it is stored (every handler checks before its first write). */
 export const refuse = (code: RefusalCode, message: string, details: Record<string, unknown> = {}) =>
   Effect.fail(new LoyaltyRefused({ code, message, details }))
+
+/** The member, locked for this transaction; refused when unknown, or (unless `inactiveToo`) unsubscribed. */
+export const memberOrRefuse = Effect.fn("LoyaltyActor.member")(function*(memberId: string, inactiveToo = false) {
+  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, memberId))
+  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(memberId)}`, { member_id: ["not found"] })
+  if (!inactiveToo && member.status !== "active") return yield* refuse("MEMBER_INACTIVE", "The member has unsubscribed from the programme", { member_id: ["unsubscribed"] })
+  return member
+})
+

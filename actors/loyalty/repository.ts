@@ -1,7 +1,7 @@
-import { jsonb, type Tx } from "../../core/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { Balances } from "./protocol.ts"
-import type { Entry, Lot, Wallet } from "./state.ts"
+import type { Lot, Wallet } from "./state.ts"
 
 // Loyalty rows as the member actor reads and writes them. bigint columns are read as float8: points stay far below
 // 2^53, and the answers are JSON numbers.
@@ -18,24 +18,35 @@ export interface MemberRow {
 export const loadMemberForUpdate = async (tx: Tx, memberId: string): Promise<MemberRow | undefined> => {
   const [m] = await tx`
     SELECT member_id, status, balance_active::float8 AS balance_active, balance_pending::float8 AS balance_pending,
+      balance_held::float8 AS balance_held,
       lifetime_points::float8 AS lifetime_points,
       (SELECT coalesce(max(s), 0) FROM (SELECT max(seq) AS s FROM loyalty_entries WHERE member_id = ${memberId}
         UNION ALL SELECT max(seq) FROM loyalty_lots WHERE member_id = ${memberId}) x)::float8 AS last_seq
     FROM loyalty_members WHERE member_id = ${memberId} FOR UPDATE`
   if (!m) return undefined
   const lots = await tx`
-    SELECT lot_id, status, points_original::float8 AS points_original, points_remaining::float8 AS points_remaining, expires_at,
-      created_at, seq::float8 AS seq
+    SELECT lot_id, status, points_original::float8 AS points_original, points_remaining::float8 AS points_remaining,
+      points_held::float8 AS points_held, expires_at, available_at, created_at, seq::float8 AS seq
     FROM loyalty_lots WHERE member_id = ${memberId} AND status IN ('active', 'pending') AND points_remaining > 0`
+  const holds = await tx`
+    SELECT h.hold_id, h.points::float8 AS points, h.expires_at,
+      coalesce(json_agg(json_build_object('lot_id', hl.lot_id, 'points', hl.points) ORDER BY hl.lot_id) FILTER (WHERE hl.lot_id IS NOT NULL), '[]') AS draws
+    FROM loyalty_holds h LEFT JOIN loyalty_hold_lots hl ON hl.hold_id = h.hold_id
+    WHERE h.member_id = ${memberId} AND h.status = 'active' GROUP BY h.hold_id`
   return {
     member_id: m.member_id as string,
     status: m.status as MemberRow["status"],
     wallet: {
       balance_active: m.balance_active as number,
       balance_pending: m.balance_pending as number,
+      balance_held: m.balance_held as number,
       lifetime_points: m.lifetime_points as number,
       next_seq: (m.last_seq as number) + 1,
-      lots: lots.map((l) => ({ ...l, expires_at: iso(l.expires_at), created_at: iso(l.created_at)! }) as unknown as Lot)
+      lots: lots.map((l) => ({ ...l, expires_at: iso(l.expires_at), available_at: iso(l.available_at), created_at: iso(l.created_at)! }) as unknown as Lot),
+      holds: holds.map((h) => ({
+        hold_id: h.hold_id as string, status: "active" as const, points: h.points as number, expires_at: iso(h.expires_at)!,
+        draws: (h.draws as Array<{ lot_id: string; points: number }>).map((d) => ({ lot_id: d.lot_id, points: Number(d.points) }))
+      }))
     }
   }
 }
@@ -52,52 +63,7 @@ export const refreshMember = (tx: Tx, memberId: string, p: { first_name: string 
 export const setStatus = (tx: Tx, memberId: string, status: "active" | "unsubscribed") =>
   tx`UPDATE loyalty_members SET status = ${status}, updated_at = now() WHERE member_id = ${memberId}`
 
-export interface EntryExtras {
-  readonly op?: string
-  readonly external_reference_id?: string
-  readonly fingerprint?: unknown
-  readonly reward_id?: string | null
-  readonly reservation_id?: string | null
-  readonly reason?: string | null
-  /** Tier totals a new stay lot carries (added to the member when it is confirmed). */
-  readonly qualifying?: { readonly points: number; readonly nights: number }
-}
-
-/**
- * Writes a transition: changed and new lots, the entries (the first one carrying the request's idempotency key),
- * what each drew, and the member's balances. The deferred triggers check at commit that they all agree.
- */
-export const saveTransition = async (
-  tx: Tx, scope: TenantScope, memberId: string, before: Wallet, wallet: Wallet, entries: ReadonlyArray<Entry>, extras: EntryExtras = {}
-): Promise<void> => {
-  const known = new Set(before.lots.map((l) => l.lot_id))
-  for (const lot of wallet.lots.filter((l) => l.dirty)) {
-    if (known.has(lot.lot_id)) {
-      await tx`UPDATE loyalty_lots SET status = ${lot.status}, points_remaining = ${lot.points_remaining} WHERE lot_id = ${lot.lot_id}`
-    } else {
-      await tx`INSERT INTO loyalty_lots (lot_id, member_id, tenant_id, sandbox, status, points_original, points_remaining, expires_at, created_at, seq,
-          qualifying_points, qualifying_nights)
-        VALUES (${lot.lot_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${lot.status}, ${lot.points_original}, ${lot.points_remaining},
-          ${lot.expires_at}, ${lot.created_at}, ${lot.seq}, ${extras.qualifying?.points ?? 0}, ${extras.qualifying?.nights ?? 0})`
-    }
-  }
-  for (const [i, e] of entries.entries()) {
-    const x: EntryExtras = i === entries.length - 1 ? extras : {}
-    await tx`INSERT INTO loyalty_entries (entry_id, member_id, tenant_id, sandbox, seq, kind, status, points, pending_points, balance_after, pending_after,
-        op, external_reference_id, fingerprint, reward_id, reservation_id, reason, created_at)
-      VALUES (${e.entry_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${e.seq}, ${e.kind}, ${e.status}, ${e.points}, ${e.pending_points},
-        ${e.balance_after}, ${e.pending_after}, ${x.op ?? null}, ${x.external_reference_id ?? null},
-        ${x.fingerprint === undefined ? null : jsonb(tx, x.fingerprint)}, ${x.reward_id ?? null}, ${x.reservation_id ?? null},
-        ${x.reason ?? (e.kind === "expire" ? "lot expired" : null)}, ${e.created_at})`
-    for (const d of e.draws) {
-      await tx`INSERT INTO loyalty_entry_lots (entry_id, lot_id, tenant_id, points) VALUES (${e.entry_id}, ${d.lot_id}, ${scope.tenant_id}, ${d.points})`
-    }
-  }
-  if (entries.length > 0 || wallet !== before) {
-    await tx`UPDATE loyalty_members SET balance_active = ${wallet.balance_active}, balance_pending = ${wallet.balance_pending},
-      lifetime_points = ${wallet.lifetime_points}, updated_at = now() WHERE member_id = ${memberId}`
-  }
-}
+export { type EntryExtras, type NewHold, saveTransition } from "./saveTransition.ts"
 
 /** Adds stay nights and stay points to the qualifying totals tiers are computed from (spending never lowers them). */
 export const addQualifying = (tx: Tx, memberId: string, points: number, nights: number) =>
@@ -138,33 +104,32 @@ export const insertRedemption = (tx: Tx, scope: TenantScope, r: {
       ${r.notes}, ${r.created_at})`
 
 export const findReward = async (tx: Tx, scope: TenantScope, rewardId: string) => {
-  const [row] = await tx`SELECT reward_id, points_cost::float8 AS points_cost, auto_fulfill, stock_remaining, active FROM loyalty_rewards
+  const [row] = await tx`SELECT reward_id, name, type, points_cost::float8 AS points_cost, auto_fulfill, stock_remaining, active FROM loyalty_rewards
     WHERE reward_id = ${rewardId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  return row as { reward_id: string; points_cost: number; auto_fulfill: boolean; stock_remaining: number | null; active: boolean } | undefined
+  return row as { reward_id: string; name: string; type: string; points_cost: number; auto_fulfill: boolean; stock_remaining: number | null; active: boolean } | undefined
 }
 
 /** Takes one unit of a stocked reward; false when none is left (the CHECK makes an oversell impossible anyway). */
-export const takeStock = async (tx: Tx, rewardId: string) =>
-  (await tx`UPDATE loyalty_rewards SET stock_remaining = stock_remaining - 1 WHERE reward_id = ${rewardId}
-    AND (stock_remaining IS NULL OR stock_remaining > 0) RETURNING reward_id`).length === 1
+export const takeStock = async (tx: Tx, rewardId: string, quantity = 1) =>
+  (await tx`UPDATE loyalty_rewards SET stock_remaining = stock_remaining - ${quantity} WHERE reward_id = ${rewardId}
+    AND (stock_remaining IS NULL OR stock_remaining >= ${quantity}) RETURNING reward_id`).length === 1
 
 export const findProgram = async (tx: Tx, scope: TenantScope) => {
   const [row] = await tx`SELECT trim(currency) AS currency, points_per_unit::float8 AS points_per_unit, points_per_night, expiry_months,
-      point_value::float8 AS point_value
+      point_value::float8 AS point_value, pending_days
     FROM loyalty_programs WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  return row as { currency: string; points_per_unit: number; points_per_night: number; expiry_months: number | null; point_value: number } | undefined
+  return row as { currency: string; points_per_unit: number; points_per_night: number; expiry_months: number | null; point_value: number; pending_days: number } | undefined
 }
 
 /** The earn multiplier of the member's tier (1 without tiers): the highest tier whose threshold the member reached. */
 export const tierMultiplier = async (tx: Tx, scope: TenantScope, memberId: string) => {
-  const [row] = await tx`
-    SELECT t.earn_multiplier::float8 AS m FROM loyalty_tiers t, loyalty_members m
-    WHERE m.member_id = ${memberId} AND t.tenant_id = ${scope.tenant_id} AND t.sandbox = ${scope.sandbox}
-      AND (CASE t.basis WHEN 'qualifying_nights' THEN m.qualifying_nights ELSE m.qualifying_points END) >= t.threshold
-    ORDER BY t.rank DESC LIMIT 1`
+  void scope
+  // The tier over its own window (loyalty_member_tier, migration 013).
+  const [row] = await tx`SELECT earn_multiplier::float8 AS m FROM loyalty_member_tier(${memberId})`
   return (row?.m as number | undefined) ?? 1
 }
 
 export const balancesOf = (w: Wallet): Balances => ({
-  points_balance: w.balance_active, points_available: w.balance_active, points_pending: w.balance_pending, lifetime_points: w.lifetime_points
+  points_balance: w.balance_active, points_available: w.balance_active - w.balance_held, points_pending: w.balance_pending,
+  points_held: w.balance_held, lifetime_points: w.lifetime_points
 })

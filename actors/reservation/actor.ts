@@ -10,9 +10,10 @@ import { attributionCandidates } from "./attribution.ts"
 import { attributionChangedCommand } from "./attributionEvents.ts"
 import { attributeReservations } from "./attributionRepository.ts"
 import { attribute } from "./manualAttribution.ts"
+import { stayEnvelopes, stayEventOf } from "./loyaltyStays.ts"
 import { ReservationProtocol, type UpsertReservation } from "./protocol.ts"
 import * as Repo from "./repository.ts"
-import { bookingEventFor, isUnchangedResend, mergeReservation, type ReservationRow, stayEventFor } from "./state.ts"
+import { bookingEventFor, isUnchangedResend, mergeReservation, type ReservationRow, guestEventFor } from "./state.ts"
 
 type Item = Actor.WaveItem<UpsertReservation>
 type Answer = Actor.WaveResult<ReservationResult | SkippedResult, never>
@@ -41,7 +42,7 @@ interface Planned {
  * each one statement for the whole wave.
  */
 const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArray<Item>) {
-  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const { scope, subject, target } = yield* Effect.service(Actor.GroupTransaction)
   const stored = yield* Actor.query((tx) => Repo.findForUpdate(tx, scope, items.map((i) => i.payload.external_id)))
 
   const planned: Array<Planned> = []
@@ -96,6 +97,12 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
     })))
   ]))
   const attributionChanges = new Map(attributions.map((c) => [c.reservation_id, c]))
+  // Loyalty: a stay checked out earns, a cancellation or no-show reverses (read after the guests were written).
+  const stayChanges = written.flatMap((w) => {
+    const event = stayEventOf(w.existing?.status, w.reservation.status)
+    return event === undefined ? [] : [{ external_id: w.item.payload.external_id, row: w.reservation, event }]
+  })
+  const stayMessages = stayChanges.length === 0 ? [] : yield* Actor.query((tx) => stayEnvelopes(tx, scope, stayChanges, target))
 
   const attributionChangesOf = (id: string) => {
     const change = attributionChanges.get(id)
@@ -104,7 +111,7 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
   const answers = new Map<Item, Answer>(written.map((w) => {
     const cmd = w.item.payload
     const meta = { ...scope, occurred_at: now }
-    const stay = w.event === undefined ? undefined : stayEventFor(w.existing?.status, w.reservation.status)
+    const stay = w.event === undefined ? undefined : guestEventFor(w.existing?.status, w.reservation.status)
     const domainEvent = (id: string, type: string, e: NonNullable<typeof w.event>) => ({
       id,
       subject: subject("evt", type),
@@ -115,7 +122,8 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
       ...(w.event && stay ? [domainEvent(deterministicId(`${stay}:${w.event.id}`), stay, w.event)] : []),
       ...contactChangeCommands(subject, meta, w.guestsResolved, summaries, w.reservation.hotel_id),
       ...attributionChangesOf(w.reservation.id).map((change) =>
-        attributionChangedCommand(subject, meta, { id: w.reservation.id, external_id: cmd.external_id, row: w.reservation }, change))
+        attributionChangedCommand(subject, meta, { id: w.reservation.id, external_id: cmd.external_id, row: w.reservation }, change)),
+      ...stayMessages.filter((m) => m.external_id === cmd.external_id).map((m) => m.message)
     ]
     const result: ReservationResult = {
       reservation_id: w.reservation.id,

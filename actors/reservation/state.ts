@@ -33,7 +33,7 @@ export const bookingEventFor = (previous: ReservationStatus | undefined, next: R
  * checked-out is the guest arriving or leaving, which journeys listen to as `guest.checked_in` / `guest.checked_out`
  * whether a PMS reports it by the reservation's status or a partner sends the event.
  */
-export const stayEventFor = (previous: ReservationStatus | undefined, next: ReservationStatus): "guest.checked_in" | "guest.checked_out" | undefined =>
+export const guestEventFor = (previous: ReservationStatus | undefined, next: ReservationStatus): "guest.checked_in" | "guest.checked_out" | undefined =>
   next === previous ? undefined : next === "checked_in" ? "guest.checked_in" : next === "checked_out" ? "guest.checked_out" : undefined
 
 /** The stored reservation columns the actor owns. */

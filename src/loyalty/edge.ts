@@ -13,13 +13,13 @@ export const memberNotFound = (field: string) => NotFound.of("No loyalty member 
 
 /** The actor's refusals in the core error shape: missing things 404, state conflicts 409, programme gaps 422. */
 export const refusal = (e: LoyaltyRefused) =>
-  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code)
+  e.code.endsWith("_NOT_FOUND") ? NotFound.of(e.message, e.details, e.code)
   : e.code === "PROGRAM_NOT_CONFIGURED" || e.code === "CURRENCY_MISMATCH" ? Unprocessable.of(e.code, e.message, e.details)
   : Conflict.of(e.code, e.message, e.details)
 
 /** Refusals of writes that never involve the programme's rates: only 404 and 409. */
 export const spendRefusal = (e: LoyaltyRefused) =>
-  e.code === "MEMBER_NOT_FOUND" || e.code === "REWARD_NOT_FOUND" || e.code === "EARN_NOT_FOUND" ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
+  e.code.endsWith("_NOT_FOUND") ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
 
 /** A normalised email, or the 400 naming the field. */
 export const emailOf = (raw: string | undefined, field = "email") => {

@@ -1,49 +1,21 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
-import { type LoyaltyCommand, LoyaltyProtocol, type LoyaltyRefused, type LoyaltyResult } from "../../actors/loyalty/protocol.ts"
-import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
-import { Conflict, NotFound, Unprocessable } from "../../schemas/errors.ts"
+import { NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { MemberEnrolled, RedeemRequest } from "../../schemas/loyalty.ts"
-import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
+import { asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
 import { conversionQuery, convert } from "./conversion.ts"
 import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
 import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
-import { memberIdFor } from "./memberId.ts"
+import { LoyaltyIngress } from "./ingress.ts"
+import { memberIdFor } from "../../core/loyalty/memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
-import { retryKey, toEarn, toRedeem } from "./requests.ts"
-import { isUuid } from "../../schemas/common.ts"
+import { decodeSeqCursor, encodeSeqCursor, retryKey, toEarn, toRedeem } from "./requests.ts"
 
 export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
   Effect.gen(function*() {
-    const db = yield* Database
-    const actors = yield* ActorClient
-    const read = <A>(p: Principal, f: (tx: Tx) => Promise<A>) => db.query((sql) => withTenant(sql, p.tenant_id, f))
-
-    /**
-     * The member a request names, by member_id or email (exactly one), resolved by a read before anything is
-     * published: the actor key is always the member_id, so one member is always one actor.
-     */
-    const resolve = Effect.fn("Loyalty.resolve")(function*(p: Principal, by: { readonly member_id?: string; readonly email?: string }) {
-      if ((by.member_id === undefined) === (by.email === undefined)) {
-        return yield* invalid({ member_id: ["exactly one of member_id or email is required"] })
-      }
-      if (by.member_id !== undefined && !isUuid(by.member_id)) {
-        return yield* invalid({ member_id: ["must be a UUID"] })
-      }
-      const email = by.email === undefined ? undefined : yield* emailOf(by.email)
-      const id = yield* read(p, (tx) => findMemberId(tx, p, by.member_id !== undefined ? { member_id: by.member_id } : { email: email! }))
-      if (id === undefined) return yield* memberNotFound(by.member_id !== undefined ? "member_id" : "email")
-      return id
-    })
-
-    const send = <Op extends LoyaltyResult["op"], E extends NotFound | Conflict | Unprocessable>(p: Principal, command: LoyaltyCommand, op: Op, refused: (e: LoyaltyRefused) => E) =>
-      answered(actors.for(LoyaltyProtocol, p).apply(command)).pipe(
-        Effect.catchTag("LoyaltyRefused", (e) => Effect.fail(refused(e))),
-        Effect.flatMap((r) => r.op === op ? Effect.succeed(r as Extract<LoyaltyResult, { op: Op }>) : Effect.die(new Error(`loyalty actor answered ${r.op}`)))
-      )
+    const { read, resolve, send } = yield* LoyaltyIngress
 
     /** Confirms or voids a pending earn, in the actor of the member it belongs to. */
     const resolveEarn = Effect.fn("Loyalty.resolveEarn")(function*(transactionId: string, move: "confirm" | "void") {
@@ -179,9 +151,13 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         const p = yield* CurrentPrincipal
         const limit = query.limit === undefined ? 50 : Number(query.limit)
         if (!Number.isInteger(limit) || limit < 1 || limit > 100) return yield* invalid({ limit: ["must be a whole number from 1 to 100"] })
+        const before = query.cursor === undefined ? undefined : decodeSeqCursor(query.cursor)
+        if (before === null) return yield* invalid({ cursor: ["is not a cursor this API issued"] })
         const id = yield* resolve(p, { member_id: query.member_id, email: query.email })
-        const items = yield* read(p, (tx) => readTransactions(tx, p, id, limit))
-        return ok({ member_id: id, items })
+        const rows = yield* read(p, (tx) => readTransactions(tx, p, id, limit + 1, before))
+        const page = rows as Array<Record<string, unknown>>
+        const items = page.slice(0, limit).map(({ seq: _seq, ...r }) => r)
+        return ok({ member_id: id, items, next_cursor: page.length > limit ? encodeSeqCursor(page[limit - 1]!.seq as number) : null })
       }))
       .handle("earn", Effect.fn("Loyalty.earn")(function*({ payload, headers }) {
         const p = yield* CurrentPrincipal

@@ -25,7 +25,7 @@ export const readRewards = async (tx: Tx, p: Principal) =>
 /** The member id of an email or a member_id in this tenant and mode (undefined: no such member). */
 export const findMemberId = async (tx: Tx, p: Principal, by: { readonly member_id?: string; readonly email?: string }) => {
   const [row] = by.member_id !== undefined
-    ? await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND member_id = ${by.member_id}`
+    ? await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND member_id = ${by.member_id} AND kind = 'member'`
     : await tx`SELECT member_id FROM loyalty_members WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND email = ${by.email!}`
   return row?.member_id as string | undefined
 }
@@ -42,18 +42,26 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
   const [m] = await tx`
     SELECT m.member_id, m.email, m.first_name, m.last_name, m.phone, m.status, m.joined_at, m.lifetime_points::float8 AS lifetime_points,
       m.qualifying_points::float8 AS qualifying_points, m.qualifying_nights::float8 AS qualifying_nights,
-      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now())), 0)::float8 AS active,
-      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending'), 0)::float8 AS pending,
-      min(l.expires_at) FILTER (WHERE l.status = 'active' AND l.points_remaining > 0 AND l.expires_at > now()) AS next_expiry
+      coalesce(sum(l.points_remaining) FILTER (WHERE (l.status = 'active' OR (l.status = 'pending' AND l.available_at <= now()))
+        AND (l.expires_at IS NULL OR l.expires_at > now())), 0)::float8 AS active,
+      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending' AND (l.available_at IS NULL OR l.available_at > now())), 0)::float8 AS pending,
+      -- Pending lots past their available_at are confirmed (recorded by the member's next command): lifetime counts them.
+      coalesce(sum(l.points_remaining) FILTER (WHERE l.status = 'pending' AND l.available_at <= now()), 0)::float8 AS due,
+      min(l.expires_at) FILTER (WHERE l.status = 'active' AND l.points_remaining > 0 AND l.expires_at > now()) AS next_expiry,
+      (SELECT coalesce(sum(h.points), 0) FROM loyalty_holds h WHERE h.member_id = m.member_id AND h.status = 'active' AND h.expires_at > now())::float8 AS held
     FROM loyalty_members m LEFT JOIN loyalty_lots l ON l.member_id = m.member_id
     WHERE m.member_id = ${memberId} AND m.tenant_id = ${p.tenant_id} AND m.sandbox = ${p.sandbox}
     GROUP BY m.member_id`
   if (m === undefined) return undefined
-  const tiers = await readTiers(tx, p)
-  const reached = (t: { basis: string; threshold: number }) =>
-    (t.basis === "qualifying_nights" ? m.qualifying_nights : m.qualifying_points) >= t.threshold
-  const tier = [...tiers].reverse().find((t) => reached(t as never))
-  const next = tiers.find((t) => !reached(t as never) && (tier === undefined || t.rank > tier.rank))
+  // Each tier judged on its own window's qualifying totals (loyalty_qualifying, migration 013).
+  const tiers = await tx`
+    SELECT t.tier_slug, t.tier_name, t.rank, t.threshold::float8 AS threshold, t.basis, t."window", q.points::float8 AS points, q.nights::float8 AS nights
+    FROM loyalty_tiers t CROSS JOIN LATERAL loyalty_qualifying(${memberId}::uuid, t."window") q
+    WHERE t.tenant_id = ${p.tenant_id} AND t.sandbox = ${p.sandbox} ORDER BY t.rank`
+  const value = (t: Record<string, unknown>) => (t.basis === "qualifying_nights" ? t.nights : t.points) as number
+  const reached = (t: Record<string, unknown>) => value(t) >= (t.threshold as number)
+  const tier = [...tiers].reverse().find(reached)
+  const next = tiers.find((t) => !reached(t) && (tier === undefined || (t.rank as number) > (tier.rank as number)))
   const [expiring] = m.next_expiry === null ? [] : await tx`
     SELECT coalesce(sum(points_remaining), 0)::float8 AS points FROM loyalty_lots
     WHERE member_id = ${memberId} AND status = 'active' AND expires_at = ${m.next_expiry}`
@@ -64,24 +72,29 @@ export const readMember = async (tx: Tx, p: Principal, memberId: string) => {
     status: m.status as string,
     joined_at: iso(m.joined_at),
     points_balance: m.active as number,
-    points_available: m.active as number,
+    // A hold past its expiry reserves nothing, whether or not a command has recorded its expiry yet.
+    points_available: (m.active as number) - (m.held as number),
     points_pending: m.pending as number,
-    lifetime_points: m.lifetime_points as number,
+    points_held: m.held as number,
+    lifetime_points: (m.lifetime_points as number) + (m.due as number),
     tier: tier === undefined ? null : { slug: tier.tier_slug as string, name: tier.tier_name as string },
     tier_progress: {
       qualifying_points: m.qualifying_points, qualifying_nights: m.qualifying_nights,
       next_tier: next?.tier_slug ?? null,
-      to_next_tier: next === undefined ? null : Math.max(0, (next.threshold as number) - (next.basis === "qualifying_nights" ? m.qualifying_nights : m.qualifying_points))
+      to_next_tier: next === undefined ? null : Math.max(0, (next.threshold as number) - value(next)),
+      window: next?.window ?? tier?.window ?? null
     },
     next_expiry: m.next_expiry === null ? null : { points: expiring!.points as number, expires_at: iso(m.next_expiry) }
   }
 }
 
 /** The ledger, newest first: every movement with its sign, reason and the balance after it. */
-export const readTransactions = async (tx: Tx, p: Principal, memberId: string, limit: number) =>
+export const readTransactions = async (tx: Tx, p: Principal, memberId: string, limit: number, beforeSeq?: number) =>
   (await tx`
-    SELECT e.entry_id AS transaction_id, e.kind, e.points::float8 AS points, e.pending_points::float8 AS pending_points, e.status, e.balance_after::float8 AS balance_after,
-      e.pending_after::float8 AS pending_after, e.reason, e.external_reference_id, e.reservation_id, e.reward_id, r.redemption_id, e.created_at
+    SELECT e.seq::float8 AS seq, e.entry_id AS transaction_id, e.kind, e.points::float8 AS points, e.pending_points::float8 AS pending_points, e.status, e.balance_after::float8 AS balance_after,
+      e.pending_after::float8 AS pending_after, e.reason, e.external_reference_id, e.reservation_id, e.reward_id, r.redemption_id, e.hold_id,
+      e.reverses_entry_id, e.held_points::float8 AS held_points, e.held_after::float8 AS held_after, e.created_at
     FROM loyalty_entries e LEFT JOIN loyalty_redemptions r ON r.entry_id = e.entry_id
     WHERE e.member_id = ${memberId} AND e.tenant_id = ${p.tenant_id} AND e.sandbox = ${p.sandbox}
+      AND ${beforeSeq === undefined ? tx`true` : tx`e.seq < ${beforeSeq}`}
     ORDER BY e.seq DESC LIMIT ${limit}`).map((r) => ({ ...r, created_at: iso(r.created_at) }))

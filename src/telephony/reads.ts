@@ -1,5 +1,6 @@
 import type { Sql, Tx } from "../../core/db/Database.ts"
 import { decodeCursor, encodeCursor } from "../http/cursor.ts"
+import { tierOfEmail } from "../loyalty/tier.ts"
 
 const stay = `r.id AS reservation_id, r.external_id AS external_reservation_id, r.hotel_id, h.name AS hotel_name, r.status,
   to_char(r.check_in, 'YYYY-MM-DD') AS check_in, to_char(r.check_out, 'YYYY-MM-DD') AS check_out`
@@ -22,8 +23,8 @@ export const screenPop = async (sql: Sql, tenantId: string, phone: string | unde
     matched: true,
     contact: {
       id: c.id, first_name: c.first_name, last_name: c.last_name, language: c.language, email: c.email,
-      // Loyalty tiers arrive with the loyalty programme; null until then.
-      tier: null,
+      // The loyalty tier of the contact's email ({ slug, name }), null when not a member or without tiers.
+      tier: await tierOfEmail(sql, tenantId, c.email as string | null),
       last_stay: last ?? null,
       next_stay: next ?? null
     }

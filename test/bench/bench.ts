@@ -7,9 +7,10 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys (a subset of phases), BENCH_JOURNEYS (runs of
- * the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the
- * messages phase, default 5,000), NATS_URL, DATABASE_URL.
+ * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys,loyalty (a subset of phases), BENCH_JOURNEYS
+ * (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default 5,000),
+ * BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
+ * 20,000), NATS_URL, DATABASE_URL.
  *
  * Writes test/bench/results/latest.json and latest.md, plus copies named by the run's timestamp. Creates its own
  * database (gep_bench_<run>) and namespace (bench<run>), and removes both, and every process it started, at the end.
@@ -31,6 +32,7 @@ import { actorTransactions, commandsFor, encodeEnvelopes, rawJetStream, rawPostg
 import { explainStatements } from "./explain.ts"
 import { journeysPhase } from "./journeys.ts"
 import { messagesPhase } from "./messages.ts"
+import { loyaltyPhase } from "./loyalty.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { costModel, renderMarkdown, TARGETS } from "./report.ts"
 
@@ -186,9 +188,10 @@ const main = async () => {
     GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions),
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys"].some(want)
+  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "loyalty"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
+  let loyalty: Awaited<ReturnType<typeof loyaltyPhase>> | undefined
   let worker: ServedProcess | undefined
   let ingress: ServedProcess | undefined
   const phases: Record<string, { load: LoadResult; observed: PhaseObservation }> = {}
@@ -367,6 +370,15 @@ const main = async () => {
       say("journeys", journeys)
     }
 
+    // ---- (f) loyalty writes per second: earns and redemptions mixed over 10,000 members ----------------------------
+    if (want("loyalty")) {
+      loyalty = await loyaltyPhase({
+        sql, agent: singleAgent, target, tenantId: tenant.tenant_id, runId,
+        members: num("BENCH_LOYALTY_MEMBERS", 10_000), operations: num("BENCH_LOYALTY_OPS", quick ? 2_000 : 20_000), concurrency: 64
+      })
+      say("loyalty", loyalty)
+    }
+
     // ---- CPU profiles of ingress and worker under max load (after the measurements: profiling slows a little) ---
     if (want("profile") && settings.profile && ingress.inspectorUrl && worker.inspectorUrl) {
       for (const [name, run] of [["single", single(settings.profile_s * 1000)], ["batch", batch(settings.profile_s * 1000)]] as const) {
@@ -444,6 +456,9 @@ const main = async () => {
     journey_wakeups_per_s: journeys?.burst.wakeups_per_s ?? null,
     journey_wake_lateness_p99_ms_under_load: journeys?.steady.wake_lateness_ms.p99 ?? null,
     journeys: journeys ?? null,
+    loyalty_writes_per_s: loyalty?.writes_per_s ?? null,
+    loyalty_redeem_p99_ms: loyalty?.redeem_latency_ms.p99 ?? null,
+    loyalty: loyalty ?? null,
     worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
     raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,
     raw_js_consume_ack_per_s: rawJs?.consume_ack_per_s ?? null,

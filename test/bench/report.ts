@@ -221,6 +221,25 @@ export const renderMarkdown = (r: Json): string => {
     }
   }
 
+  if (r.loyalty) {
+    const l = r.loyalty
+    push(
+      "## (f) Loyalty writes: earns and redemptions mixed over the members (API → member actor → ledger)",
+      "",
+      `${n(l.operations)} writes (half earns, half redemptions, each with its own external_reference_id) over ${n(l.members)} members ` +
+        `seeded with 10,000 points, ${l.concurrency} concurrent API clients.`,
+      "",
+      "| figure | value |",
+      "|---|---:|",
+      `| loyalty writes answered 200 per second | **${n(l.writes_per_s, 1)}** |`,
+      `| redeem latency p50 / p99 (ms) | ${n(l.redeem_latency_ms.p50, 1)} / **${n(l.redeem_latency_ms.p99, 1)}** |`,
+      `| earn latency p50 / p99 (ms) | ${n(l.earn_latency_ms.p50, 1)} / ${n(l.earn_latency_ms.p99, 1)} |`,
+      `| answers by kind and status | ${Object.entries(l.statuses).map(([k, v]) => `${k}: ${n(v)}`).join(", ")} |`,
+      `| members whose balance differs from Σ lots / lowest balance | ${n(l.ledger_mismatched_members)} / ${n(l.lowest_balance)} |`,
+      ""
+    )
+  }
+
   if (r.messages) {
     const mm = r.messages
     push(

@@ -512,9 +512,187 @@ const journeyRoutes: Record<string, RouteCases> = {
   }
 }
 
+/** Credit holds, reversals, actions, free nights and the loyalty reports. */
+const loyaltyHold = async (points = 100) => {
+  const m = await loyaltyMember()
+  const reservation_id = uniqueId("RES")
+  const hold = await data(as("POST", "/api/v1/loyalty/credit/hold", { member_id: m.member_id, reservation_id, points, external_reference_id: uniqueId("H") }))
+  return { ...m, reservation_id, hold_id: hold.hold_id as string }
+}
+const loyaltyFreeNight = async () =>
+  (await data(as("POST", "/api/v1/loyalty/rewards", { name: "Night", type: "free_night", points_cost: 100, auto_fulfill: false }))).reward_id as string
+const loyaltyCreditRoutes: Record<string, RouteCases> = {
+  "GET /api/v1/loyalty/credit/quote": {
+    cases: [
+      c(200, "a member's credit", async () => {
+        await loyaltyProgram()
+        return as("GET", `/api/v1/loyalty/credit/quote?member_id=${(await loyaltyMember()).member_id}&amount=5&currency=EUR`)
+      }),
+      c(400, "a negative amount", () => as("GET", `/api/v1/loyalty/credit/quote?member_id=${NO_SUCH_ID}&amount=-5`)),
+      c(404, "an unknown member", () => as("GET", `/api/v1/loyalty/credit/quote?member_id=${NO_SUCH_ID}`)),
+      c(422, "another currency", async () => as("GET", `/api/v1/loyalty/credit/quote?member_id=${(await loyaltyMember()).member_id}&currency=GBP`)),
+      ...keyCases("GET", `/api/v1/loyalty/credit/quote?member_id=${NO_SUCH_ID}`)
+    ]
+  },
+  "POST /api/v1/loyalty/credit/hold": {
+    cases: [
+      c(201, "a new hold", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/credit/hold", { member_id: (await loyaltyMember()).member_id, reservation_id: uniqueId("RES"), amount: 2, currency: "EUR", external_reference_id: uniqueId("H") })
+      }),
+      c(200, "a retried key", async () => {
+        const m = await loyaltyMember()
+        const body = { member_id: m.member_id, reservation_id: uniqueId("RES"), points: 10, external_reference_id: uniqueId("H") }
+        await data(as("POST", "/api/v1/loyalty/credit/hold", body))
+        return as("POST", "/api/v1/loyalty/credit/hold", body)
+      }),
+      c(400, "no retry key", () => as("POST", "/api/v1/loyalty/credit/hold", { member_id: NO_SUCH_ID, reservation_id: "R", points: 5 })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/credit/hold", { member_id: NO_SUCH_ID, reservation_id: "R", points: 5, external_reference_id: uniqueId("H") })),
+      c(409, "more points than the member has", async () =>
+        as("POST", "/api/v1/loyalty/credit/hold", { member_id: (await loyaltyMember(5)).member_id, reservation_id: "R", points: 6, external_reference_id: uniqueId("H") })),
+      c(422, "another currency", async () =>
+        as("POST", "/api/v1/loyalty/credit/hold", { member_id: (await loyaltyMember()).member_id, reservation_id: "R", amount: 1, currency: "GBP", external_reference_id: uniqueId("H") })),
+      ...keyCases("POST", "/api/v1/loyalty/credit/hold", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/credit/confirm": {
+    cases: [
+      c(200, "an active hold", async () => as("POST", "/api/v1/loyalty/credit/confirm", { hold_id: (await loyaltyHold()).hold_id })),
+      c(400, "neither hold_id nor key", () => as("POST", "/api/v1/loyalty/credit/confirm", {})),
+      c(404, "an unknown hold", () => as("POST", "/api/v1/loyalty/credit/confirm", { hold_id: NO_SUCH_ID })),
+      c(409, "a released hold", async () => {
+        const { hold_id } = await loyaltyHold()
+        await data(as("POST", "/api/v1/loyalty/credit/release", { hold_id }))
+        return as("POST", "/api/v1/loyalty/credit/confirm", { hold_id })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/credit/confirm", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/credit/release": {
+    cases: [
+      c(200, "an active hold", async () => as("POST", "/api/v1/loyalty/credit/release", { hold_id: (await loyaltyHold()).hold_id })),
+      c(200, "no hold at all", () => as("POST", "/api/v1/loyalty/credit/release", { reservation_id: uniqueId("NONE") })),
+      c(400, "two ways to name the hold", () => as("POST", "/api/v1/loyalty/credit/release", { hold_id: NO_SUCH_ID, reservation_id: "R" })),
+      ...keyCases("POST", "/api/v1/loyalty/credit/release", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/credit/reverse": {
+    cases: [
+      c(200, "a confirmed hold", async () => {
+        const { hold_id } = await loyaltyHold()
+        await data(as("POST", "/api/v1/loyalty/credit/confirm", { hold_id }))
+        return as("POST", "/api/v1/loyalty/credit/reverse", { hold_id, reason: "cancelled" })
+      }),
+      c(400, "neither hold_id nor reservation_id", () => as("POST", "/api/v1/loyalty/credit/reverse", {})),
+      c(404, "an unknown hold", () => as("POST", "/api/v1/loyalty/credit/reverse", { hold_id: NO_SUCH_ID })),
+      c(409, "an active hold", async () => as("POST", "/api/v1/loyalty/credit/reverse", { reservation_id: (await loyaltyHold()).reservation_id })),
+      ...keyCases("POST", "/api/v1/loyalty/credit/reverse", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/reverse": {
+    cases: [
+      c(200, "an earn", async () => {
+        const earned = await data(as("POST", "/api/v1/loyalty/points", { member_id: (await loyaltyMember()).member_id, points: 5, external_reference_id: uniqueId("E") }))
+        return as("POST", "/api/v1/loyalty/reverse", { transaction_id: earned.transaction_id, reason: "cancellation" })
+      }),
+      c(400, "an unknown reason", () => as("POST", "/api/v1/loyalty/reverse", { transaction_id: NO_SUCH_ID, reason: "whim" })),
+      c(404, "an unknown earn", () => as("POST", "/api/v1/loyalty/reverse", { transaction_id: NO_SUCH_ID })),
+      ...keyCases("POST", "/api/v1/loyalty/reverse", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/actions": {
+    cases: [
+      c(200, "a review", async () => as("POST", "/api/v1/loyalty/actions", { member_id: (await loyaltyMember()).member_id, action_type: "review", points: 50, external_reference_id: uniqueId("A") })),
+      c(400, "an action type with spaces", () => as("POST", "/api/v1/loyalty/actions", { member_id: NO_SUCH_ID, action_type: "a b", points: 5, external_reference_id: "k" })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/actions", { member_id: NO_SUCH_ID, action_type: "review", points: 5, external_reference_id: uniqueId("A") })),
+      c(409, "a key reused with other points", async () => {
+        const m = await loyaltyMember()
+        const key = uniqueId("A")
+        await data(as("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", points: 5, external_reference_id: key }))
+        return as("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", points: 6, external_reference_id: key })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/actions", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/redeem-free-night": {
+    cases: [
+      c(200, "a voucher", async () => as("POST", "/api/v1/loyalty/redeem-free-night", {
+        member_id: (await loyaltyMember()).member_id, reward_id: await loyaltyFreeNight(), nights: 2, delivery_method: "voucher", external_reference_id: uniqueId("F")
+      })),
+      c(400, "an unknown delivery method", () => as("POST", "/api/v1/loyalty/redeem-free-night", { member_id: NO_SUCH_ID, reward_id: NO_SUCH_ID, delivery_method: "fax" })),
+      c(404, "an unknown reward", async () => as("POST", "/api/v1/loyalty/redeem-free-night", {
+        member_id: (await loyaltyMember()).member_id, reward_id: NO_SUCH_ID, delivery_method: "manual", external_reference_id: uniqueId("F")
+      })),
+      c(409, "more nights than the points", async () => as("POST", "/api/v1/loyalty/redeem-free-night", {
+        member_id: (await loyaltyMember(50)).member_id, reward_id: await loyaltyFreeNight(), delivery_method: "manual", external_reference_id: uniqueId("F")
+      })),
+      c(501, "engine_api delivery", () => as("POST", "/api/v1/loyalty/redeem-free-night", { member_id: NO_SUCH_ID, reward_id: NO_SUCH_ID, delivery_method: "engine_api" })),
+      ...keyCases("POST", "/api/v1/loyalty/redeem-free-night", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "POST /api/v1/loyalty/calculate": {
+    cases: [
+      c(200, "a stay", async () => {
+        await loyaltyProgram()
+        return as("POST", "/api/v1/loyalty/calculate", { member_id: (await loyaltyMember()).member_id, amount: 120, currency: "EUR", nights: 1 })
+      }),
+      c(400, "a negative amount", () => as("POST", "/api/v1/loyalty/calculate", { amount: -1, currency: "EUR" })),
+      c(404, "an unknown member", () => as("POST", "/api/v1/loyalty/calculate", { member_id: NO_SUCH_ID, amount: 1, currency: "EUR" })),
+      c(422, "another currency", () => as("POST", "/api/v1/loyalty/calculate", { amount: 1, currency: "GBP" })),
+      ...keyCases("POST", "/api/v1/loyalty/calculate", {})
+    ]
+  },
+  "POST /api/v1/loyalty/households": {
+    cases: [
+      c(200, "a new household", async () => as("POST", "/api/v1/loyalty/households", { action: "create", member_id: (await loyaltyMember()).member_id, name: "Family" })),
+      c(400, "an unknown action", () => as("POST", "/api/v1/loyalty/households", { action: "dance" })),
+      c(404, "an unknown household", () => as("POST", "/api/v1/loyalty/households", { action: "add_member", household_id: NO_SUCH_ID, member_id: NO_SUCH_ID })),
+      c(409, "an owner already in a household", async () => {
+        const m = await loyaltyMember()
+        await data(as("POST", "/api/v1/loyalty/households", { action: "create", member_id: m.member_id, name: "One" }))
+        return as("POST", "/api/v1/loyalty/households", { action: "create", member_id: m.member_id, name: "Two" })
+      }),
+      ...keyCases("POST", "/api/v1/loyalty/households", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/loyalty/households": {
+    cases: [
+      c(200, "a member's household", async () => {
+        const m = await loyaltyMember()
+        await data(as("POST", "/api/v1/loyalty/households", { action: "create", member_id: m.member_id, name: "Three" }))
+        return as("GET", `/api/v1/loyalty/households?member_id=${m.member_id}`)
+      }),
+      c(400, "a household_id that is no UUID", () => as("GET", "/api/v1/loyalty/households?household_id=x")),
+      c(404, "an unknown household", () => as("GET", `/api/v1/loyalty/households?household_id=${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/v1/loyalty/households?household_id=${NO_SUCH_ID}`)
+    ]
+  },
+  "GET /api/v1/loyalty/liability": {
+    cases: [c(200, "the liability", () => as("GET", "/api/v1/loyalty/liability")), ...keyCases("GET", "/api/v1/loyalty/liability")],
+    notCaused: { 400: NOTHING_TO_VALIDATE }
+  },
+  "GET /api/v1/loyalty/reservation-snapshot": {
+    cases: [
+      c(200, "a reservation with a hold", async () => as("GET", `/api/v1/loyalty/reservation-snapshot?reservation_id=${(await loyaltyHold()).reservation_id}`)),
+      c(400, "no reservation_id", () => as("GET", "/api/v1/loyalty/reservation-snapshot")),
+      c(404, "a reservation without loyalty activity", () => as("GET", `/api/v1/loyalty/reservation-snapshot?reservation_id=${uniqueId("NONE")}`)),
+      ...keyCases("GET", "/api/v1/loyalty/reservation-snapshot?reservation_id=x")
+    ]
+  }
+}
+
 const routes: Record<string, RouteCases> = {
   ...loyaltyRoutes,
   ...journeyRoutes,
+  ...loyaltyCreditRoutes,
   "POST /api/v1/reservations": {
     cases: [
       c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),

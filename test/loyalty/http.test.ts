@@ -40,6 +40,12 @@ const reward = async (body: Record<string, unknown> = {}) => {
 
 /** Σ lots = member balance = newest balance_after, straight from the database. */
 const ledgerAgrees = async (memberId: string) => {
+  const [held] = await sql`SELECT m.balance_held::int AS held,
+      (SELECT coalesce(sum(points_held), 0)::int FROM loyalty_lots WHERE member_id = m.member_id) AS lots_held,
+      (SELECT coalesce(sum(points), 0)::int FROM loyalty_holds WHERE member_id = m.member_id AND status = 'active') AS holds,
+      (SELECT coalesce(sum(held_points), 0)::int FROM loyalty_entries WHERE member_id = m.member_id) AS ledger_held
+    FROM loyalty_members m WHERE member_id = ${memberId}`
+  expect([held!.lots_held, held!.holds, held!.ledger_held]).toEqual([held!.held, held!.held, held!.held])
   const [row] = await sql`
     SELECT m.balance_active::int AS balance,
       (SELECT coalesce(sum(points_remaining), 0)::int FROM loyalty_lots WHERE member_id = m.member_id AND status = 'active') AS lots,
@@ -54,7 +60,7 @@ const ledgerAgrees = async (memberId: string) => {
   expect(row!.pending_ledger).toBe(row!.pending)
   expect(row!.pending_lots).toBe(row!.pending)
   if (row!.last_after !== null) expect(row!.last_after).toBe(row!.balance)
-  expect(row!.balance).toBeGreaterThanOrEqual(0)
+  expect(row!.balance).toBeGreaterThanOrEqual(held!.held)
   return row!.balance as number
 }
 
@@ -407,31 +413,71 @@ describe("conversion", () => {
 })
 
 describe("under load", () => {
-  it("1,000 mixed earns, redeems and retries over 50 members from 16 concurrent clients: every balance is what the answers say, Σ lots = Σ ledger, none negative", async () => {
+  it("1,000 mixed earns, redeems, holds, confirms, releases and retries over 50 members from 16 concurrent clients: every balance is what the answers say, Σ lots = Σ ledger = Σ holds, none negative, the liability report = Σ wallets", async () => {
     const members = await Promise.all(Array.from({ length: 50 }, () => enroll({ loyalty_balance: 500 })))
-    const expected = new Map(members.map((m) => [m.member_id, 500]))
-    const sent: Array<{ member_id: string; key: string; kind: "earn" | "redeem"; points: number }> = []
+    const expected = new Map(members.map((m) => [m.member_id, { balance: 500, held: 0 }]))
+    type Op = { member_id: string; key: string; kind: "earn" | "redeem" | "hold"; points: number }
+    const sent: Array<Op> = []
+    const holds: Array<{ member_id: string; hold_id: string; points: number; ended: boolean }> = []
     let next = 0
     const rand = (k: number) => Math.floor(Math.random() * k)
+    const count = { earn: 0, redeem: 0, hold: 0, confirm: 0, release: 0, retry: 0, refused: 0 }
     const client = async () => {
       while (next < 1000) {
         next++
+        const open = holds.filter((x) => !x.ended)
+        if (open.length > 0 && rand(5) === 0) {
+          // End a hold: confirm spends its points, release frees them; the same end twice is no double move.
+          const target = open[rand(open.length)]!
+          target.ended = true
+          const move = rand(2) === 0 ? "confirm" : "release"
+          const res = await api("POST", `/api/v1/loyalty/credit/${move}`, { hold_id: target.hold_id })
+          expect(res.status, JSON.stringify(res.body)).toBe(200)
+          const e = expected.get(target.member_id)!
+          expected.set(target.member_id, { balance: e.balance - (move === "confirm" ? target.points : 0), held: e.held - target.points })
+          count[move]++
+          continue
+        }
         const retry = sent.length > 0 && rand(10) === 0 ? sent[rand(sent.length)]! : undefined
-        const op = retry ?? { member_id: members[rand(50)]!.member_id, key: unique("load"), kind: rand(2) === 0 ? "earn" as const : "redeem" as const, points: 1 + rand(150) }
+        const kinds = ["earn", "redeem", "hold"] as const
+        const op: Op = retry ?? { member_id: members[rand(50)]!.member_id, key: unique("load"), kind: kinds[rand(3)]!, points: 1 + rand(150) }
         if (retry === undefined) sent.push(op)
-        const res = await (op.kind === "earn" ? earn : redeem)({ member_id: op.member_id, points: op.points, external_reference_id: op.key })
-        if (res.status === 200 && !res.body.data.idempotent_replay) {
-          expected.set(op.member_id, expected.get(op.member_id)! + (op.kind === "earn" ? op.points : -op.points))
+        else count.retry++
+        const res = op.kind === "earn" ? await earn({ member_id: op.member_id, points: op.points, external_reference_id: op.key })
+          : op.kind === "redeem" ? await redeem({ member_id: op.member_id, points: op.points, external_reference_id: op.key })
+          : await api("POST", "/api/v1/loyalty/credit/hold", { member_id: op.member_id, reservation_id: `RES-${op.key}`, points: op.points, external_reference_id: op.key })
+        if ((res.status === 200 || res.status === 201) && !res.body.data.idempotent_replay) {
+          const e = expected.get(op.member_id)!
+          if (op.kind === "hold") {
+            holds.push({ member_id: op.member_id, hold_id: res.body.data.hold_id, points: op.points, ended: false })
+            expected.set(op.member_id, { ...e, held: e.held + op.points })
+          } else expected.set(op.member_id, { ...e, balance: e.balance + (op.kind === "earn" ? op.points : -op.points) })
+          count[op.kind]++
         } else if (res.status === 200) {
-          expect(res.body.data.points_awarded ?? res.body.data.points_deducted).toBe(0)
+          expect(res.body.data.points_awarded ?? res.body.data.points_deducted ?? 0).toBe(0)
         } else {
           expect(res.status, JSON.stringify(res.body)).toBe(409)
           expect(res.body.error.code).toBe("INSUFFICIENT_POINTS")
+          count.refused++
         }
       }
     }
+    const started = Date.now()
     await Promise.all(Array.from({ length: 16 }, client))
-    for (const m of members) expect(await ledgerAgrees(m.member_id)).toBe(expected.get(m.member_id))
+    const took = Date.now() - started
+    for (const m of members) {
+      const balance = await ledgerAgrees(m.member_id)
+      const [row] = await sql`SELECT balance_held::int AS held FROM loyalty_members WHERE member_id = ${m.member_id}`
+      expect({ balance, held: row!.held }).toEqual(expected.get(m.member_id))
+    }
+    // The liability report is the sum of the wallets (the other tests of this file add theirs to both sides).
+    const liability = (await api("GET", "/api/v1/loyalty/liability")).body.data
+    const [sums] = await sql`SELECT sum(balance_active)::int AS active, sum(balance_held)::int AS held, sum(balance_pending)::int AS pending
+      FROM loyalty_members WHERE tenant_id = ${tenant.tenant_id} AND sandbox = false`
+    expect(liability.points).toEqual({ active: sums!.active, held: sums!.held, pending: sums!.pending, available: sums!.active - sums!.held })
+    const mine = [...expected.values()].reduce((s, e) => ({ balance: s.balance + e.balance, held: s.held + e.held }), { balance: 0, held: 0 })
+    expect(liability.points.held).toBeGreaterThanOrEqual(mine.held)
+    console.log(JSON.stringify({ loyalty_mixed_1000: { ms: took, writes_per_s: Math.round(1000 / (took / 1000)), ...count, held_now: mine.held } }))
   }, 120_000)
 })
 

@@ -71,6 +71,27 @@ describe("call events", () => {
     expect(created!.n).toBe(0) // streamed events link known guests; only completed records create contacts
   })
 
+  it("the screen pop carries the loyalty tier of the caller's email (null for a non-member)", async () => {
+    const p = phone(4)
+    const email = `tier.${Date.now()}@gmail.com`
+    const guest = await post(platform.baseUrl, "/api/v1/guests", tenant.live_key, { phone: p, email, first_name: "Tere", last_name: "Vidal" })
+    expect(guest.status, JSON.stringify(guest.body)).toBeLessThan(300)
+    const ring = async () => (await cti({ event_type: "call_ringing", call_id: callId(), from_number: p, direction: "inbound" })).body.data.screen_pop.contact
+    expect((await ring()).tier).toBeNull()
+    const put = (path: string, body: unknown) => request(platform.baseUrl, "PUT", path, { key: tenant.live_key, body })
+    expect((await put("/api/v1/loyalty/program", { currency: "EUR", points_per_unit: 10, point_value: 0.01 })).status).toBe(200)
+    expect((await put("/api/v1/loyalty/tiers", [
+      { tier_slug: "blue", tier_name: "Blue", threshold: 0, basis: "qualifying_points" },
+      { tier_slug: "gold", tier_name: "Gold", threshold: 1000, basis: "qualifying_points" }
+    ])).status).toBe(200)
+    const member = await post(platform.baseUrl, "/api/v1/loyalty/enroll", tenant.live_key, { email: email.toUpperCase() })
+    expect((await ring()).tier).toEqual({ slug: "blue", name: "Blue" })
+    await post(platform.baseUrl, "/api/v1/loyalty/points", tenant.live_key, {
+      member_id: member.body.data.member_id, amount: 150, currency: "EUR", nights: 1, external_reference_id: `tier-${Date.now()}`
+    })
+    expect((await ring()).tier).toEqual({ slug: "gold", name: "Gold" })
+  })
+
   it("refuses an unknown event type, a missing call_id, a malformed number or timestamp, storing nothing", async () => {
     const before = (await sql`SELECT count(*)::int AS n FROM call_events WHERE tenant_id = ${tenant.tenant_id}`)[0]!.n
     const cases: Array<[unknown, string]> = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import type { UpsertReservation } from "../../../actors/reservation/protocol.ts"
-import { bookingEventFor, guestStageOf, mergeReservation, nightsBetween, stayEventFor } from "../../../actors/reservation/state.ts"
+import { bookingEventFor, guestStageOf, mergeReservation, nightsBetween, guestEventFor } from "../../../actors/reservation/state.ts"
 import { ReservationStatuses } from "../../../schemas/reservation.ts"
 
 const command = (fields: Partial<UpsertReservation["fields"]> = {}, extra: Partial<UpsertReservation> = {}): UpsertReservation => ({
@@ -51,9 +51,9 @@ describe("reservation state", () => {
   })
 
   it("a move into checked-in or checked-out is also the guest's stay event; staying there is not", () => {
-    expect(stayEventFor("confirmed", "checked_in")).toBe("guest.checked_in")
-    expect(stayEventFor(undefined, "checked_out")).toBe("guest.checked_out")
-    expect(stayEventFor("checked_in", "checked_in")).toBeUndefined()
-    expect(stayEventFor("checked_in", "cancelled")).toBeUndefined()
+    expect(guestEventFor("confirmed", "checked_in")).toBe("guest.checked_in")
+    expect(guestEventFor(undefined, "checked_out")).toBe("guest.checked_out")
+    expect(guestEventFor("checked_in", "checked_in")).toBeUndefined()
+    expect(guestEventFor("checked_in", "cancelled")).toBeUndefined()
   })
 })

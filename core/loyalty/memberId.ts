@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import type { TenantScope } from "../../core/TenantScope.ts"
+import type { TenantScope } from "../TenantScope.ts"
 
 /** The namespace of loyalty member ids (a fixed random UUID). */
 const NAMESPACE = Buffer.from("6f1c2d8e4b7a4c31a9e05d3f8b2c7e19", "hex")
