@@ -11,6 +11,7 @@ import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
+import { LoyaltyAuctionsGroup } from "./loyaltyAuction.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
@@ -175,6 +176,7 @@ export const Api = HttpApi.make("gep")
   .add(LoyaltyGroup)
   .add(JourneysGroup)
   .add(LoyaltyCreditGroup)
+  .add(LoyaltyAuctionsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

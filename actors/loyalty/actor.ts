@@ -12,6 +12,8 @@ import { creditReverse, endHolds, placeHold } from "./credit.ts"
 import { reverseEarnings } from "./reverse.ts"
 import { stayEvent } from "./stays.ts"
 import { changeMembership, contribute, createHousehold, credit } from "./households.ts"
+import { auctionBid, auctionClose } from "./auction.ts"
+import { bidHold, settleAuction } from "./bids.ts"
 import { enroll, unsubscribe } from "./membership.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import { chain, earn as earnLot, resolvePending, spend } from "./state.ts"
@@ -199,6 +201,10 @@ const apply = (cmd: LoyaltyCommand) => {
     case "household_membership": return changeMembership(cmd)
     case "household_contribute": return contribute(cmd)
     case "household_credit": return credit(cmd)
+    case "bid_hold": return bidHold(cmd)
+    case "auction_bid": return auctionBid(cmd)
+    case "auction_close": return auctionClose(cmd)
+    case "auction_settle": return settleAuction(cmd)
   }
 }
 

@@ -36,7 +36,7 @@ export const placeHold = Effect.fn("LoyaltyActor.placeHold")(function*(cmd: Plac
     }
     return {
       op: "hold_placed", idempotent_replay: true, balances: Repo.balancesOf(settled.wallet),
-      hold: { hold_id: prior.hold_id, status: statusAt(prior, now), reservation_id: prior.reservation_id, points_held: prior.points, amount_minor: prior.amount_minor, currency: prior.currency, expires_at: prior.expires_at }
+      hold: { hold_id: prior.hold_id, status: statusAt(prior, now), reservation_id: prior.reservation_id, points_held: prior.points, amount_minor: prior.amount_minor, currency: prior.currency!, expires_at: prior.expires_at }
     } satisfies LoyaltyResult
   }
   const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
@@ -79,7 +79,7 @@ export const endHolds = Effect.fn("LoyaltyActor.endHolds")(function*(cmd: EndHol
   const rows = yield* Actor.query((tx) => Holds.findHolds(tx, cmd.member_id, [...new Set(cmd.hold_ids)]))
   if (rows.length === 0) return yield* refuse("HOLD_NOT_FOUND", "No such hold", { hold_id: ["not found"] })
   let t = settle(member.wallet, now, randomUUID)
-  const holds: Array<{ hold_id: string; status: Holds.HoldRow["status"]; points: number; amount_minor: number; currency: string }> = []
+  const holds: Array<{ hold_id: string; status: Holds.HoldRow["status"]; points: number; amount_minor: number; currency: string | null }> = []
   for (const row of rows) {
     const status = statusAt(row, now)
     const view = { hold_id: row.hold_id, amount_minor: row.amount_minor, currency: row.currency }

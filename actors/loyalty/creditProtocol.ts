@@ -88,7 +88,7 @@ export const HoldPlaced = Schema.Struct({
 export const HoldsEnded = Schema.Struct({
   op: Schema.Literal("holds_ended"),
   /** Each hold named, with its status now and the points this command moved (0 on a repeat). */
-  holds: Schema.Array(Schema.Struct({ hold_id: Schema.String, status: HoldStatus, points: Schema.Number, amount_minor: Schema.Number, currency: Schema.String })),
+  holds: Schema.Array(Schema.Struct({ hold_id: Schema.String, status: HoldStatus, points: Schema.Number, amount_minor: Schema.Number, currency: NullableString })),
   balances: Balances
 })
 export const CreditReversed = Schema.Struct({

@@ -13,22 +13,24 @@ export interface HoldRow {
   readonly reservation_id: string
   readonly points: number
   readonly amount_minor: number
-  readonly currency: string
+  /** null for a bid hold (points only). */
+  readonly currency: string | null
   readonly expires_at: string
+  readonly created_at: string
   readonly fingerprint: unknown
   readonly refund_id: string | null
   readonly points_restored: number | null
 }
 
 const holdColumns = (tx: Tx) => tx`h.hold_id, h.member_id, h.status, h.reservation_id, h.points::float8 AS points,
-  h.amount_minor::float8 AS amount_minor, trim(h.currency) AS currency, h.expires_at, h.fingerprint, r.refund_id,
+  h.amount_minor::float8 AS amount_minor, trim(h.currency) AS currency, h.expires_at, h.created_at, h.fingerprint, r.refund_id,
   r.points_restored::float8 AS points_restored`
-const asHold = (r: Record<string, unknown>) => ({ ...r, expires_at: iso(r.expires_at)! }) as unknown as HoldRow
+const asHold = (r: Record<string, unknown>) => ({ ...r, expires_at: iso(r.expires_at)!, created_at: iso(r.created_at)! }) as unknown as HoldRow
 
-/** The hold a key already made, in this tenant and mode (any member). */
-export const findHoldByKey = async (tx: Tx, scope: TenantScope, key: string): Promise<HoldRow | undefined> => {
+/** The hold a key already made, in this tenant and mode (any member), among credit holds or bid holds (keys apart). */
+export const findHoldByKey = async (tx: Tx, scope: TenantScope, key: string, kind: "credit" | "bid" = "credit"): Promise<HoldRow | undefined> => {
   const [row] = await tx`SELECT ${holdColumns(tx)} FROM loyalty_holds h LEFT JOIN loyalty_refunds r ON r.hold_id = h.hold_id
-    WHERE h.tenant_id = ${scope.tenant_id} AND h.sandbox = ${scope.sandbox} AND h.external_reference_id = ${key}`
+    WHERE h.tenant_id = ${scope.tenant_id} AND h.sandbox = ${scope.sandbox} AND h.kind = ${kind} AND h.external_reference_id = ${key}`
   return row === undefined ? undefined : asHold(row)
 }
 

@@ -8,6 +8,7 @@ export { Balances } from "./balances.ts"
 import { Balances } from "./balances.ts"
 import { CreditCommands, CreditResults } from "./creditProtocol.ts"
 import { HouseholdCommands, HouseholdResults } from "./householdProtocol.ts"
+import { AuctionCommands, AuctionResults } from "./auctionProtocol.ts"
 
 export const Enroll = Schema.Struct({
   op: Schema.Literal("enroll"),
@@ -90,7 +91,7 @@ export const ApplyDiscount = Schema.Struct({
 })
 export type ApplyDiscount = typeof ApplyDiscount.Type
 
-export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn, ApplyDiscount, ...CreditCommands, ...HouseholdCommands])
+export const LoyaltyCommand = Schema.Union([Enroll, Earn, Redeem, Unsubscribe, ResolveEarn, ApplyDiscount, ...CreditCommands, ...HouseholdCommands, ...AuctionCommands])
 export type LoyaltyCommand = typeof LoyaltyCommand.Type
 
 export const Enrolled = Schema.Struct({
@@ -144,13 +145,14 @@ export const DiscountApplied = Schema.Struct({
   currency: Schema.String,
   balances: Balances
 })
-export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved, DiscountApplied, ...CreditResults, ...HouseholdResults])
+export const LoyaltyResult = Schema.Union([Enrolled, Earned, Redeemed, Unsubscribed, EarnResolved, DiscountApplied, ...CreditResults, ...HouseholdResults, ...AuctionResults])
 export type LoyaltyResult = typeof LoyaltyResult.Type
 
 export const RefusalCodes = [
   "MEMBER_NOT_FOUND", "MEMBER_INACTIVE", "INSUFFICIENT_POINTS", "IDEMPOTENCY_CONFLICT", "REWARD_NOT_FOUND", "REWARD_UNAVAILABLE",
   "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH", "EARN_NOT_FOUND", "EARN_NOT_PENDING", "HOLD_NOT_FOUND", "HOLD_EXPIRED", "HOLD_NOT_ACTIVE",
-  "HOLD_NOT_CONFIRMED", "HOUSEHOLD_NOT_FOUND", "HOUSEHOLD_MEMBER_TAKEN", "HOUSEHOLD_LIMIT", "NOT_HOUSEHOLD_MEMBER"
+  "HOLD_NOT_CONFIRMED", "HOUSEHOLD_NOT_FOUND", "HOUSEHOLD_MEMBER_TAKEN", "HOUSEHOLD_LIMIT", "NOT_HOUSEHOLD_MEMBER",
+  "EXPERIENCE_NOT_FOUND", "AUCTION_CLOSED", "BID_TOO_LOW"
 ] as const
 export type RefusalCode = typeof RefusalCodes[number]
 

@@ -98,10 +98,11 @@ export const findByKey = async (tx: Tx, scope: TenantScope, op: string, key: str
 
 export const insertRedemption = (tx: Tx, scope: TenantScope, r: {
   redemption_id: string; entry_id: string; member_id: string; reward_id: string | null; points: number; status: string; notes: string | null; created_at: string
+  auction_id?: string
 }) =>
-  tx`INSERT INTO loyalty_redemptions (redemption_id, entry_id, member_id, tenant_id, sandbox, reward_id, points, status, notes, created_at)
+  tx`INSERT INTO loyalty_redemptions (redemption_id, entry_id, member_id, tenant_id, sandbox, reward_id, points, status, notes, created_at, auction_id)
     VALUES (${r.redemption_id}, ${r.entry_id}, ${r.member_id}, ${scope.tenant_id}, ${scope.sandbox}, ${r.reward_id}, ${r.points}, ${r.status},
-      ${r.notes}, ${r.created_at})`
+      ${r.notes}, ${r.created_at}, ${r.auction_id ?? null})`
 
 export const findReward = async (tx: Tx, scope: TenantScope, rewardId: string) => {
   const [row] = await tx`SELECT reward_id, name, type, points_cost::float8 AS points_cost, auto_fulfill, stock_remaining, active FROM loyalty_rewards

@@ -19,12 +19,15 @@ export interface EntryExtras {
 }
 
 export interface NewHold {
-  readonly reservation_id: string
+  /** A credit hold's reservation (null for a bid hold). */
+  readonly reservation_id: string | null
   readonly external_reference_id: string
   readonly fingerprint: string
   readonly amount_minor: number
-  readonly currency: string
+  readonly currency: string | null
   readonly created_at: string
+  /** A bid hold names its auction (absent: a credit hold). */
+  readonly auction_id?: string
 }
 
 /**
@@ -58,9 +61,10 @@ export const saveTransition = async (
     } else {
       const h = extras.newHold!
       await tx`INSERT INTO loyalty_holds (hold_id, member_id, tenant_id, sandbox, reservation_id, external_reference_id, fingerprint, points,
-          amount_minor, currency, status, expires_at, created_at)
+          amount_minor, currency, status, expires_at, created_at, kind, auction_id)
         VALUES (${hold.hold_id}, ${memberId}, ${scope.tenant_id}, ${scope.sandbox}, ${h.reservation_id}, ${h.external_reference_id},
-          ${jsonb(tx, h.fingerprint)}, ${hold.points}, ${h.amount_minor}, ${h.currency}, ${hold.status}, ${hold.expires_at}, ${h.created_at})`
+          ${jsonb(tx, h.fingerprint)}, ${hold.points}, ${h.amount_minor}, ${h.currency}, ${hold.status}, ${hold.expires_at}, ${h.created_at},
+          ${h.auction_id === undefined ? "credit" : "bid"}, ${h.auction_id ?? null})`
       for (const d of hold.draws) {
         await tx`INSERT INTO loyalty_hold_lots (hold_id, lot_id, tenant_id, points) VALUES (${hold.hold_id}, ${d.lot_id}, ${scope.tenant_id}, ${d.points})`
       }

@@ -28,6 +28,7 @@ import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
 import { B2bLive } from "../b2b/http.ts"
 import { LoyaltyLive } from "../loyalty/http.ts"
 import { LoyaltyCreditLive } from "../loyalty/creditHttp.ts"
+import { LoyaltyAuctionsLive } from "../loyalty/auctionHttp.ts"
 import { ContactCallsLive } from "../telephony/contactCalls.ts"
 import { CtiAuthenticationLive } from "../telephony/ctiAuthentication.ts"
 import { EventsLive } from "../event/http.ts"
@@ -87,7 +88,7 @@ const ApiRoutes = Layer.mergeAll(
   WhatsAppWebhookRoutes,
   UnsubscribeRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, JourneysLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )

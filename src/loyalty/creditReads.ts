@@ -5,9 +5,9 @@ import type { Principal } from "../../schemas/api.ts"
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null))
 
-/** Holds named by hold_id, by the key that placed them, or by reservation, with their member and status. */
+/** Credit holds (never an auction's bid holds) named by hold_id, by the key that placed them, or by reservation, with their member and status. */
 export const findHoldRefs = async (tx: Tx, p: Principal, by: { hold_id?: string; external_reference_id?: string; reservation_id?: string }) =>
-  (await tx`SELECT hold_id, member_id, status FROM loyalty_holds WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND ${
+  (await tx`SELECT hold_id, member_id, status FROM loyalty_holds WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox} AND kind = 'credit' AND ${
     by.hold_id !== undefined ? tx`hold_id = ${by.hold_id}`
     : by.external_reference_id !== undefined ? tx`external_reference_id = ${by.external_reference_id}`
     : tx`reservation_id = ${by.reservation_id!}`
