@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { CLOSE_GRACE_MS, minNextBid } from "../../core/loyalty/auction.ts"
 import * as Actor from "../runtime/Actor.ts"
 import type { AuctionBid, AuctionClose } from "./auctionProtocol.ts"
 import { LoyaltyProtocol, type LoyaltyResult } from "./protocol.ts"
@@ -9,8 +10,6 @@ import { refuse } from "./refusals.ts"
 // the bidder's outbox and the ingress both bring it) and closes the auction; the holds live in the bidders' actors,
 // which it tells (outbox) to release a refused or outbid bid's hold and to confirm the winner's.
 
-/** A bid placed before ends_at still counts while the auction is open; it closes this long after ends_at. */
-export const CLOSE_GRACE_MS = 2_000
 
 interface AuctionRow {
   readonly auction_id: string
@@ -29,9 +28,6 @@ const load = (auctionId: string) =>
         current_high_bid::float8 AS current_high_bid, leading_bid_id, ends_at FROM loyalty_auctions WHERE auction_id = ${auctionId} FOR UPDATE`
     return a === undefined ? undefined : ({ ...a, ends_at: (a.ends_at as Date).toISOString() } as unknown as AuctionRow)
   })
-
-export const minNextBid = (a: { readonly current_high_bid: number | null; readonly starting_bid: number; readonly min_increment: number }) =>
-  a.current_high_bid === null ? a.starting_bid : a.current_high_bid + a.min_increment
 
 const view = (a: AuctionRow) => ({
   auction_id: a.auction_id, auction_status: a.status, current_high_bid: a.current_high_bid, min_next_bid: minNextBid(a), ends_at: a.ends_at

@@ -9,6 +9,7 @@ import { EmailTransport } from "../../actors/message/EmailTransport.ts"
 import { MessageDeliverer } from "../../actors/message/MessageDeliverer.ts"
 import { WhatsAppTransport } from "../../actors/message/WhatsAppTransport.ts"
 import { JourneyScheduler } from "../../actors/journey/JourneyScheduler.ts"
+import { AuctionSweeper } from "../../actors/loyalty/auctionSweep.ts"
 import { JourneyConfig } from "../../core/journey/JourneyConfig.ts"
 import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
@@ -103,7 +104,8 @@ const WorkerRole = Layer.mergeAll(
   Worker.layer(Actors),
   WebhookDeliverer.layer,
   MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer])),
-  JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer))
+  JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer)),
+  AuctionSweeper.layer
 ).pipe(Layer.provide(WebhookConfig.layer))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
-import { CLOSE_GRACE_MS } from "../../actors/loyalty/auction.ts"
+import { CLOSE_GRACE_MS } from "../../core/loyalty/auction.ts"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { Conflict, NotFound } from "../../schemas/errors.ts"
 import { AUCTION_MAX_DAYS, ExperienceCreated } from "../../schemas/loyaltyAuction.ts"

@@ -1,6 +1,6 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { Principal } from "../../schemas/api.ts"
-import { minNextBid } from "../../actors/loyalty/auction.ts"
+import { minNextBid } from "../../core/loyalty/auction.ts"
 
 // Reads of experience auctions, inside the principal's tenant and mode.
 

@@ -123,4 +123,20 @@ describe("experience auctions", () => {
     const tx = await api("GET", `/api/v1/loyalty/transactions?member_id=${w.member_id}`)
     expect(tx.body.data.items.some((i: { kind: string; redemption_id: string | null }) => i.redemption_id === view.winner.redemption_id)).toBe(true)
   }, 90_000)
+
+  it("an auction nobody bids on or reads after its end is closed by the workers' sweep: the winner pays once", async () => {
+    const e = await experience({ ends_at: new Date(Date.now() + 2_000).toISOString() })
+    const w = await enroll(800)
+    expect((await bid({ member_id: w.member_id, experience_id: e.experience_id, bid_points: 500 })).body.data.status).toBe("leading")
+    const deadline = Date.now() + 30_000
+    let rows: Array<Record<string, unknown>> = []
+    while (Date.now() < deadline) {
+      rows = await h.sql`SELECT a.status, r.points::int AS points FROM loyalty_auctions a LEFT JOIN loyalty_redemptions r ON r.auction_id = a.auction_id
+        WHERE a.auction_id = ${e.experience_id}`
+      if (rows[0]!.points !== null) break
+      await new Promise((r) => setTimeout(r, 250))
+    }
+    expect(rows).toEqual([{ status: "closed", points: 500 }])
+    expect(await ledgerAgrees(w.member_id)).toEqual({ balance: 300, held: 0 })
+  }, 60_000)
 })

@@ -1,0 +1,71 @@
+import { Config, Context, Effect, Layer } from "effect"
+import { AppConfig } from "../../core/config/AppConfig.ts"
+import { deterministicId } from "../../core/deterministicId.ts"
+import { Database, runTransaction, type Sql } from "../../core/db/Database.ts"
+import { CLOSE_GRACE_MS } from "../../core/loyalty/auction.ts"
+import { errorText, log } from "../../core/observability/log.ts"
+import { encode } from "../../streams/envelope.ts"
+import { Nats } from "../../streams/Nats.ts"
+import { told } from "../../streams/tell.ts"
+import { OutboxRelay } from "../runtime/OutboxRelay.ts"
+import type { OutboxMessage } from "../runtime/Actor.ts"
+import { LoyaltyProtocol } from "./protocol.ts"
+
+// Closes the auctions nobody bid on or read after their end: a close message for each due auction's actor, once.
+
+export interface AuctionSweepDeps {
+  readonly sql: Sql
+  readonly namespace: string
+  readonly partitions: number
+  readonly publish: (messages: ReadonlyArray<OutboxMessage>) => Promise<void>
+}
+
+/**
+ * Each open auction past its end and grace, not yet swept, gets one `auction_close` message, written to the outbox in
+ * the transaction that marks it swept (rows another worker holds are skipped); the actor closes it once.
+ */
+export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date = new Date(), limit = 500): Promise<number> => {
+  const messages = await runTransaction(deps.sql, async (tx) => {
+    const due = await tx<Array<{ auction_id: string; tenant_id: string; sandbox: boolean }>>`
+      WITH due AS (
+        SELECT auction_id FROM loyalty_auctions
+        WHERE status = 'open' AND NOT close_published AND ends_at <= ${new Date(now.getTime() - CLOSE_GRACE_MS)}
+        ORDER BY ends_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      UPDATE loyalty_auctions a SET close_published = true FROM due WHERE a.auction_id = due.auction_id
+      RETURNING a.auction_id, a.tenant_id, a.sandbox`
+    if (due.length === 0) return []
+    const out: Array<OutboxMessage> = due.map((d) => {
+      const m = told(deps, LoyaltyProtocol, "apply", d, { op: "auction_close", member_id: d.auction_id }, `auction-close:${d.auction_id}`)
+      return { id: deterministicId(m.id), subject: m.subject, payload: m.payload }
+    })
+    const rows = out.map((m, i) => ({ id: m.id, tenant_id: due[i]!.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
+    await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+    return out
+  })
+  if (messages.length > 0) await deps.publish(messages)
+  return messages.length
+}
+
+/** Every worker sweeps due auctions every `GEP_AUCTION_SWEEP_MS` (default 5 s); the SKIP LOCKED marks keep it once. */
+export class AuctionSweeper extends Context.Service<AuctionSweeper, { readonly closeDue: (now?: Date) => Promise<number> }>()("app/loyalty/AuctionSweeper") {
+  static readonly layer = Layer.effect(AuctionSweeper, Effect.gen(function*() {
+    const app = yield* AppConfig
+    const { sql } = yield* Database
+    const { js } = yield* Nats
+    const relay = new OutboxRelay(sql, js)
+    const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => relay.publishMessages(m) }
+    const closeDue = (now?: Date) => closeDueAuctions(deps, now)
+    const ms = yield* Config.Int("GEP_AUCTION_SWEEP_MS").pipe(Config.withDefault(5_000), Effect.orDie)
+    yield* Effect.acquireRelease(Effect.sync(() => {
+      let running = false
+      const t = setInterval(() => {
+        if (running) return
+        running = true
+        closeDue().catch((e) => log("warn", "auction close sweep failed", { error: errorText(e) })).finally(() => (running = false))
+      }, ms)
+      t.unref()
+      return t
+    }), (t) => Effect.sync(() => clearInterval(t)))
+    return AuctionSweeper.of({ closeDue })
+  }))
+}
