@@ -46,7 +46,7 @@ export const LoyaltyAuctionsGroup = HttpApiGroup.make("loyaltyAuctions")
   .add(
     HttpApiEndpoint.post("createExperience", "/api/v1/loyalty/experiences", {
       payload: ExperienceRequest, success: ExperienceCreated.pipe(HttpApiSchema.status(201)).annotate({ description: "The new experience and its auction" }),
-      error: [...writeErrors]
+      error: ValidationFailed
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Put an experience up for auction: starting bid, minimum increment, end")
   )

@@ -180,6 +180,8 @@ const loyaltyProgram = async () =>
 const loyaltyMember = async (loyalty_balance = 1000) =>
   data(as("POST", "/api/v1/loyalty/enroll", { email: `${uniqueId("loyal").toLowerCase()}@gmail.com`, loyalty_balance })) as Promise<{ member_id: string; email: string }>
 const loyaltyReward = async () => (await data(as("POST", "/api/v1/loyalty/rewards", { name: "Spa", type: "amenity", points_cost: 100, auto_fulfill: false }))).reward_id as string
+const loyaltyExperienceBody = () => ({ name: "Chef's table", starting_bid: 100, min_increment: 10, ends_at: new Date(Date.now() + 3_600_000).toISOString() })
+const loyaltyExperience = async () => (await data(as("POST", "/api/v1/loyalty/experiences", loyaltyExperienceBody()))).experience_id as string
 const loyaltyRoutes: Record<string, RouteCases> = {
   "PUT /api/v1/loyalty/program": {
     cases: [
@@ -685,6 +687,37 @@ const loyaltyCreditRoutes: Record<string, RouteCases> = {
       c(400, "no reservation_id", () => as("GET", "/api/v1/loyalty/reservation-snapshot")),
       c(404, "a reservation without loyalty activity", () => as("GET", `/api/v1/loyalty/reservation-snapshot?reservation_id=${uniqueId("NONE")}`)),
       ...keyCases("GET", "/api/v1/loyalty/reservation-snapshot?reservation_id=x")
+    ]
+  },
+  "POST /api/v1/loyalty/experiences": {
+    cases: [
+      c(201, "an experience", () => as("POST", "/api/v1/loyalty/experiences", loyaltyExperienceBody())),
+      c(400, "an end in the past", () => as("POST", "/api/v1/loyalty/experiences", { ...loyaltyExperienceBody(), ends_at: "2020-01-01T00:00:00Z" })),
+      ...keyCases("POST", "/api/v1/loyalty/experiences", {})
+    ]
+  },
+  "POST /api/v1/loyalty/experiences/bid": {
+    cases: [
+      c(200, "a leading bid", async () => as("POST", "/api/v1/loyalty/experiences/bid", {
+        member_id: (await loyaltyMember()).member_id, experience_id: await loyaltyExperience(), bid_points: 100, external_reference_id: uniqueId("B")
+      })),
+      c(400, "a bid of 0 points", () => as("POST", "/api/v1/loyalty/experiences/bid", { member_id: NO_SUCH_ID, experience_id: NO_SUCH_ID, bid_points: 0 })),
+      c(404, "an unknown experience", async () => as("POST", "/api/v1/loyalty/experiences/bid", {
+        member_id: (await loyaltyMember()).member_id, experience_id: NO_SUCH_ID, bid_points: 100, external_reference_id: uniqueId("B")
+      })),
+      c(409, "a bid below the starting bid", async () => as("POST", "/api/v1/loyalty/experiences/bid", {
+        member_id: (await loyaltyMember()).member_id, experience_id: await loyaltyExperience(), bid_points: 99, external_reference_id: uniqueId("B")
+      })),
+      ...keyCases("POST", "/api/v1/loyalty/experiences/bid", {})
+    ],
+    notCaused: ACTOR_FAILURES
+  },
+  "GET /api/v1/loyalty/experiences/{experience_id}": {
+    cases: [
+      c(200, "an experience", async () => as("GET", `/api/v1/loyalty/experiences/${await loyaltyExperience()}`)),
+      c(400, "an id that is no UUID", () => as("GET", "/api/v1/loyalty/experiences/x")),
+      c(404, "an unknown experience", () => as("GET", `/api/v1/loyalty/experiences/${NO_SUCH_ID}`)),
+      ...keyCases("GET", `/api/v1/loyalty/experiences/${NO_SUCH_ID}`)
     ]
   }
 }
