@@ -1,4 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { jetstream } from "@nats-io/jetstream"
+import { connect } from "@nats-io/transport-node"
+import { randomUUID } from "node:crypto"
+import { type LoyaltyCommand, LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
+import { decode, encode, type Envelope, type Reply } from "../../streams/envelope.ts"
+import { partitionOf } from "../../streams/partition.ts"
+import { ingressSubject } from "../../streams/subjects.ts"
 import { loyaltyHarness } from "./support.ts"
 
 const { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees } = loyaltyHarness("loyalty-auctions")
@@ -138,5 +145,37 @@ describe("experience auctions", () => {
     }
     expect(rows).toEqual([{ status: "closed", points: 500 }])
     expect(await ledgerAgrees(w.member_id)).toEqual({ balance: 300, held: 0 })
+  }, 60_000)
+
+  it("a close that names a winning hold a raise already replaced: the raise's hold is released and the winning points spent, once", async () => {
+    const e = await experience({ ends_at: new Date(Date.now() + 3_000).toISOString() })
+    const m = await enroll(1000)
+    const first = (await bid({ member_id: m.member_id, experience_id: e.experience_id, bid_points: 300 })).body.data
+    const raise = (await bid({ member_id: m.member_id, experience_id: e.experience_id, bid_points: 400 })).body.data
+    expect(raise).toMatchObject({ status: "leading", replaced_hold_id: first.hold_id })
+    // The close of a world where the raise reached the auction only after it closed: the winner is the replaced hold.
+    const nc = await connect({ servers: h.platform.config.natsUrl })
+    try {
+      const command: LoyaltyCommand = { op: "auction_settle", member_id: m.member_id, auction_id: e.experience_id, hold_id: first.hold_id, points: 300, name: "Chef's table" }
+      const envelope: Envelope = {
+        id: randomUUID(), actor: "loyalty", type: "apply", tenant_id: h.tenant.tenant_id, sandbox: false, key: m.member_id, sent_at: Date.now(),
+        reply_to: `_test.reply.${randomUUID()}`, payload: LoyaltyProtocol.codecs.apply.encodePayload(command)
+      }
+      const reply = new Promise<Reply>((resolve) => nc.subscribe(envelope.reply_to!, { max: 1, callback: (_err, msg) => resolve(decode<Reply>(msg.data)) }))
+      await jetstream(nc).publish(ingressSubject(h.platform.config.namespace, "loyalty", partitionOf(h.tenant.tenant_id, m.member_id, h.platform.config.partitions)),
+        encode(envelope), { msgID: envelope.id })
+      expect((await reply).exit._tag).toBe("Success")
+    } finally {
+      await nc.close()
+    }
+    expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 700, held: 0 })
+    // The real close then names the raise: the auction's one redemption is there already, nothing is charged again.
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(e.ends_at) + 2_500 - Date.now())))
+    const view = (await api("GET", `/api/v1/loyalty/experiences/${e.experience_id}`)).body.data
+    expect(view).toMatchObject({ status: "closed", winner: { member_id: m.member_id, bid_points: 400 } })
+    await new Promise((r) => setTimeout(r, 1_500))
+    const redemptions = await h.sql`SELECT points::int AS points FROM loyalty_redemptions WHERE auction_id = ${e.experience_id}`
+    expect(redemptions).toEqual([{ points: 300 }])
+    expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 700, held: 0 })
   }, 60_000)
 })
