@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { CLOSE_GRACE_MS, minNextBid } from "../../core/loyalty/auction.ts"
+import { closeDue, decideBid, minNextBid } from "../../core/loyalty/auction.ts"
 import * as Actor from "../runtime/Actor.ts"
 import type { AuctionBid, AuctionClose } from "./auctionProtocol.ts"
 import { LoyaltyProtocol, type LoyaltyResult } from "./protocol.ts"
@@ -38,7 +38,7 @@ const release = (memberId: string, holdId: string) =>
 
 /** Closes the auction when its end and the grace have passed: the leading bid wins and its bidder is told to pay. */
 const closeIfDue = Effect.fn("AuctionActor.closeIfDue")(function*(a: AuctionRow, now: number) {
-  if (a.status !== "open" || now < Date.parse(a.ends_at) + CLOSE_GRACE_MS) return { auction: a, closedNow: false }
+  if (!closeDue(a, now)) return { auction: a, closedNow: false }
   yield* Actor.query((tx) => tx`UPDATE loyalty_auctions SET status = 'closed', closed_at = now() WHERE auction_id = ${a.auction_id} AND status = 'open'`)
   if (a.leading_bid_id !== null) {
     const [winner] = yield* Actor.query((tx) => tx`UPDATE loyalty_bids SET status = 'won' WHERE bid_id = ${a.leading_bid_id} AND status = 'leading'
@@ -72,8 +72,9 @@ export const auctionBid = Effect.fn("AuctionActor.bid")(function*(cmd: AuctionBi
   }
   const bidId = randomUUID()
   const minNext = minNextBid(a)
-  const refusal = a.status === "closed" || cmd.placed_at >= a.ends_at ? "AUCTION_CLOSED" as const : cmd.points < minNext ? "BID_TOO_LOW" as const : null
-  if (refusal !== null) {
+  const decision = decideBid(a, cmd)
+  if (!decision.accepted) {
+    const refusal = decision.refusal
     yield* Actor.query((tx) => tx`INSERT INTO loyalty_bids (bid_id, auction_id, tenant_id, member_id, hold_id, points, status, refusal, high_at_refusal, min_at_refusal, placed_at, decided_at)
       VALUES (${bidId}, ${a.auction_id}, ${scope.tenant_id}, ${cmd.bidder_member_id}, ${cmd.hold_id}, ${cmd.points}, 'refused', ${refusal}, ${a.current_high_bid}, ${minNext},
         ${cmd.placed_at}, now())`)

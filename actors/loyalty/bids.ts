@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { replacedHolds } from "../../core/loyalty/auction.ts"
 import * as Actor from "../runtime/Actor.ts"
 import type { AuctionSettle, BidHold } from "./auctionProtocol.ts"
 import { fingerprint } from "./earning.ts"
@@ -59,7 +60,7 @@ export const bidHold = Effect.fn("LoyaltyActor.bidHold")(function*(cmd: BidHold)
   if (auction === undefined) return yield* refuse("EXPERIENCE_NOT_FOUND", "No such experience", { experience_id: ["not found"] })
   const endsAt = auction.ends_at.toISOString()
   const live = (yield* activeBidHolds(cmd.member_id, cmd.auction_id)).filter((h) => settled.wallet.holds.some((x) => x.hold_id === h.hold_id && x.status === "active"))
-  const replaced = now < endsAt ? live.filter((h) => cmd.points >= h.points + auction.min_increment) : []
+  const replaced = replacedHolds(live, { points: cmd.points, placed_at: now }, { min_increment: auction.min_increment, ends_at: endsAt })
   let t: Transition = settled
   for (const h of replaced) t = then(t, (w) => endHold(w, h.hold_id, "release", randomUUID(), now))
   const expiresAt = new Date(Math.max(Date.parse(endsAt), Date.parse(now)) + BID_HOLD_MARGIN_MS).toISOString()
