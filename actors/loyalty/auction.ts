@@ -22,10 +22,15 @@ interface AuctionRow {
   readonly ends_at: string
 }
 
+/**
+ * The auction row, locked FOR NO KEY UPDATE: compatible with the KEY SHARE lock a bidder's transaction takes when its
+ * new hold references the auction, so a bidder (holding its member row) and the auction (about to reference that
+ * member from a bid row) never wait on each other in a cycle.
+ */
 const load = (auctionId: string) =>
   Actor.query(async (tx) => {
     const [a] = await tx`SELECT auction_id, name, status, starting_bid::float8 AS starting_bid, min_increment::float8 AS min_increment,
-        current_high_bid::float8 AS current_high_bid, leading_bid_id, ends_at FROM loyalty_auctions WHERE auction_id = ${auctionId} FOR UPDATE`
+        current_high_bid::float8 AS current_high_bid, leading_bid_id, ends_at FROM loyalty_auctions WHERE auction_id = ${auctionId} FOR NO KEY UPDATE`
     return a === undefined ? undefined : ({ ...a, ends_at: (a.ends_at as Date).toISOString() } as unknown as AuctionRow)
   })
 
