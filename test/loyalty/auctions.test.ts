@@ -59,6 +59,21 @@ describe("experience auctions", () => {
     expect(view).toMatchObject({ status: "open", current_high_bid: top, min_next_bid: top + 10, leader: { member_id: winner.member_id, bid_points: top } })
   }, 90_000)
 
+  it("10 members sending 3 bids each at once (raises racing their own earlier bids): at quiescence only the leader's hold, every ledger agrees", async () => {
+    const e = await experience({ starting_bid: 100, min_increment: 5 })
+    const bidders = await Promise.all(Array.from({ length: 10 }, () => enroll(1000)))
+    const sends = bidders.flatMap((b, i) => [0, 1, 2].map((k) => ({ b, points: 100 + ((i * 37 + k * 53) % 160) * 5 })))
+    const answers = await Promise.all(sends.map((x) => bid({ member_id: x.b.member_id, experience_id: e.experience_id, bid_points: x.points })))
+    for (const a of answers) {
+      expect([200, 409], JSON.stringify(a.body)).toContain(a.status)
+      if (a.status === 409) expect(["BID_TOO_LOW", "INSUFFICIENT_POINTS"]).toContain(a.body.error.code)
+    }
+    const holds = await settled(e.experience_id, 1)
+    const view = (await api("GET", `/api/v1/loyalty/experiences/${e.experience_id}`)).body.data
+    expect(holds).toEqual([{ hold_id: expect.any(String), member_id: view.leader.member_id, points: view.current_high_bid }])
+    for (const b of bidders) expect((await ledgerAgrees(b.member_id)).held).toBe(b.member_id === view.leader.member_id ? view.current_high_bid : 0)
+  }, 90_000)
+
   it("a raise replaces the member's hold; BID_TOO_LOW details; INSUFFICIENT_POINTS; retries replay; a key reused differently is 409", async () => {
     const e = await experience({ starting_bid: 200, min_increment: 50 })
     const [a, b, poor] = [await enroll(500), await enroll(1000), await enroll(100)]
