@@ -81,6 +81,7 @@ export const verifySignature = (
 export const normaliseOrigin = (raw: string): string | undefined => {
   try {
     const u = new URL(raw)
+    if (!/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i.test(u.hostname)) return undefined
     if ((u.protocol !== "https:" && u.protocol !== "http:") || u.pathname !== "/" || u.search !== "" || u.hash !== "" || u.username !== "") return undefined
     if (raw.replace(/\/$/, "").toLowerCase() !== u.origin.toLowerCase() && raw.toLowerCase() !== `${u.origin}/`.toLowerCase()) {
       // A default port written out (https://a.com:443) is the same origin without it.
