@@ -23,12 +23,15 @@ const rejected = (index: number, code: string, message: string, issues?: EventRe
   index, status: "rejected", code, message, event_id: null, contact: "none", warnings: [], ...(issues === undefined ? {} : { issues })
 })
 
-/** The same event for the same cart (else session) from the same guest: the natural dedupe key (rule 6). */
+/**
+ * The same event for the same cart (else session) from the same guest: the natural dedupe key (rule 6). The stage
+ * is part of "the same event": a cart abandoned at the room step, then at payment, is two events.
+ */
 export const naturalKey = (e: WebsiteEvent): string | undefined => {
   const scope = e.context?.["cart_id"] !== undefined ? `c:${e.context["cart_id"]}` : e.context?.["session_id"] !== undefined ? `s:${e.context["session_id"]}` : undefined
   const who = e.contact?.email ?? e.contact?.phone
   if (scope === undefined || who === undefined) return undefined
-  return createHash("sha256").update(JSON.stringify([e.event, scope, who])).digest("base64url")
+  return createHash("sha256").update(JSON.stringify([e.event, e.context?.["stage"] ?? null, scope, who])).digest("base64url")
 }
 
 const hotelOf = Effect.fn("Website.hotelOf")(function*(j: Judging, ctx: WebsiteEvent["context"]) {
