@@ -240,3 +240,69 @@ describe("website sources", () => {
     expect(res.status).toBe(403)
   })
 })
+
+describe("website events: limits, switches, consent warnings, retries", () => {
+  it("the per-source rate limit answers 429 rate_limited with Retry-After, readable cross-origin", async () => {
+    const s = await createSource(platform.baseUrl, tenant.live_key, { rate_limit_per_minute: 2 })
+    expect((await browserPost(platform.baseUrl, s.browser_key, cart(guestEmail()))).status).toBe(202)
+    expect((await browserPost(platform.baseUrl, s.browser_key, cart(guestEmail()))).status).toBe(202)
+    const limited = await browserPost(platform.baseUrl, s.browser_key, cart(guestEmail()))
+    expect(limited.status).toBe(429)
+    expect(limited.body.error.code).toBe("rate_limited")
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(limited.headers.get("access-control-allow-origin")).toBe(ORIGIN)
+    expect(limited.headers.get("access-control-expose-headers")).toContain("Retry-After")
+  })
+
+  it("an account with website events switched off answers 403 feature_disabled", async () => {
+    const other = await createTenant("website-off")
+    const s = await createSource(platform.baseUrl, other.live_key)
+    await sql`UPDATE tenants SET website_events_enabled = false WHERE id = ${other.tenant_id}`
+    const res = await serverPost(platform.baseUrl, s.server_key, cart(guestEmail()))
+    expect(res.status).toBe(403)
+    expect(res.body.error.code).toBe("feature_disabled")
+  })
+
+  it("consent claims: missing evidence, stale, opted out, source ignoring; false records nothing", async () => {
+    const optedOut = guestEmail()
+    await serverPost(platform.baseUrl, source.server_key, { event: "lead.captured", contact: { email: optedOut } })
+    await sql`UPDATE contacts SET email_opted_out_at = now(), email_consent = false WHERE tenant_id = ${tenant.tenant_id} AND email = ${optedOut}`
+    const text = "Send me offers by email, please"
+    const fresh = new Date().toISOString()
+    const res = await serverPost(platform.baseUrl, source.server_key, {
+      events: [
+        { event: "lead.captured", contact: { email: guestEmail() }, consent: { email_marketing: true, text } },
+        { event: "lead.captured", contact: { email: guestEmail() }, consent: { email_marketing: true, text, captured_at: new Date(Date.now() - 8 * 86_400_000).toISOString() } },
+        { event: "lead.captured", contact: { email: optedOut }, consent: { email_marketing: true, text, captured_at: fresh } },
+        { event: "lead.captured", contact: { email: guestEmail() }, consent: { email_marketing: false } }
+      ]
+    })
+    expect(res.body.results.map((r: any) => r.warnings.map((w: any) => w.code))).toEqual([
+      ["consent_evidence_missing"], ["consent_evidence_stale"], ["consent_ignored_opted_out"], []
+    ])
+    const [c] = await sql`SELECT email_consent FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND email = ${optedOut}`
+    expect(c!.email_consent).toBe(false)
+    const ignoring = await createSource(platform.baseUrl, tenant.live_key, { consent_mode: "ignore" })
+    const ignored = await serverPost(platform.baseUrl, ignoring.server_key, { event: "lead.captured", contact: { email: guestEmail() }, consent: { email_marketing: true, text, captured_at: fresh } })
+    expect(ignored.body.results[0].warnings.map((w: any) => w.code)).toEqual(["consent_source_ignores"])
+  })
+
+  it("internal_error (an actor answer not confirmed in time) is retried with the same idempotency_key: one stored event", async () => {
+    const impatient = await startPlatform("website", { role: "ingress", overrides: { replyTimeoutMs: 1 } })
+    try {
+      const body = cart(guestEmail(), { idempotency_key: unique("retry") })
+      const first = await serverPost(impatient.baseUrl, source.server_key, body)
+      expect(first.status, JSON.stringify(first.body)).toBe(500)
+      expect(first.body.error.code).toBe("internal_error")
+      const retry = await serverPost(platform.baseUrl, source.server_key, body)
+      expect(retry.status).toBe(202)
+      expect(["accepted", "duplicate"]).toContain(retry.body.results[0].status)
+      const again = await serverPost(platform.baseUrl, source.server_key, body)
+      expect(again.body.results[0]).toMatchObject({ status: "duplicate", event_id: retry.body.results[0].event_id })
+      expect(await sql`SELECT 1 FROM website_events WHERE idempotency_key = ${body.idempotency_key}`).toHaveLength(1)
+    } finally {
+      await impatient.stop()
+    }
+  })
+})
+
