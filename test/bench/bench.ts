@@ -7,7 +7,7 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys (a subset of phases), BENCH_JOURNEYS (runs of
+ * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys,website (a subset of phases), BENCH_JOURNEYS (runs of
  * the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the
  * messages phase, default 5,000), NATS_URL, DATABASE_URL.
  *
@@ -30,6 +30,7 @@ import { inspectMemory, startProfile, summarise, type ProfileSummary } from "./p
 import { actorTransactions, commandsFor, encodeEnvelopes, rawJetStream, rawPostgres } from "./raw.ts"
 import { explainStatements } from "./explain.ts"
 import { journeysPhase } from "./journeys.ts"
+import { websiteEventsPhase } from "./websiteEvents.ts"
 import { messagesPhase } from "./messages.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { costModel, renderMarkdown, TARGETS } from "./report.ts"
@@ -186,9 +187,10 @@ const main = async () => {
     GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions),
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys"].some(want)
+  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "website"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
+  let website: Awaited<ReturnType<typeof websiteEventsPhase>> | undefined
   let worker: ServedProcess | undefined
   let ingress: ServedProcess | undefined
   const phases: Record<string, { load: LoadResult; observed: PhaseObservation }> = {}
@@ -367,6 +369,15 @@ const main = async () => {
       say("journeys", journeys)
     }
 
+    // ---- website events: server-key batches of 50 and single browser-key beacons ----------------------------------
+    if (want("website")) {
+      website = await websiteEventsPhase({
+        sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
+        runId, durationS: quick ? 10 : settings.phase_s
+      })
+      say("website", website)
+    }
+
     // ---- CPU profiles of ingress and worker under max load (after the measurements: profiling slows a little) ---
     if (want("profile") && settings.profile && ingress.inspectorUrl && worker.inspectorUrl) {
       for (const [name, run] of [["single", single(settings.profile_s * 1000)], ["batch", batch(settings.profile_s * 1000)]] as const) {
@@ -444,6 +455,9 @@ const main = async () => {
     journey_wakeups_per_s: journeys?.burst.wakeups_per_s ?? null,
     journey_wake_lateness_p99_ms_under_load: journeys?.steady.wake_lateness_ms.p99 ?? null,
     journeys: journeys ?? null,
+    website_events_per_s_server_batches: website?.server_batches_of_50.events_per_s ?? null,
+    website_events_per_s_browser_single: website?.browser_single.events_per_s ?? null,
+    website: website ?? null,
     worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
     raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,
     raw_js_consume_ack_per_s: rawJs?.consume_ack_per_s ?? null,

@@ -299,7 +299,7 @@ describe("website events: limits, switches, consent warnings, retries", () => {
       expect(["accepted", "duplicate"]).toContain(retry.body.results[0].status)
       const again = await serverPost(platform.baseUrl, source.server_key, body)
       expect(again.body.results[0]).toMatchObject({ status: "duplicate", event_id: retry.body.results[0].event_id })
-      expect(await sql`SELECT 1 FROM website_events WHERE idempotency_key = ${body.idempotency_key}`).toHaveLength(1)
+      expect(await sql`SELECT 1 FROM website_events WHERE idempotency_key = ${(body as { idempotency_key: string }).idempotency_key}`).toHaveLength(1)
     } finally {
       await impatient.stop()
     }
