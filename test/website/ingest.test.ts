@@ -290,7 +290,8 @@ describe("website events: limits, switches, consent warnings, retries", () => {
   it("internal_error (an actor answer not confirmed in time) is retried with the same idempotency_key: one stored event", async () => {
     const impatient = await startPlatform("website", { role: "ingress", overrides: { replyTimeoutMs: 1 } })
     try {
-      const body = cart(guestEmail(), { idempotency_key: unique("retry") })
+      const ik = unique("retry")
+      const body = cart(guestEmail(), { idempotency_key: ik })
       const first = await serverPost(impatient.baseUrl, source.server_key, body)
       expect(first.status, JSON.stringify(first.body)).toBe(500)
       expect(first.body.error.code).toBe("internal_error")
@@ -299,7 +300,7 @@ describe("website events: limits, switches, consent warnings, retries", () => {
       expect(["accepted", "duplicate"]).toContain(retry.body.results[0].status)
       const again = await serverPost(platform.baseUrl, source.server_key, body)
       expect(again.body.results[0]).toMatchObject({ status: "duplicate", event_id: retry.body.results[0].event_id })
-      expect(await sql`SELECT 1 FROM website_events WHERE idempotency_key = ${(body as { idempotency_key: string }).idempotency_key}`).toHaveLength(1)
+      expect(await sql`SELECT 1 FROM website_events WHERE idempotency_key = ${ik}`).toHaveLength(1)
     } finally {
       await impatient.stop()
     }
