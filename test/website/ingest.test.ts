@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
 import { createJourney } from "../support/journeys.ts"
 import { useEncryptionKey } from "../support/messaging.ts"
 import { outboxMessages } from "../support/outbox.ts"
@@ -304,6 +305,37 @@ describe("website events: limits, switches, consent warnings, retries", () => {
     } finally {
       await impatient.stop()
     }
+  })
+})
+
+describe("website events: hostile input", () => {
+  it("any JSON or bytes, as either key: an answer in the contract's shapes, never a 5xx (property)", async () => {
+    const s = await createSource(platform.baseUrl, tenant.live_key, { rate_limit_per_minute: 100_000 })
+    const body = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc.record({ event: fc.string(), contact: fc.dictionary(fc.string(), fc.jsonValue()), context: fc.dictionary(fc.string(), fc.jsonValue()) }).map((v) => JSON.stringify({ ...v, test: true })),
+      fc.string({ unit: "binary" })
+    )
+    await fc.assert(fc.asyncProperty(body, fc.boolean(), async (raw, browser) => {
+      const res = browser
+        ? await request(platform.baseUrl, "POST", `/api/v1/website-events?key=${s.browser_key}`, { raw, contentType: "text/plain", headers: { origin: ORIGIN, "user-agent": unique("fuzz") } })
+        : await serverPost(platform.baseUrl, s.server_key, raw)
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(500)
+      if (res.status === 202 || (res.status === 422 && res.body.results !== undefined)) expect(res.body.results.length).toBe(res.body.received)
+      else expect(res.body.error).toMatchObject({ code: expect.any(String), fix: expect.any(String), docs: expect.any(String) })
+    }), { numRuns: 60 })
+  })
+
+  it("a browser key is limited per visitor (IP address and user agent)", async () => {
+    const s = await createSource(platform.baseUrl, tenant.live_key, { rate_limit_per_minute: 100_000 })
+    const visit = (userAgent: string) => browserPost(platform.baseUrl, s.browser_key, { event: "page.viewed", test: true }, { userAgent })
+    const statuses: Array<number> = []
+    for (let i = 0; i < 121; i++) statuses.push((await visit("one-visitor")).status)
+    expect(statuses.slice(0, 120).every((st) => st === 202)).toBe(true)
+    const limited = await visit("one-visitor")
+    expect(limited.status).toBe(429)
+    expect(limited.body.error.code).toBe("rate_limited")
+    expect((await visit("another-visitor")).status).toBe(202)
   })
 })
 
