@@ -1,4 +1,4 @@
-import type { Tx } from "../../core/db/Database.ts"
+import { type Tx, withRecords } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ConsentOutcome } from "./consent.ts"
 import type { ApplyWebsiteEvent } from "./protocol.ts"
@@ -11,66 +11,81 @@ export const NATURAL_TTL_S = 60
 export interface Original {
   readonly event_id: string
   readonly contact: "matched" | "created"
+  readonly contact_id: string
 }
 
-/** The live dedupe row of any of these keys (idempotency key first). */
-export const originalOf = async (tx: Tx, scope: TenantScope, keys: ReadonlyArray<string>): Promise<Original | undefined> => {
-  if (keys.length === 0) return undefined
+/** The live dedupe rows among these keys, with the stored event's contact. */
+export const originalsOf = async (tx: Tx, scope: TenantScope, keys: ReadonlyArray<string>): Promise<Map<string, Original>> => {
+  if (keys.length === 0) return new Map()
   const rows = await tx<Array<Original & { dedupe_key: string }>>`
-    SELECT dedupe_key, event_id, contact FROM website_event_keys
-    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND dedupe_key = ANY(${keys as Array<string>}::text[])
-      AND expires_at > now()`
-  return keys.map((k) => rows.find((r) => r.dedupe_key === k)).find((r) => r !== undefined)
+    SELECT k.dedupe_key, k.event_id, k.contact, e.contact_id FROM website_event_keys k JOIN website_events e ON e.id = k.event_id
+    WHERE k.tenant_id = ${scope.tenant_id} AND k.sandbox = ${scope.sandbox} AND k.dedupe_key = ANY(${keys as Array<string>}::text[])
+      AND k.expires_at > now()`
+  return new Map(rows.map((r) => [r.dedupe_key, { event_id: r.event_id, contact: r.contact, contact_id: r.contact_id }]))
 }
 
 /**
- * Claims the dedupe keys for this event: an expired row is taken over; a live one (another actor's event with the
- * same natural key, claimed meanwhile) is left to its owner.
+ * Claims the dedupe keys of the stored events, one statement: an expired row is taken over; a live one (another
+ * group's event with the same natural key, claimed meanwhile) is left to its owner. Keys are distinct (the wave
+ * answered a second claim of a key as a duplicate).
  */
 export const claimKeys = async (
-  tx: Tx, scope: TenantScope, keys: ReadonlyArray<{ key: string; ttl_s: number }>, eventId: string, contact: string
+  tx: Tx, scope: TenantScope, keys: ReadonlyArray<{ key: string; ttl_s: number; event_id: string; contact: string }>
 ) => {
-  for (const k of keys) {
-    await tx`
-      INSERT INTO website_event_keys (tenant_id, sandbox, dedupe_key, event_id, contact, expires_at)
-      VALUES (${scope.tenant_id}, ${scope.sandbox}, ${k.key}, ${eventId}, ${contact}, now() + make_interval(secs => ${k.ttl_s}))
-      ON CONFLICT (tenant_id, sandbox, dedupe_key) DO UPDATE
-        SET event_id = EXCLUDED.event_id, contact = EXCLUDED.contact, expires_at = EXCLUDED.expires_at
-        WHERE website_event_keys.expires_at <= now()`
-  }
+  if (keys.length === 0) return
+  await withRecords(tx, scope, `
+    INSERT INTO website_event_keys (tenant_id, sandbox, dedupe_key, event_id, contact, expires_at)
+    SELECT $1, $2, k.key, k.event_id, k.contact, now() + make_interval(secs => k.ttl_s)
+    FROM jsonb_to_recordset($3::jsonb) AS k(key text, ttl_s int, event_id uuid, contact text)
+    ON CONFLICT (tenant_id, sandbox, dedupe_key) DO UPDATE
+      SET event_id = EXCLUDED.event_id, contact = EXCLUDED.contact, expires_at = EXCLUDED.expires_at
+      WHERE website_event_keys.expires_at <= now()`, keys.map((k) => ({ key: k.key, ttl_s: k.ttl_s, event_id: k.event_id, contact: k.contact })))
 }
 
 /**
- * Whether an active journey listens to this event (rule 7): one it starts (for this hotel, or any hotel), or one it
- * ends (`stop_when` of an event-triggered journey, default checkout.completed): a run may be waiting for it.
+ * Which (event, hotel) pairs an active journey listens to (rule 7): one it starts (for this hotel, or any hotel), or
+ * one it ends (`stop_when` of an event-triggered journey, default checkout.completed): a run may be waiting for it.
+ * Answered as a set of `event|hotel` (hotel `null` when none).
  */
-export const journeyListens = async (tx: Tx, scope: TenantScope, event: string, hotelId: string | null): Promise<boolean> => {
-  const [row] = await tx`
-    SELECT EXISTS (
+export const listening = async (tx: Tx, scope: TenantScope, pairs: ReadonlyArray<{ event: string; hotel_id: string | null }>): Promise<Set<string>> => {
+  const distinct = [...new Map(pairs.map((p) => [`${p.event}|${p.hotel_id}`, p])).values()]
+  if (distinct.length === 0) return new Set()
+  const rows = await withRecords(tx, scope, `
+    SELECT p.event, p.hotel_id FROM jsonb_to_recordset($3::jsonb) AS p(event text, hotel_id uuid)
+    WHERE EXISTS (
       SELECT 1 FROM journey_definitions d
-      WHERE d.tenant_id = ${scope.tenant_id} AND d.sandbox = ${scope.sandbox} AND d.status = 'active'
-        AND d.trigger_event_type = ${event} AND (d.hotel_ids = '{}' OR ${hotelId}::uuid = ANY(d.hotel_ids))
+      WHERE d.tenant_id = $1 AND d.sandbox = $2 AND d.status = 'active' AND d.trigger_event_type = p.event
+        AND (d.hotel_ids = '{}' OR p.hotel_id = ANY(d.hotel_ids))
     ) OR EXISTS (
       SELECT 1 FROM journey_definitions d JOIN journey_versions v ON v.journey_id = d.id AND v.version = d.version
-      WHERE d.tenant_id = ${scope.tenant_id} AND d.sandbox = ${scope.sandbox} AND d.status = 'active' AND d.trigger_type = 'event'
-        AND coalesce(v.definition->'trigger'->'stop_when', '["checkout.completed"]'::jsonb) ? ${event}
-    ) AS listens`
-  return row!.listens as boolean
+      WHERE d.tenant_id = $1 AND d.sandbox = $2 AND d.status = 'active' AND d.trigger_type = 'event'
+        AND coalesce(v.definition->'trigger'->'stop_when', '["checkout.completed"]'::jsonb) ? p.event
+    )`, distinct)
+  return new Set(rows.map((r) => `${r.event as string}|${(r.hotel_id as string | null) ?? null}`))
 }
 
-export const storeEvent = (tx: Tx, scope: TenantScope, cmd: ApplyWebsiteEvent, contactId: string) => {
-  const ctx = (cmd.data["context"] ?? {}) as Record<string, unknown>
-  return tx`
+export const storeEvents = async (
+  tx: Tx, scope: TenantScope, events: ReadonlyArray<{ cmd: ApplyWebsiteEvent; contact_id: string }>
+) => {
+  if (events.length === 0) return
+  await withRecords(tx, scope, `
     INSERT INTO website_events (id, tenant_id, sandbox, source_id, event, contact_id, hotel_id, cart_id, session_id,
       idempotency_key, occurred_at, payload)
-    VALUES (${cmd.event_id}, ${scope.tenant_id}, ${scope.sandbox}, ${cmd.source_id}, ${cmd.event}, ${contactId},
-      ${cmd.hotel_id}, ${(ctx["cart_id"] as string | undefined) ?? null}, ${(ctx["session_id"] as string | undefined) ?? null},
-      ${cmd.idempotency_key ?? null}, ${cmd.occurred_at}, ${tx.json(cmd.data as never)})`
+    SELECT e.id, $1, $2, e.source_id, e.event, e.contact_id, e.hotel_id, e.payload->'context'->>'cart_id',
+      e.payload->'context'->>'session_id', e.idempotency_key, e.occurred_at, e.payload
+    FROM jsonb_to_recordset($3::jsonb) AS e(id uuid, source_id uuid, event text, contact_id uuid, hotel_id uuid,
+      idempotency_key text, occurred_at timestamptz, payload jsonb)`,
+  events.map(({ cmd, contact_id }) => ({
+    id: cmd.event_id, source_id: cmd.source_id, event: cmd.event, contact_id, hotel_id: cmd.hotel_id,
+    idempotency_key: cmd.idempotency_key ?? null, occurred_at: cmd.occurred_at, payload: cmd.data
+  })))
 }
 
-export const optedOut = async (tx: Tx, contactId: string): Promise<boolean> => {
-  const [row] = await tx`SELECT email_opted_out_at IS NOT NULL AS out FROM contacts WHERE id = ${contactId}`
-  return row?.out === true
+/** The contacts among these who opted out of email marketing (no event re-subscribes them: rule 3). */
+export const optedOutOf = async (tx: Tx, contactIds: ReadonlyArray<string>): Promise<Set<string>> => {
+  if (contactIds.length === 0) return new Set()
+  const rows = await tx`SELECT id FROM contacts WHERE id = ANY(${contactIds as Array<string>}::uuid[]) AND email_opted_out_at IS NOT NULL`
+  return new Set(rows.map((r) => r.id as string))
 }
 
 /** The evidence of a consent claim and its outcome; an honoured one also sets the contact's email consent. */

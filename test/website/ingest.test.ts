@@ -74,6 +74,13 @@ describe("website events: server key", () => {
     expect(c.body.results[0].status).toBe("accepted")
     expect(d.body.results[0]).toMatchObject({ status: "duplicate", event_id: c.body.results[0].event_id })
     expect(await sql`SELECT 1 FROM website_events WHERE contact_id = (SELECT id FROM contacts WHERE email = ${email})`).toHaveLength(2)
+    // Inside one batch too: the same event for the same cart twice, and one idempotency key twice.
+    const twice = cart(guestEmail())
+    const keyed = cart(guestEmail(), { idempotency_key: unique("ik") })
+    const batch = await serverPost(platform.baseUrl, source.server_key, { events: [twice, keyed, twice, keyed] })
+    expect(batch.body).toMatchObject({ accepted: 2, duplicate: 2 })
+    expect(batch.body.results[2].event_id).toBe(batch.body.results[0].event_id)
+    expect(batch.body.results[3].event_id).toBe(batch.body.results[1].event_id)
   })
 
   it("rule 9: a single invalid event is 422 with issues; in a batch it is judged on its own inside 202", async () => {
