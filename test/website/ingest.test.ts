@@ -71,7 +71,7 @@ describe("website events: server key", () => {
     const natural = cart(email)
     const c = await serverPost(platform.baseUrl, source.server_key, natural)
     const d = await serverPost(platform.baseUrl, source.server_key, natural)
-    expect(c.body.results[0].status).toBe("accepted")
+    expect(c.body.results[0]).toMatchObject({ status: "accepted", contact: "matched" })
     expect(d.body.results[0]).toMatchObject({ status: "duplicate", event_id: c.body.results[0].event_id })
     expect(await sql`SELECT 1 FROM website_events WHERE contact_id = (SELECT id FROM contacts WHERE email = ${email})`).toHaveLength(2)
     // Inside one batch too: the same event for the same cart twice, and one idempotency key twice.
@@ -94,6 +94,15 @@ describe("website events: server key", () => {
     expect(batch.status).toBe(202)
     expect(batch.body).toMatchObject({ received: 2, accepted: 1, rejected: 1 })
     expect(batch.body.results.map((r: any) => r.index)).toEqual([0, 1])
+  })
+
+  it("rule 1: a contact is matched by phone as by email, else created", async () => {
+    const phone = `+34 6${String(Math.floor(Math.random() * 1e8)).padStart(8, "1")}`
+    const first = await serverPost(platform.baseUrl, source.server_key, { event: "lead.captured", contact: { phone } })
+    const second = await serverPost(platform.baseUrl, source.server_key, { event: "lead.captured", contact: { phone, email: guestEmail() } })
+    expect(first.body.results[0].contact).toBe("created")
+    expect(second.body.results[0].contact).toBe("matched")
+    expect(await sql`SELECT 1 FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND phone = ${phone.replace(/\s/g, "")}`).toHaveLength(1)
   })
 
   it("rules 1, 2, 8: role accounts refused as people, no contact without email or phone, test events write nothing", async () => {
@@ -127,11 +136,9 @@ describe("website events: server key", () => {
       ]
     })
     expect(res.body.results.map((r: any) => r.code)).toEqual(["event_not_allowed", "hotel_unknown", "occurred_at_too_old", "occurred_at_in_future"])
-    const otherHotel = await sql`INSERT INTO hotels (tenant_id, code, name, timezone) VALUES (${tenant.tenant_id}, ${unique("H2")}, ${unique("Hotel Two")}, 'Europe/Madrid') RETURNING id, code`.catch(() => [])
-    if (otherHotel[0] !== undefined) {
-      const res2 = await serverPost(platform.baseUrl, other.body.server_key, cart(e, { context: { hotel_id: otherHotel[0].id } }))
-      expect(res2.body.results[0].code).toBe("hotel_not_allowed")
-    }
+    const [otherHotel] = await sql`INSERT INTO hotels (tenant_id, code, name, timezone) VALUES (${tenant.tenant_id}, ${unique("H2")}, ${unique("Hotel Two")}, 'Europe/Madrid') RETURNING id`
+    const res2 = await serverPost(platform.baseUrl, other.body.server_key, cart(e, { context: { hotel_id: otherHotel!.id } }))
+    expect(res2.body.results[0].code).toBe("hotel_not_allowed")
   })
 
   it("request-level errors carry { error: { code, message, fix, docs } }", async () => {
@@ -191,6 +198,10 @@ describe("website sources", () => {
     expect(third.status).toBe(409)
     expect((await serverPost(platform.baseUrl, s.server_key, cart(guestEmail()))).status).toBe(202)
     expect((await serverPost(platform.baseUrl, second.body.key, cart(guestEmail()))).status).toBe(202)
+    const browser2 = await request(platform.baseUrl, "POST", `/api/v1/website-sources/${s.source_id}/keys`, { key: tenant.live_key, body: { kind: "browser" } })
+    expect(browser2.body.key).toMatch(/^svc_pk_/)
+    expect((await browserPost(platform.baseUrl, s.browser_key, cart(guestEmail()))).status).toBe(202)
+    expect((await browserPost(platform.baseUrl, browser2.body.key, cart(guestEmail()))).status).toBe(202)
     const view = await request(platform.baseUrl, "GET", `/api/v1/website-sources/${s.source_id}`, { key: tenant.live_key })
     const oldest = view.body.keys.find((k: any) => k.kind === "server")
     expect((await request(platform.baseUrl, "DELETE", `/api/v1/website-sources/${s.source_id}/keys/${oldest.key_id}`, { key: tenant.live_key })).status).toBe(200)
