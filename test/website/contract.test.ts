@@ -4,6 +4,7 @@ import { consentOutcome } from "../../actors/website/consent.ts"
 import { envelopeOf, EVENT_NAME, judgeEvent, occurredAtProblem } from "../../core/website/contract.ts"
 import { kindOf, normaliseOrigin, parseSignature, signPayload, verifySignature } from "../../core/website/credentials.ts"
 import { applyMapping, mappingIssues } from "../../core/website/mapping.ts"
+import { routeLabel } from "../../src/http/metrics.ts"
 
 // The pure parts of website events: the contract, the envelope, signatures, origins, mapping and consent rules.
 
@@ -94,6 +95,11 @@ describe("the website-event contract", () => {
 })
 
 describe("credentials", () => {
+  it("neither the webhook token nor a browser key in the query becomes a metrics label", () => {
+    expect(routeLabel(`/api/v1/website-events/hooks/svc_wh_${"a".repeat(40)}`)).toBe("/api/v1/website-events/hooks/:token")
+    expect(routeLabel(`/api/v1/website-events?key=svc_pk_${"a".repeat(40)}`)).toBe("/api/v1/website-events")
+  })
+
   it("key kinds by prefix", () => {
     expect(kindOf("svc_sk_" + "a".repeat(40))).toBe("server")
     expect(kindOf("svc_pk_" + "a".repeat(40))).toBe("browser")
