@@ -55,14 +55,14 @@ describe("website events → journeys", () => {
     const [audit] = await sql`SELECT outcome, text, form_id, user_agent, ip FROM website_consent_audit WHERE contact_id = ${contactId}`
     expect(audit).toMatchObject({ outcome: "honoured", form_id: "checkout", user_agent: "Mozilla/5.0 test" })
     expect(audit!.ip).not.toBeNull()
-    const done = await runIn(sql, journeyId, contactId, ["completed"], 60_000)
+    const done = await runIn(sql, journeyId, contactId, ["completed"], 120_000)
     expect(done.scope).toMatch(/^cart:/)
     const mail = await waitFor(() => sink.mails.find((m) => m.to.includes(email)))
     expect(mail.subject).toBe("Your room Sea View is waiting")
     expect(mail.text).toContain("Resume: https://book.hotelexample.com/r/1 (payment)")
     // Sent as marketing (rule 5): a marketing email carries List-Unsubscribe.
     expect(mail.header("list-unsubscribe")).toBeTruthy()
-  })
+  }, 180_000)
 
   it("without consent evidence the contact is made, the run starts, and the marketing email is skipped", async () => {
     const journeyId = await cartJourney()
@@ -81,7 +81,7 @@ describe("website events → journeys", () => {
     })
     expect(steps.find((s) => s.step_id === "e")).toBeDefined()
     expect(sink.mails.filter((m) => m.to.includes(email))).toHaveLength(0)
-  })
+  }, 180_000)
 
   it("checkout.completed for the same cart stops the waiting run; another stage does not start one", async () => {
     const journeyId = await createJourney(sql, tenant, {
@@ -99,7 +99,7 @@ describe("website events → journeys", () => {
     const stopped = await runIn(sql, journeyId, contactId, ["stopped"], 60_000)
     expect(stopped.exit_reason).toBe("stop_event")
     expect((await runsOf(sql, journeyId, contactId))).toHaveLength(1)
-  })
+  }, 180_000)
 })
 
 const waitFor = async <A>(f: () => A | undefined, ms = 60_000): Promise<A> => {
