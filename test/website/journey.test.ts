@@ -102,6 +102,25 @@ describe("website events → journeys", () => {
   }, 180_000)
 })
 
+describe("website events → journey trigger options", () => {
+  it("sources: a journey listening to another website source does not start; one naming this source does", async () => {
+    const other = await createSource(platform.baseUrl, tenant.live_key)
+    const mine = await createJourney(sql, tenant, {
+      name: unique("Mine"), trigger: { type: "event", event: "room.selected", sources: [source.source_id] }, steps: [{ id: "w", type: "wait", duration: "P1D" }]
+    })
+    const theirs = await createJourney(sql, tenant, {
+      name: unique("Theirs"), trigger: { type: "event", event: "room.selected", sources: [other.source_id] }, steps: [{ id: "w", type: "wait", duration: "P1D" }]
+    })
+    const email = guestEmail()
+    const res = await serverPost(platform.baseUrl, source.server_key, { event: "room.selected", contact: { email }, context: { session_id: unique("s") } })
+    expect(res.body.results[0].status).toBe("accepted")
+    const contactId = await contactOf(email)
+    const run = await runIn(sql, mine, contactId, ["waiting"], 120_000)
+    expect(run.scope).toMatch(/^session:/)
+    expect(await runsOf(sql, theirs, contactId)).toHaveLength(0)
+  }, 180_000)
+})
+
 const waitFor = async <A>(f: () => A | undefined, ms = 60_000): Promise<A> => {
   const until = Date.now() + ms
   for (;;) {
