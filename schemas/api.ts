@@ -9,6 +9,7 @@ import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
+import { WebsiteSourcesGroup } from "./websiteSourceApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
@@ -175,6 +176,7 @@ export const Api = HttpApi.make("gep")
   .add(LoyaltyGroup)
   .add(JourneysGroup)
   .add(LoyaltyCreditGroup)
+  .add(WebsiteSourcesGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
