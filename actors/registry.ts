@@ -7,11 +7,12 @@ import { MessageActor } from "./message/actor.ts"
 import { ReservationActor } from "./reservation/actor.ts"
 import type { AnyActor } from "./runtime/Actor.ts"
 import { TelephonyActor } from "./telephony/actor.ts"
+import { WebsiteActor } from "./website/actor.ts"
 
 /**
  * Every actor type the workers run. Subjects, consumers, partition leases, metrics labels and handler registration
  * all derive from this list: adding an actor type is its folder plus one line here.
  */
-export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor, MessageActor, B2bActor, LoyaltyActor, JourneyActor]
+export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor, MessageActor, B2bActor, LoyaltyActor, JourneyActor, WebsiteActor]
 
 export const ActorNames: ReadonlyArray<string> = Actors.map((a) => a.protocol.name)

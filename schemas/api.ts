@@ -9,6 +9,7 @@ import { FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
+import { WebsiteSourcesGroup } from "./websiteSourceApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { LoyaltyAuctionsGroup } from "./loyaltyAuction.ts"
@@ -176,6 +177,7 @@ export const Api = HttpApi.make("gep")
   .add(LoyaltyGroup)
   .add(JourneysGroup)
   .add(LoyaltyCreditGroup)
+  .add(WebsiteSourcesGroup)
   .add(LoyaltyAuctionsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)

@@ -29,7 +29,7 @@ const sendOf = (m: Extract<Move, { kind: "send" }>) => {
   return Actor.tell(MessageProtocol, "send", payload, `journey-send:${m.message_id}`)
 }
 
-/** Writes what runs became and did: run rows (ended or waiting ones first, so a scope freed can be taken), steps, sends, webhooks. */
+/** Writes what runs became and did: run rows (ended ones first, so a scope one frees can be taken by a new run), steps, sends, webhooks. */
 const persist = Effect.fn("JourneyActor.persist")(function*(
   results: ReadonlyArray<Advanced>, names: ReadonlyMap<string, string>, contact: ContactFacts | undefined
 ) {
@@ -48,16 +48,17 @@ const signal = Effect.fn("JourneyActor.signal")(function*(s: JourneySignal) {
   const now = Date.now()
   // Everything the decision reads, in one round trip (pipelined on the group's connection). Every run a signal
   // starts has the signal's hotel and reservation, so one set of step facts serves them all.
-  const [live, contact, candidates, booking, hotel, reservation, channels] = yield* Actor.query((tx, scope) => Promise.all([
+  const [live, contact, candidates, hotel, reservation, channels] = yield* Actor.query((tx, scope) => Promise.all([
     Repo.liveRuns(tx, scope, s.contact_id),
     Repo.contactFacts(tx, scope, s.contact_id),
     Repo.candidateJourneys(tx, scope, { eventName: s.event_name, journeyId: s.journey_id, contactId: s.contact_id, runScope: scopeOf(s) }),
-    s.origin === "booking" && s.reservation_id !== null ? Repo.reservationFacts(tx, scope, s.reservation_id, s.contact_id) : null,
     Repo.hotelFacts(tx, scope, s.hotel_id),
     Repo.reservationFacts(tx, scope, s.reservation_id, s.contact_id),
     Repo.channelFacts(tx, scope)
   ]))
   if (contact === undefined) return { started: [], stopped: [] }
+  // A booking's signal names its reservation: the stop rules read it as the booking that may end runs.
+  const booking = s.origin === "booking" && s.reservation_id !== null ? reservation : null
   const decision = onSignal({
     signal: s,
     live: live.map((p) => ({ run: p.run, definition: p.journey.definition })),

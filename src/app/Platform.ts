@@ -50,6 +50,10 @@ import { JourneysLive } from "../journey/http.ts"
 import { JourneyDefinitions } from "../journey/JourneyDefinitions.ts"
 import { UnsubscribeRoutes } from "../message/unsubscribe.ts"
 import { WhatsAppWebhookRoutes } from "../message/whatsappWebhook.ts"
+import { Catalogue } from "../website/Catalogue.ts"
+import { WebsiteEventRoutes } from "../website/routes.ts"
+import { WebSources } from "../website/WebSources.ts"
+import { WebsiteSourcesLive } from "../website/sourcesHttp.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -87,10 +91,11 @@ const ApiRoutes = Layer.mergeAll(
   HealthRoutes,
   Observability,
   WhatsAppWebhookRoutes,
-  UnsubscribeRoutes
+  UnsubscribeRoutes,
+  WebsiteEventRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer]),
   Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from "node:crypto"
 export const Scopes = [
   "guests:read", "guests:write", "events:write", "bookings:read", "bookings:write", "reservations:write",
   "conversions:write", "custom_fields:write", "webhooks:manage", "cdp:read", "cdp:write", "b2b:read", "b2b:write",
-  "surveys:write", "channels:read", "channels:write", "journeys:read", "journeys:write", "*"
+  "surveys:write", "channels:read", "channels:write", "journeys:read", "journeys:write", "website_sources:manage", "*"
 ] as const
 export type Scope = typeof Scopes[number]
 

@@ -10,6 +10,7 @@ import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
 import { JOURNEY_OPTIONS, JOURNEY_USAGE, journeyCommand } from "./journey.ts"
+import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE, webSourceCommand } from "./webSource.ts"
 import { mailForStart } from "./mailCatcher.ts"
 
 const USAGE = `gep <command>
@@ -25,6 +26,7 @@ const USAGE = `gep <command>
   cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)
 ${CHANNEL_USAGE}
 ${JOURNEY_USAGE}
+${WEB_SOURCE_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
@@ -45,6 +47,7 @@ const { positionals, values } = parseArgs({
     provider: { type: "string" },
     ...CHANNEL_OPTIONS,
     ...JOURNEY_OPTIONS,
+    ...WEB_SOURCE_OPTIONS,
     help: { type: "boolean", short: "h", default: false }
   }
 })
@@ -122,6 +125,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   if (values.help || !cmd) return Effect.sync(() => console.error(USAGE))
   if (cmd === "channel") return admin(channelCommand(positionals.slice(1), values))
   if (cmd === "journey") return admin(journeyCommand(positionals.slice(1), values))
+  if (cmd === "web-source") return admin(webSourceCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {
     case "start":
       // Without GEP_SMTP_URL, a local mail catcher for the life of the command; its UI is printed beside the base URL.

@@ -14,6 +14,8 @@ export const routeLabel = (path: string): string => {
     .replace(/^\/api\/v1\/webhooks\/[^/]+/, "/api/v1/webhooks/:id")
     .replace(/^\/api\/contacts\/[^/]+/, "/api/contacts/:id")
     .replace(/^\/api\/calls\/[^/]+$/, "/api/calls/:call_record_id")
+    // A webhook token is a credential: never a label on /metrics.
+    .replace(/^\/api\/v1\/website-events\/hooks\/[^/]+$/, "/api/v1/website-events/hooks/:token")
     .replace(/^(\/(?:docs|openapi\.json|healthz|readyz|metrics))\/.*$/, "$1")
 }
 

@@ -3,8 +3,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
 import type { RunState } from "../../schemas/journey.ts"
 import type { RunView } from "../../schemas/journeyApi.ts"
-import { decodeCursor } from "../http/cursor.ts"
-import { exactCursor, exactTime } from "./store.ts"
+import { decodeCursor, encodeCursor, exactTime } from "../http/cursor.ts"
 
 // Reads of journey runs (the journey actor writes them), confined to the caller's tenant and mode.
 
@@ -110,5 +109,5 @@ export const journeyRuns = async (
     [journeyId, o.state ?? null, o.contact_id ?? null, after?.at ?? null, after?.id ?? null, o.limit + 1])
   const page = rows.slice(0, o.limit)
   const last = page[page.length - 1]
-  return { runs: page.map(summary), next_cursor: rows.length > o.limit && last ? exactCursor(last.cursor_at, last.id) : null }
+  return { runs: page.map(summary), next_cursor: rows.length > o.limit && last ? encodeCursor(last.cursor_at, last.id) : null }
 }

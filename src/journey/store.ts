@@ -5,7 +5,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
 import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
 import type { JourneyView } from "../../schemas/journeyApi.ts"
-import { decodeCursor } from "../http/cursor.ts"
+import { decodeCursor, encodeCursor, exactTime } from "../http/cursor.ts"
 
 // Journey definitions as the API writes and reads them, in a transaction confined to the caller's tenant (row-level
 // security) and filtered by its mode. The header row keeps what an event's match reads (status, trigger event type,
@@ -65,15 +65,6 @@ export const setStatus = async (tx: Tx, scope: TenantScope, id: string, status: 
   await tx`UPDATE journey_definitions SET status = ${status}, updated_at = now()
     WHERE id = ${id} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
 }
-
-/**
- * A keyset cursor at the row's exact time (microseconds, as PostgreSQL keeps it): a cursor at the millisecond would
- * skip rows stored within the same millisecond after it. Decoded by `decodeCursor`, as the other cursors, and compared
- * as `$n::text::timestamptz` (a timestamptz parameter would be sent by postgres.js at millisecond precision).
- */
-export const exactCursor = (at: string, id: string) => Buffer.from(`${at}|${id}`).toString("base64url")
-/** The SQL of a timestamp as the cursor's exact text. */
-export const exactTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
 interface JourneyRecord {
   id: string
@@ -152,6 +143,6 @@ export const listJourneys = async (tx: Tx, scope: TenantScope, f: JourneyFilters
       const { trigger: _t, steps, ...rest } = view(r)
       return { ...rest, steps: steps.length }
     }),
-    next_cursor: rows.length > o.limit && last ? exactCursor(last.cursor_at, last.id) : null
+    next_cursor: rows.length > o.limit && last ? encodeCursor(last.cursor_at, last.id) : null
   }
 }

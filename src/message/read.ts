@@ -1,7 +1,7 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { StoredMessage } from "../../schemas/message.ts"
-import { decodeCursor, encodeCursor } from "../http/cursor.ts"
+import { decodeCursor, encodeCursor, exactTime } from "../http/cursor.ts"
 import { isUuid } from "../../schemas/common.ts"
 
 // Reads of messages and conversations, in a transaction confined to the caller's tenant (row-level security) and
@@ -90,17 +90,17 @@ export const contactExists = async (tx: Tx, scope: TenantScope, id: string): Pro
 export const contactMessages = async (tx: Tx, contactId: string, o: { cursor?: string | undefined; limit: number; channel?: string | undefined }) => {
   const after = o.cursor === undefined ? undefined : decodeCursor(o.cursor)
   if (o.cursor !== undefined && after === undefined) return { error: "cursor" as const }
-  const rows = await tx.unsafe<Array<MessageRecord>>(
-    `SELECT ${COLUMNS} FROM messages WHERE contact_id = $1
+  const rows = await tx.unsafe<Array<MessageRecord & { cursor_at: string }>>(
+    `SELECT ${COLUMNS}, ${exactTime("created_at")} AS cursor_at FROM messages WHERE contact_id = $1
        AND ($2::text IS NULL OR channel = $2)
-       AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+       AND ($3::text IS NULL OR (created_at, id) < ($3::text::timestamptz, $4::uuid))
      ORDER BY created_at DESC, id DESC LIMIT $5`,
     [contactId, o.channel ?? null, after?.at ?? null, after?.id ?? null, o.limit + 1])
   const page = rows.slice(0, o.limit)
   const last = page[page.length - 1]
   return {
     messages: await withHistory(tx, page),
-    next_cursor: rows.length > o.limit && last ? encodeCursor(last.created_at, last.id) : null
+    next_cursor: rows.length > o.limit && last ? encodeCursor(last.cursor_at, last.id) : null
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Sql, Tx } from "../../core/db/Database.ts"
-import { decodeCursor, encodeCursor } from "../http/cursor.ts"
+import { decodeCursor, encodeCursor, exactTime } from "../http/cursor.ts"
 import { tierOfEmail } from "../loyalty/tier.ts"
 
 const stay = `r.id AS reservation_id, r.external_id AS external_reservation_id, r.hotel_id, h.name AS hotel_name, r.status,
@@ -38,16 +38,17 @@ export const contactCalls = async (sql: Sql | Tx, contactId: string, cursor: str
   const rows = await sql`
     SELECT id AS call_record_id, provider, call_id, direction, from_number, to_number, status, answered, outcome,
       started_at, answered_at, ended_at, duration_seconds, agent, recording_url, summary, language,
-      transcript IS NOT NULL AS has_transcript, metadata, coalesce(started_at, created_at) AS sort_at, created_at, updated_at
+      transcript IS NOT NULL AS has_transcript, metadata, ${sql.unsafe(exactTime("coalesce(started_at, created_at)"))} AS sort_at,
+      created_at, updated_at
     FROM calls
     WHERE contact_id = ${contactId}
-      ${after ? sql`AND (coalesce(started_at, created_at), id) < (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
+      ${after ? sql`AND (coalesce(started_at, created_at), id) < (${after.at}::text::timestamptz, ${after.id}::uuid)` : sql``}
     ORDER BY coalesce(started_at, created_at) DESC, id DESC
     LIMIT ${limit + 1}`
   const page = rows.slice(0, limit)
   const last = page[page.length - 1]
   return {
     calls: page.map(({ sort_at: _s, ...c }) => c),
-    next_cursor: rows.length > limit && last ? encodeCursor(last.sort_at as Date, last.call_record_id as string) : null
+    next_cursor: rows.length > limit && last ? encodeCursor(last.sort_at as string, last.call_record_id as string) : null
   }
 }

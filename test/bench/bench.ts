@@ -7,9 +7,9 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys,loyalty (a subset of phases), BENCH_JOURNEYS
- * (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default 5,000),
- * BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
+ * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys,loyalty,website (a subset of phases),
+ * BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
+ * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), NATS_URL, DATABASE_URL.
  *
  * Writes test/bench/results/latest.json and latest.md, plus copies named by the run's timestamp. Creates its own
@@ -31,6 +31,7 @@ import { inspectMemory, startProfile, summarise, type ProfileSummary } from "./p
 import { actorTransactions, commandsFor, encodeEnvelopes, rawJetStream, rawPostgres } from "./raw.ts"
 import { explainStatements } from "./explain.ts"
 import { journeysPhase } from "./journeys.ts"
+import { websiteEventsPhase } from "./websiteEvents.ts"
 import { messagesPhase } from "./messages.ts"
 import { loyaltyPhase } from "./loyalty.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
@@ -188,10 +189,11 @@ const main = async () => {
     GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions),
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "loyalty"].some(want)
+  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "loyalty", "website"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
   let loyalty: Awaited<ReturnType<typeof loyaltyPhase>> | undefined
+  let website: Awaited<ReturnType<typeof websiteEventsPhase>> | undefined
   let worker: ServedProcess | undefined
   let ingress: ServedProcess | undefined
   const phases: Record<string, { load: LoadResult; observed: PhaseObservation }> = {}
@@ -379,6 +381,15 @@ const main = async () => {
       say("loyalty", loyalty)
     }
 
+    // ---- website events: server-key batches of 50 and single browser-key beacons ----------------------------------
+    if (want("website")) {
+      website = await websiteEventsPhase({
+        sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
+        runId, durationS: quick ? 10 : settings.phase_s
+      })
+      say("website", website)
+    }
+
     // ---- CPU profiles of ingress and worker under max load (after the measurements: profiling slows a little) ---
     if (want("profile") && settings.profile && ingress.inspectorUrl && worker.inspectorUrl) {
       for (const [name, run] of [["single", single(settings.profile_s * 1000)], ["batch", batch(settings.profile_s * 1000)]] as const) {
@@ -459,6 +470,9 @@ const main = async () => {
     loyalty_writes_per_s: loyalty?.writes_per_s ?? null,
     loyalty_redeem_p99_ms: loyalty?.redeem_latency_ms.p99 ?? null,
     loyalty: loyalty ?? null,
+    website_events_per_s_server_batches: website?.server_batches_of_50.events_per_s ?? null,
+    website_events_per_s_browser_single: website?.browser_single.events_per_s ?? null,
+    website: website ?? null,
     worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
     raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,
     raw_js_consume_ack_per_s: rawJs?.consume_ack_per_s ?? null,

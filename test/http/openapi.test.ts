@@ -722,10 +722,107 @@ const loyaltyCreditRoutes: Record<string, RouteCases> = {
   }
 }
 
+/** The website sources routes (kept apart, as the loyalty ones). */
+const websiteSource = async () =>
+  (await as("POST", "/api/v1/website-sources", { name: "OpenAPI site", allowed_origins: ["https://shop.hotel-guests.net"] })).body as { source_id: string }
+const W = "/api/v1/website-sources"
+const websiteRoutes: Record<string, RouteCases> = {
+  [`POST ${W}`]: {
+    cases: [
+      c(201, "a source and its three credentials", () => as("POST", W, { name: "Site", allowed_origins: ["https://shop.hotel-guests.net"], signing: true })),
+      c(400, "a wildcard origin", () => as("POST", W, { name: "Site", allowed_origins: ["https://*.hotel.com"] })),
+      ...keyCases("POST", W, { name: "Site", allowed_origins: [] })
+    ]
+  },
+  [`GET ${W}`]: { cases: [c(200, "the sources", () => as("GET", W)), ...keyCases("GET", W)], notCaused: { 400: "no parameter to refuse" } },
+  [`GET ${W}/{id}`]: {
+    cases: [
+      c(200, "a source", async () => as("GET", `${W}/${(await websiteSource()).source_id}`)),
+      c(404, "an unknown source", () => as("GET", `${W}/${NO_SUCH_ID}`)),
+      nulParam("GET", `${W}/%00`),
+      ...keyCases("GET", `${W}/${NO_SUCH_ID}`)
+    ]
+  },
+  [`PATCH ${W}/{id}`]: {
+    cases: [
+      c(200, "paused", async () => as("PATCH", `${W}/${(await websiteSource()).source_id}`, { enabled: false })),
+      c(400, "an unknown mapping target", async () => as("PATCH", `${W}/${(await websiteSource()).source_id}`, { mapping: { shoe: { path: "a" } } })),
+      c(404, "an unknown source", () => as("PATCH", `${W}/${NO_SUCH_ID}`, { enabled: false })),
+      ...keyCases("PATCH", `${W}/${NO_SUCH_ID}`, { enabled: false })
+    ]
+  },
+  [`DELETE ${W}/{id}`]: {
+    cases: [
+      c(200, "deleted", async () => as("DELETE", `${W}/${(await websiteSource()).source_id}`)),
+      c(404, "an unknown source", () => as("DELETE", `${W}/${NO_SUCH_ID}`)),
+      nulParam("DELETE", `${W}/%00`),
+      ...keyCases("DELETE", `${W}/${NO_SUCH_ID}`)
+    ]
+  },
+  [`POST ${W}/{id}/keys`]: {
+    cases: [
+      c(201, "a second browser key", async () => as("POST", `${W}/${(await websiteSource()).source_id}/keys`, { kind: "browser" })),
+      c(400, "an unknown kind", () => as("POST", `${W}/${NO_SUCH_ID}/keys`, { kind: "admin" })),
+      c(404, "an unknown source", () => as("POST", `${W}/${NO_SUCH_ID}/keys`, { kind: "server" })),
+      c(409, "a third live key", async () => {
+        const { source_id } = await websiteSource()
+        await as("POST", `${W}/${source_id}/keys`, { kind: "server" })
+        return as("POST", `${W}/${source_id}/keys`, { kind: "server" })
+      }),
+      ...keyCases("POST", `${W}/${NO_SUCH_ID}/keys`, { kind: "server" })
+    ]
+  },
+  [`DELETE ${W}/{id}/keys/{key_id}`]: {
+    cases: [
+      c(200, "a key revoked", async () => {
+        const { source_id } = await websiteSource()
+        const view = await as("GET", `${W}/${source_id}`)
+        return as("DELETE", `${W}/${source_id}/keys/${view.body.keys[0].key_id}`)
+      }),
+      c(404, "an unknown key", async () => as("DELETE", `${W}/${(await websiteSource()).source_id}/keys/${NO_SUCH_ID}`)),
+      nulParam("DELETE", `${W}/%00/keys/x`),
+      ...keyCases("DELETE", `${W}/${NO_SUCH_ID}/keys/${NO_SUCH_ID}`)
+    ]
+  },
+  [`POST ${W}/{id}/rotate-signing-secret`]: {
+    cases: [
+      c(200, "a new secret", async () => as("POST", `${W}/${(await websiteSource()).source_id}/rotate-signing-secret`)),
+      c(404, "an unknown source", () => as("POST", `${W}/${NO_SUCH_ID}/rotate-signing-secret`)),
+      nulParam("POST", `${W}/%00/rotate-signing-secret`),
+      ...keyCases("POST", `${W}/${NO_SUCH_ID}/rotate-signing-secret`)
+    ]
+  },
+  [`GET ${W}/{id}/deliveries`]: {
+    cases: [
+      c(200, "the delivery log", async () => as("GET", `${W}/${(await websiteSource()).source_id}/deliveries?limit=5`)),
+      c(400, "a limit out of range", async () => as("GET", `${W}/${(await websiteSource()).source_id}/deliveries?limit=500`)),
+      c(404, "an unknown source", () => as("GET", `${W}/${NO_SUCH_ID}/deliveries`)),
+      ...keyCases("GET", `${W}/${NO_SUCH_ID}/deliveries`)
+    ]
+  },
+  [`GET ${W}/{id}/events`]: {
+    cases: [
+      c(200, "the catalogue", async () => as("GET", `${W}/${(await websiteSource()).source_id}/events`)),
+      c(404, "an unknown source", () => as("GET", `${W}/${NO_SUCH_ID}/events`)),
+      nulParam("GET", `${W}/%00/events`),
+      ...keyCases("GET", `${W}/${NO_SUCH_ID}/events`)
+    ]
+  },
+  [`POST ${W}/{id}/events`]: {
+    cases: [
+      c(201, "a declared event", async () => as("POST", `${W}/${(await websiteSource()).source_id}/events`, { name: "voucher.viewed" })),
+      c(400, "a name that is not a dotted lowercase name", () => as("POST", `${W}/${NO_SUCH_ID}/events`, { name: "Voucher Viewed" })),
+      c(404, "an unknown source", () => as("POST", `${W}/${NO_SUCH_ID}/events`, { name: "voucher.viewed" })),
+      ...keyCases("POST", `${W}/${NO_SUCH_ID}/events`, { name: "voucher.viewed" })
+    ]
+  }
+}
+
 const routes: Record<string, RouteCases> = {
   ...loyaltyRoutes,
   ...journeyRoutes,
   ...loyaltyCreditRoutes,
+  ...websiteRoutes,
   "POST /api/v1/reservations": {
     cases: [
       c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),

@@ -3,7 +3,7 @@ import { runJourneyDateScan } from "../../actors/journey/dateTrigger.ts"
 import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
 import { createJourney, runIn, runsOf, setJourneyStatus, stepsOf } from "../support/journeys.ts"
 import { configureChannels, newContact, useEncryptionKey } from "../support/messaging.ts"
-import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { eventually as within, expectVerifies, subscribe } from "../support/webhook.ts"
 
@@ -163,6 +163,11 @@ describe("journeys end to end", () => {
     ])
     const mail = await soon("the utility email", async () => mailsTo(c.email!)[0])
     expect(mail.subject).toBe("Thank you")
+    // The runs API tells the same story: the gated step is skipped with the message's reason.
+    const res = await request(platform.baseUrl, "GET", `/api/v1/journey-runs/${run.id}`, { key: tenant.live_key })
+    expect(res.status).toBe(200)
+    expect(res.body.data).toMatchObject({ run_id: run.id, journey_id: journeyId, state: "completed", trigger: { event_name: "review.requested", origin: "core" } })
+    expect(res.body.data.steps.map((x: any) => [x.step_id, x.outcome, x.reason])).toEqual([["offer", "skipped", "no_email_marketing_consent"], ["thanks", "sent", null]])
   })
 
   it("an email using the resume link is skipped with missing_resume_url when the event has none", async () => {

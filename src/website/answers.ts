@@ -1,0 +1,87 @@
+import { HttpServerResponse } from "effect/http"
+import type { Issue } from "../../core/website/contract.ts"
+import type { MappingWarning } from "../../core/website/mapping.ts"
+
+// The website-events answers: request-level errors `{ error: { code, message, detail?, fix, docs } }` and the Result.
+
+export type RequestErrorCode =
+  | "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized"
+  | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid"
+  | "signature_expired" | "rate_limited" | "internal_error"
+
+const ERRORS: Record<RequestErrorCode, { status: number; message: string; fix: string }> = {
+  invalid_json: { status: 400, message: "The body is not JSON", fix: "Send one JSON event object or { \"events\": [...] }, UTF-8 encoded" },
+  invalid_body: { status: 422, message: "The body is neither one event nor an events array", fix: "Send one event object or { \"events\": [1..50 events] } and nothing else" },
+  body_too_large: { status: 413, message: "The body is too large", fix: "Keep a request under 64 KB (256 KB for a webhook); split the events into several requests" },
+  batch_too_large: { status: 413, message: "More than 50 events in one request", fix: "Send at most 50 events per request" },
+  batch_empty: { status: 422, message: "The events array is empty", fix: "Send 1 to 50 events, or do not send the request" },
+  unauthorized: { status: 401, message: "Credential missing, unknown, revoked or expired", fix: "Send the server key as Authorization: Bearer svc_sk_..., or the browser key as X-SVC-Key or ?key=svc_pk_..." },
+  source_disabled: { status: 403, message: "This website source is paused or deleted", fix: "Enable the source (PATCH /api/v1/website-sources/{id} with enabled: true) or use another source's key" },
+  feature_disabled: { status: 403, message: "Website events are switched off for this account", fix: "Ask the account owner to switch website events on" },
+  origin_not_allowed: { status: 403, message: "This browser key may not be used from this origin", fix: "Add the exact origin (scheme://host[:port]) to the source's allowed_origins" },
+  signature_missing: { status: 401, message: "This source requires a signature and none was sent", fix: "Send X-SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>'>" },
+  signature_invalid: { status: 401, message: "The signature is malformed or does not match", fix: "Sign the exact raw body bytes as '<t>.<raw body>' with the source's current signing secret" },
+  signature_expired: { status: 401, message: "The signature's timestamp is more than 5 minutes from server time", fix: "Sign each request when sending it, with a clock in sync (NTP)" },
+  rate_limited: { status: 429, message: "Per-minute limit exceeded", fix: "Wait Retry-After seconds, then retry the same request" },
+  internal_error: { status: 500, message: "Internal error", fix: "Retry with the same idempotency_key: a repeat gives no duplicate result" }
+}
+
+export const DOCS = "/docs/website-events"
+
+export const statusOfCode = (code: RequestErrorCode) => ERRORS[code].status
+
+export const corsHeaders = (origin: string | undefined): Record<string, string> =>
+  origin === undefined ? {} : {
+    "access-control-allow-origin": origin,
+    "vary": "Origin",
+    "access-control-expose-headers": "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+  }
+
+export const PREFLIGHT_HEADERS = {
+  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-headers": "Content-Type, X-SVC-Key",
+  "access-control-max-age": "86400"
+}
+
+export const errorBody = (code: RequestErrorCode, detail?: string) => ({
+  error: { code, message: ERRORS[code].message, ...(detail === undefined ? {} : { detail }), fix: ERRORS[code].fix, docs: `${DOCS}#${code}` }
+})
+
+export const requestError = (code: RequestErrorCode, headers: Record<string, string>, detail?: string, retryAfter?: number) =>
+  HttpServerResponse.jsonUnsafe(errorBody(code, detail), {
+    status: ERRORS[code].status,
+    headers: retryAfter === undefined ? headers : { ...headers, "retry-after": String(retryAfter) }
+  })
+
+export interface EventWarning {
+  readonly code: string
+  readonly message: string
+}
+
+export interface EventResult {
+  readonly index: number
+  readonly status: "accepted" | "duplicate" | "rejected"
+  readonly code: string
+  readonly message: string
+  readonly event_id: string | null
+  readonly contact: "matched" | "created" | "none"
+  readonly warnings: ReadonlyArray<EventWarning>
+  readonly issues?: ReadonlyArray<Issue>
+  readonly mapping_warnings?: ReadonlyArray<MappingWarning>
+}
+
+export interface Result {
+  readonly received: number
+  readonly accepted: number
+  readonly duplicate: number
+  readonly rejected: number
+  readonly results: ReadonlyArray<EventResult>
+}
+
+export const resultOf = (results: ReadonlyArray<EventResult>): Result => ({
+  received: results.length,
+  accepted: results.filter((r) => r.status === "accepted").length,
+  duplicate: results.filter((r) => r.status === "duplicate").length,
+  rejected: results.filter((r) => r.status === "rejected").length,
+  results
+})
