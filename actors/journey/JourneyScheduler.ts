@@ -48,7 +48,8 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
       const drain = async () => {
         while (waiting.length > 0) {
           const batch = waiting.splice(0, BATCH_MAX)
-          await routeSignals(deps, batch)
+          // A batch that fails unexpectedly is seen again after its ack wait; the loop goes on with the next one.
+          await routeSignals(deps, batch).catch((e) => log("error", "journey signal batch failed", { events: batch.length, error: errorText(e) }))
         }
         scheduled = undefined
       }
