@@ -28,13 +28,15 @@ const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ?
  */
 export const signalsOf = (e: DomainEvent): ReadonlyArray<JourneySignal> => {
   const booking = e.origin === "booking"
+  // Free-form payloads (a core event's `payload`) may be anything an object can be; a missing one is empty.
+  const data: Readonly<Record<string, unknown>> = typeof e.data === "object" && e.data !== null ? e.data : {}
   const base = {
-    event_id: e.event_id, event_name: e.event_type, occurred_at: e.occurred_at, payload: e.data,
+    event_id: e.event_id, event_name: e.event_type, occurred_at: e.occurred_at, payload: data,
     origin: booking ? "booking" as const : e.origin === "website" ? "website" as const : "core" as const,
-    source: text(e.source), hotel_id: text(e.hotel_id) ?? (booking ? text(e.data["hotel_id"]) : null),
-    reservation_id: booking ? text(e.data["reservation_id"]) : null
+    source: text(e.source), hotel_id: text(e.hotel_id) ?? (booking ? text(data["hotel_id"]) : null),
+    reservation_id: booking ? text(data["reservation_id"]) : null
   }
-  const companions = booking && Array.isArray(e.data["contact_ids"]) ? (e.data["contact_ids"] as Array<unknown>).map(text) : []
+  const companions = booking && Array.isArray(data["contact_ids"]) ? (data["contact_ids"] as Array<unknown>).map(text) : []
   const contacts = new Map<string, boolean>()
   if (e.contact_id !== null) contacts.set(e.contact_id, true)
   for (const c of companions) if (c !== null && !contacts.has(c)) contacts.set(c, false)
