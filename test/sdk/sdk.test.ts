@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { createHash } from "node:crypto"
+import { gzipSync } from "node:zlib"
+import type { Browser } from "playwright-core"
+import { createJourney } from "../support/journeys.ts"
+import { createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { createSource, guestEmail, type Source, unique } from "../website/support.ts"
+import {
+  abandonOnLeave, launchChromium, leave, openPage, pageErrors, type PageServer, sdk, sleep, startPageServer, startStub,
+  startWire, type Stub, type Wire, waitUntil
+} from "./support.ts"
+
+// Browser globals used inside page.evaluate callbacks (run in Chromium, not in Node).
+declare const document: any
+declare const window: any
+declare const sessionStorage: any
+declare const localStorage: any
+
+// The browser SDK in Debian's Chromium: the platform on http://127.0.0.1:P1 (seen by the browser through a recording
+// pass-through, the "wire", which counts preflights and beacons), the booking page on http://localhost:P2 (listed in the
+// source's allowed origins), an unlisted page on http://localhost:P3, and a stub endpoint for failures.
+let platform: RunningPlatform
+let tenant: TestTenant
+let source: Source
+let browser: Browser
+let pages: PageServer
+let unlisted: PageServer
+let stub: Stub
+let wire: Wire
+const sql = testSql()
+
+beforeAll(async () => {
+  platform = await startPlatform("sdk")
+  tenant = await createTenant("sdk")
+  wire = await startWire(platform.baseUrl)
+  const sdkUrl = `${wire.url}/sdk/svc-events.js`
+  pages = await startPageServer(sdkUrl)
+  unlisted = await startPageServer(sdkUrl)
+  stub = await startStub()
+  source = await createSource(platform.baseUrl, tenant.live_key, { allowed_origins: [pages.origin] })
+  // Events are stored only when a journey listens (rule 7): two that wait a day make them observable.
+  for (const event of ["cart.abandoned", "checkout.completed"]) {
+    await createJourney(sql, tenant, { name: unique(event), trigger: { type: "event", event }, steps: [{ id: "w", type: "wait", duration: "P1D" }] })
+  }
+  browser = await launchChromium()
+})
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all([pages?.close(), unlisted?.close(), stub?.close(), wire?.close()])
+  await platform?.stop()
+  await sql.end()
+})
+
+const init = (extra: Record<string, unknown> = {}) => ({ key: source.browser_key, hotelCode: tenant.hotel_code, ...extra })
+const posts = (since = 0) => wire.seen.filter((r) => r.at >= since && r.method === "POST" && r.path.startsWith("/api/v1/website-events"))
+const preflights = () => [...wire.seen, ...stub.arrivals].filter((r) => r.method === "OPTIONS")
+const storedEvents = (cart: string) =>
+  sql`SELECT event, idempotency_key, payload FROM website_events WHERE tenant_id = ${tenant.tenant_id} AND cart_id = ${cart} ORDER BY received_at`
+const deliveries = (sourceId: string) =>
+  sql`SELECT status, error_code, origin, accepted, rejected, results FROM website_deliveries WHERE source_id = ${sourceId} ORDER BY id`
+
+describe("GET /sdk/svc-events.js", () => {
+  it("serves one small script with an ETag, a short cache and a published integrity hash", async () => {
+    const res = await fetch(`${platform.baseUrl}/sdk/svc-events.js`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toMatch(/^application\/javascript/)
+    expect(res.headers.get("cache-control")).toBe("public, max-age=300")
+    const etag = res.headers.get("etag")!
+    const code = await res.text()
+    const gzip = gzipSync(Buffer.from(code), { level: 9 }).length
+    console.info(`svc-events.js: ${code.length} bytes, ${gzip} bytes gzipped`)
+    expect(gzip).toBeLessThan(5 * 1024)
+    expect(code).not.toMatch(/\brequire\(|\bimport\b|document\.cookie|localStorage/)
+    expect((await fetch(`${platform.baseUrl}/sdk/svc-events.js`, { headers: { "if-none-match": etag } })).status).toBe(304)
+    const sri = await (await fetch(`${platform.baseUrl}/sdk/svc-events.js.sri`)).json() as { integrity: string }
+    expect(sri.integrity).toBe(`sha384-${createHash("sha384").update(code).digest("base64")}`)
+  })
+})
+
+describe("svc-events.js in Chromium against the platform", () => {
+  it("track is accepted from the listed origin as text/plain, with no OPTIONS request and no cookie", async () => {
+    const context = await browser.newContext()
+    const page = await openPage(context, pages.origin, init())
+    const answer = page.waitForResponse((r) => r.url().includes("/api/v1/website-events"))
+    await sdk(page, "track", "search.performed", { context: { check_in: "2027-05-01", check_out: "2027-05-03", adults: 2 } })
+    const res = await answer
+    expect(res.status()).toBe(202)
+    expect(await res.json()).toMatchObject({ accepted: 1, rejected: 0 })
+    expect(res.request().headers()["content-type"]).toBe("text/plain;charset=UTF-8")
+    expect(res.request().url()).toContain(`key=${source.browser_key}`)
+    const [row] = await deliveries(source.source_id)
+    expect(row).toMatchObject({ status: 202, origin: pages.origin, accepted: 1 })
+    expect(preflights()).toEqual([])
+    expect(await context.cookies()).toEqual([])
+    expect(await page.evaluate(() => document.cookie)).toBe("")
+    await context.close()
+  })
+
+  it("a guest leaving with a cart and an email sends cart.abandoned by beacon, once per cart and stage", async () => {
+    const context = await browser.newContext()
+    const start = Date.now()
+    const page = await openPage(context, pages.origin, init())
+    const cart = unique("cart")
+    await sdk(page, "identify", { email: guestEmail(), first_name: "Ana" })
+    await abandonOnLeave(page, { cart_id: cart, stage: "payment", room_name: "Sea View", resume_url: "https://book.example.com/r/1" })
+    // Hidden tab (visibilitychange→hidden), then the page goes away (pagehide): one report for this cart and stage.
+    await page.evaluate(() => {
+      Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true })
+      document.dispatchEvent(new Event("visibilitychange"))
+    })
+    await leave(page, pages.origin)
+    const rows = await waitUntil(async () => { const r = await storedEvents(cart); return r.length > 0 ? r : undefined })
+    await sleep(1_000)
+    expect(await storedEvents(cart)).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ event: "cart.abandoned", idempotency_key: `cart.abandoned:payment:${cart}` })
+    expect(rows[0]!.payload.context).toMatchObject({ cart_id: cart, stage: "payment", hotel_code: tenant.hotel_code, room_name: "Sea View" })
+    expect(posts(start).map((r) => r.mode)).toEqual(["no-cors"]) // one request, and it was a beacon
+    expect(preflights()).toEqual([])
+    expect(await context.cookies()).toEqual([])
+    await context.close()
+  })
+
+  it("completed sends checkout.completed and stops abandonment for that cart", async () => {
+    const context = await browser.newContext()
+    const page = await openPage(context, pages.origin, init())
+    const cart = unique("cart")
+    await sdk(page, "identify", { email: guestEmail() })
+    await abandonOnLeave(page, { cart_id: cart, stage: "payment" })
+    await sdk(page, "completed", { cart_id: cart, value: 240, currency: "EUR" })
+    const rows = await waitUntil(async () => { const r = await storedEvents(cart); return r.length > 0 ? r : undefined })
+    await leave(page, pages.origin)
+    await sleep(2_000)
+    expect((await storedEvents(cart)).map((r) => r.event)).toEqual(["checkout.completed"])
+    expect(rows[0]!.payload.context).toMatchObject({ cart_id: cart, value: 240, currency: "EUR" })
+    expect(await context.cookies()).toEqual([])
+    await context.close()
+  })
+
+  it("waitForConsent sends and stores nothing before allow, then sends; after deny nothing ever", async () => {
+    const quiet = await createSource(platform.baseUrl, tenant.live_key, { allowed_origins: [pages.origin] })
+    const context = await browser.newContext()
+    const start = Date.now()
+    const page = await openPage(context, pages.origin, { key: quiet.browser_key, waitForConsent: true, persistContact: true })
+    const cart = unique("cart")
+    await sdk(page, "identify", { email: guestEmail() }, { text: "Send me offers from Hotel Example by email", form_id: "checkout" })
+    await sdk(page, "track", "room.selected", { context: { cart_id: cart } })
+    await abandonOnLeave(page, { cart_id: cart, stage: "room" })
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")))
+    await sleep(1_500)
+    expect(posts(start)).toEqual([])
+    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([0, 0, ""])
+    await sdk(page, "allow")
+    await waitUntil(async () => (await deliveries(quiet.source_id)).length > 0)
+    expect((await deliveries(quiet.source_id))[0]).toMatchObject({ status: 202, accepted: 1 })
+    expect(await page.evaluate(() => sessionStorage.getItem("svc_events"))).toContain("@")
+
+    const denied = await openPage(context, pages.origin, { key: quiet.browser_key, waitForConsent: true, persistContact: true })
+    const before = posts(start).length
+    await sdk(denied, "deny")
+    await sdk(denied, "identify", { email: guestEmail() })
+    await sdk(denied, "track", "room.selected")
+    await abandonOnLeave(denied, { cart_id: unique("cart"), stage: "room" })
+    await sdk(denied, "allow")
+    await sdk(denied, "flush")
+    expect(await denied.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([0, 0, ""])
+    await leave(denied, pages.origin)
+    await sleep(1_500)
+    expect(posts(start)).toHaveLength(before)
+    expect(await deliveries(quiet.source_id)).toHaveLength(1)
+    expect(await context.cookies()).toEqual([])
+    await context.close()
+  })
+
+  it("a 4xx is not retried: an unknown key gets one 401, an unlisted origin one 403", async () => {
+    const context = await browser.newContext()
+    const start = Date.now()
+    const bad = await openPage(context, pages.origin, init({ key: `svc_pk_${"A".repeat(40)}` }))
+    await sdk(bad, "track", "search.performed")
+    await sdk(bad, "flush")
+    const other = await openPage(context, unlisted.origin, init())
+    const refused = other.waitForResponse((r) => r.url().includes("/api/v1/website-events"))
+    await sdk(other, "track", "search.performed")
+    await sdk(other, "flush")
+    expect((await refused).status()).toBe(403)
+    await sleep(3_500) // past the first two retry delays (1 s, 2 s)
+    expect(posts(start).filter((r) => r.path.includes("AAAA"))).toHaveLength(1)
+    expect(posts(start).filter((r) => r.path.includes(source.browser_key))).toHaveLength(1)
+    expect(preflights()).toEqual([])
+    const refusedRows = (await deliveries(source.source_id)).filter((r) => r.error_code === "origin_not_allowed")
+    expect(refusedRows).toEqual([expect.objectContaining({ status: 403, origin: unlisted.origin })])
+    expect(await context.cookies()).toEqual([])
+    await context.close()
+  })
+})
+
+describe("svc-events.js retries, queue and tabs (stub endpoint)", () => {
+  const stubInit = (extra: Record<string, unknown> = {}) => init({ endpoint: stub.url, ...extra })
+  const events = () => stub.arrivals.filter((a) => a.method === "POST").flatMap((a) => a.body.events as Array<any>)
+
+  it("network error, 429 and 5xx are retried after 1, 2, 4 s or Retry-After; five attempts in all", async () => {
+    stub.arrivals.length = 0
+    stub.answers.push({ status: 0 }, { status: 429, headers: { "retry-after": "3" } }, { status: 500 }, { status: 202 })
+    const context = await browser.newContext()
+    const page = await openPage(context, pages.origin, stubInit())
+    await sdk(page, "track", "search.performed")
+    await sdk(page, "flush")
+    await waitUntil(() => stub.arrivals.length >= 4, 30_000)
+    const t = stub.arrivals.map((a) => a.at)
+    const gaps = t.slice(1).map((x, i) => x - t[i]!)
+    console.info(`retry gaps (ms): ${gaps.join(", ")}`)
+    expect(gaps[0]).toBeGreaterThanOrEqual(950) // 1 s after the cut connection
+    expect(gaps[0]).toBeLessThan(1_900)
+    expect(gaps[1]).toBeGreaterThanOrEqual(2_950) // Retry-After: 3 instead of 2 s
+    expect(gaps[1]).toBeLessThan(3_900)
+    expect(gaps[2]).toBeGreaterThanOrEqual(3_950) // 4 s after the third failure
+    expect(gaps[2]).toBeLessThan(4_900)
+    expect(new Set(stub.arrivals.map((a) => JSON.stringify(a.body))).size).toBe(1) // the same batch each time
+
+    stub.arrivals.length = 0
+    for (let i = 0; i < 6; i++) stub.answers.push({ status: 503, headers: { "retry-after": "0" } })
+    await sdk(page, "track", "search.performed")
+    await sdk(page, "flush")
+    await waitUntil(() => stub.arrivals.length >= 5)
+    await sleep(1_500)
+    expect(stub.arrivals).toHaveLength(5)
+    stub.answers.length = 0
+    expect(preflights()).toEqual([])
+    await context.close()
+  }, 60_000)
+
+  it("offline, at most 50 events wait: the oldest are dropped and the last 50 arrive once online", async () => {
+    stub.arrivals.length = 0
+    const context = await browser.newContext()
+    const page = await openPage(context, pages.origin, stubInit())
+    await context.setOffline(true)
+    await page.evaluate(() => { for (let i = 0; i < 60; i++) (window as any).svcEvents.track("offer.viewed", { properties: { n: i } }) })
+    await sleep(1_500)
+    expect(stub.arrivals).toHaveLength(0)
+    await context.setOffline(false)
+    await waitUntil(() => events().length >= 50)
+    await sleep(500)
+    expect(events().map((e) => e.properties.n)).toEqual(Array.from({ length: 50 }, (_, i) => i + 10))
+    expect(stub.arrivals.every((a) => a.contentType === "text/plain;charset=UTF-8")).toBe(true)
+    await context.close()
+  })
+
+  it("identify stays in its tab: a second tab sends no contact; with persistContact the tab keeps it across pages", async () => {
+    stub.arrivals.length = 0
+    const context = await browser.newContext()
+    const email = guestEmail()
+    const first = await openPage(context, pages.origin, stubInit({ persistContact: true }))
+    await sdk(first, "identify", { email })
+    await first.reload()
+    await first.evaluate((o) => (window as any).svcEvents.init(o), stubInit({ persistContact: true }))
+    await sdk(first, "track", "tab.one")
+    await sdk(first, "flush")
+    const second = await openPage(context, pages.origin, stubInit({ persistContact: true }))
+    await sdk(second, "track", "tab.two")
+    await sdk(second, "flush")
+    await waitUntil(() => events().length >= 2)
+    expect(events().find((e) => e.event === "tab.one")?.contact).toEqual({ email })
+    expect(events().find((e) => e.event === "tab.two")?.contact).toBeUndefined()
+    expect(await context.cookies()).toEqual([])
+    await context.close()
+  })
+
+  it("when sendBeacon refuses, the leave report goes by fetch keepalive", async () => {
+    stub.arrivals.length = 0
+    const context = await browser.newContext()
+    await context.addInitScript(() => { (navigator as any).sendBeacon = () => false })
+    const page = await openPage(context, pages.origin, stubInit())
+    const cart = unique("cart")
+    await sdk(page, "identify", { phone: "+34 600 123 456" })
+    await abandonOnLeave(page, { cart_id: cart, stage: "details" })
+    await leave(page, pages.origin)
+    await waitUntil(() => events().length >= 1)
+    expect(events()).toEqual([expect.objectContaining({ event: "cart.abandoned", idempotency_key: `cart.abandoned:details:${cart}` })])
+    expect(stub.arrivals.map((a) => [a.method, a.mode])).toEqual([["POST", "cors"]]) // a fetch, not a beacon
+    await context.close()
+  })
+
+  it("no script error on any page", () => {
+    expect(pageErrors).toEqual([])
+  })
+})
