@@ -53,7 +53,7 @@ const load = () => {
     const s = JSON.parse(sessionStorage.getItem(STORE) ?? "null")
     if (s) {
       contact ??= s.contact; claim ??= s.claim; session = s.session || session
-      sent = sent.concat(s.sent ?? []); done = done.concat(s.done ?? [])
+      sent = [...new Set(sent.concat(s.sent ?? []))]; done = [...new Set(done.concat(s.done ?? []))]
     }
   } catch { /* unreadable: start afresh */ }
 }
