@@ -78,6 +78,17 @@ describe("GET /sdk/svc-events.js", () => {
 })
 
 describe("svc-events.js in Chromium against the platform", () => {
+  it("loads from another origin with the published integrity hash, and not with a wrong one", async () => {
+    const { integrity } = await (await fetch(`${platform.baseUrl}/sdk/svc-events.js.sri`)).json() as { integrity: string }
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${pages.origin}/sri.html?integrity=${encodeURIComponent(integrity)}`)
+    expect(await page.evaluate(() => typeof window.svcEvents?.init)).toBe("function")
+    await page.goto(`${pages.origin}/sri.html?integrity=${encodeURIComponent(integrity.replace(/.{4}$/, "AAA="))}`)
+    expect(await page.evaluate(() => typeof window.svcEvents)).toBe("undefined")
+    await context.close()
+  })
+
   it("track is accepted from the listed origin as text/plain, with no OPTIONS request and no cookie", async () => {
     const context = await browser.newContext()
     const page = await openPage(context, pages.origin, init())

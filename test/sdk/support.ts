@@ -31,13 +31,16 @@ export interface PageServer {
   readonly close: () => Promise<void>
 }
 
-/** `/page.html` loads the SDK from `sdkUrl`; `/other.html` is somewhere to navigate to. */
+/** `/page.html` loads the SDK from `sdkUrl`; `/sri.html?integrity=…` loads it with SRI; `/other.html` is somewhere to go. */
 export const startPageServer = async (sdkUrl: string): Promise<PageServer> => {
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://x").pathname
-    const body = path === "/page.html"
+    const url = new URL(req.url ?? "/", "http://x")
+    const integrity = (url.searchParams.get("integrity") ?? "").replace(/[^A-Za-z0-9+/=-]/g, "")
+    const body = url.pathname === "/page.html"
       ? `<!doctype html><html><head><title>Booking</title><script src="${sdkUrl}"></script></head><body>Book</body></html>`
-      : path === "/other.html" ? "<!doctype html><html><body>Elsewhere</body></html>" : undefined
+      : url.pathname === "/sri.html"
+      ? `<!doctype html><html><head><script src="${sdkUrl}" integrity="${integrity}" crossorigin="anonymous"></script></head><body>SRI</body></html>`
+      : url.pathname === "/other.html" ? "<!doctype html><html><body>Elsewhere</body></html>" : undefined
     if (body === undefined) return void res.writeHead(404).end()
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(body)
   })
