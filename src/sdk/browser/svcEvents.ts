@@ -128,6 +128,7 @@ async function flush(): Promise<void> {
 /** Page going away: everything waiting leaves by beacon, or by a keepalive fetch when the beacon is refused. */
 const beacon = () => {
   if (timer !== undefined) { clearTimeout(timer); timer = undefined }
+  attempt = 0
   while (queue.length > 0) {
     const body = JSON.stringify({ events: take() })
     let ok = false
@@ -158,8 +159,14 @@ const enqueue = (e: Dict) => {
   if (consent === "granted") schedule(1000)
 }
 
+// The contract's context fields: a cart's other fields are left out, since one unknown key would get the whole
+// abandonment event refused.
+const CONTEXT = ("hotel_id hotel_code hotel_name stage check_in check_out adults children rooms room_name rate_name value " +
+  "currency cart_id session_id resume_url page_url referrer").split(" ")
+
 const cartContext = (cart: Cart): Dict => {
-  const { properties: _p, ...context } = cart
+  const context: Dict = {}
+  for (const k of CONTEXT) if (cart[k] !== undefined && cart[k] !== null) context[k] = cart[k]
   return context
 }
 
