@@ -1,6 +1,7 @@
 // The browser script served at /sdk/svc-events.js (compiled by src/sdk/bundle.ts into one IIFE, no dependencies).
 // No cookies, no localStorage; sessionStorage only with persistContact and consent. Every public command is guarded:
 // a fault here must never break the booking page it runs on.
+import { capped, fitting, MAX_BYTES, retryable, retryDelay } from "./policy.ts"
 
 type Dict = Record<string, unknown>
 type Cart = Dict & { cart_id?: string; stage?: string; properties?: Dict }
@@ -14,8 +15,6 @@ interface Options {
   endpoint?: string
 }
 
-const MAX = 50
-const MAX_BYTES = 60_000
 const STORE = "svc_events"
 const TYPE = "text/plain;charset=UTF-8"
 const win = window as unknown as Dict
@@ -59,20 +58,13 @@ const load = () => {
 }
 
 const cap = () => {
-  if (queue.length > MAX) { once("cap", "queue full: oldest events dropped"); queue.splice(0, queue.length - MAX) }
+  const before = queue.length
+  queue = capped(queue)
+  if (queue.length < before) once("cap", "queue full: oldest events dropped")
 }
 
-/** The head of the queue that fits one request: at most 50 events and 60 KB (Chromium's keepalive budget is 64 KB). */
-const take = () => {
-  let n = 0
-  let size = 12
-  while (n < queue.length && n < MAX) {
-    size += JSON.stringify(queue[n]).length + 1
-    if (n > 0 && size > MAX_BYTES) break
-    n++
-  }
-  return queue.splice(0, n)
-}
+/** The head of the queue that fits one request (50 events, 60 KB). */
+const take = () => queue.splice(0, fitting(queue.slice(0, 50).map((e) => JSON.stringify(e).length)))
 
 /** Send now (explicit flush, completion), unless a retry is waiting out its delay. */
 const flushNow = () => {
@@ -83,13 +75,6 @@ const flushNow = () => {
 
 const schedule = (ms: number) => { if (timer === undefined) timer = setTimeout(() => { timer = undefined; flush() }, ms) }
 
-/** Retry-After as delta-seconds or an HTTP date, capped at 60 s. */
-const after = (h: string | null) => {
-  if (!h) return undefined
-  const s = /^\d+$/.test(h.trim()) ? Number(h) * 1000 : Date.parse(h) - Date.now()
-  return Number.isFinite(s) ? Math.min(Math.max(s, 0), 60_000) : undefined
-}
-
 const post = (body: string) =>
   fetch(url, { method: "POST", body, keepalive: body.length < MAX_BYTES, credentials: "omit", headers: { "Content-Type": TYPE } })
 
@@ -99,22 +84,23 @@ async function flush(): Promise<void> {
   busy = true
   const batch = take()
   let status = 0
-  let wait: number | undefined
+  let header: string | null = null
   try {
     const r = await post(JSON.stringify({ events: batch }))
     status = r.status
-    wait = after(r.headers.get("Retry-After"))
+    header = r.headers.get("Retry-After")
     if (status === 202 && o.debug) {
       const b = await r.json()
       for (const x of b.results ?? []) if (x.status === "rejected") once("r" + x.code, "event rejected:", x.code, x.message, x.issues ?? "")
     }
   } catch { /* network error: status 0 */ }
   busy = false
-  if (status === 0 || status === 429 || status >= 500) {
-    if (++attempt < 5) {
+  if (retryable(status)) {
+    const wait = retryDelay(++attempt, header, Date.now())
+    if (wait !== undefined) {
       queue = batch.concat(queue)
       cap()
-      return schedule(wait ?? 1000 * 2 ** (attempt - 1))
+      return schedule(wait)
     }
     once("gave-up", "gave up after 5 attempts; events dropped:", batch.length)
   } else if (status >= 300) {
