@@ -6,8 +6,8 @@ import { createJourney } from "../support/journeys.ts"
 import { createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { createSource, guestEmail, type Source, unique } from "../website/support.ts"
 import {
-  abandonOnLeave, launchChromium, leave, openPage, pageErrors, type PageServer, sdk, sleep, startPageServer, startStub,
-  startWire, type Stub, type Wire, waitUntil
+  abandonOnLeave, launchChromium, leave, openPage, pageErrors, type PageServer, sdk, sleep, startPageServer, startWire,
+  type Wire, waitUntil
 } from "./support.ts"
 
 // Browser globals used inside page.evaluate callbacks (run in Chromium, not in Node).
@@ -16,16 +16,16 @@ declare const window: any
 declare const sessionStorage: any
 declare const localStorage: any
 
-// The browser SDK in Debian's Chromium: the platform on http://127.0.0.1:P1 (seen by the browser through a recording
-// pass-through, the "wire", which counts preflights and beacons), the booking page on http://localhost:P2 (listed in the
-// source's allowed origins), an unlisted page on http://localhost:P3, and a stub endpoint for failures.
+// The browser SDK in Debian's Chromium against the platform: the platform on http://127.0.0.1:P1 (seen by the browser
+// through a recording pass-through, the "wire", which counts preflights and beacons), the booking page on
+// http://localhost:P2 (listed in the source's allowed origins), an unlisted page on http://localhost:P3. Retries, the
+// queue, tabs and the keepalive fallback against a stub endpoint: delivery.test.ts.
 let platform: RunningPlatform
 let tenant: TestTenant
 let source: Source
 let browser: Browser
 let pages: PageServer
 let unlisted: PageServer
-let stub: Stub
 let wire: Wire
 const sql = testSql()
 
@@ -36,7 +36,6 @@ beforeAll(async () => {
   const sdkUrl = `${wire.url}/sdk/svc-events.js`
   pages = await startPageServer(sdkUrl)
   unlisted = await startPageServer(sdkUrl)
-  stub = await startStub()
   source = await createSource(platform.baseUrl, tenant.live_key, { allowed_origins: [pages.origin] })
   // Events are stored only when a journey listens (rule 7): two that wait a day make them observable.
   for (const event of ["cart.abandoned", "checkout.completed"]) {
@@ -46,14 +45,14 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await browser?.close()
-  await Promise.all([pages?.close(), unlisted?.close(), stub?.close(), wire?.close()])
+  await Promise.all([pages?.close(), unlisted?.close(), wire?.close()])
   await platform?.stop()
   await sql.end()
 })
 
 const init = (extra: Record<string, unknown> = {}) => ({ key: source.browser_key, hotelCode: tenant.hotel_code, ...extra })
 const posts = (since = 0) => wire.seen.filter((r) => r.at >= since && r.method === "POST" && r.path.startsWith("/api/v1/website-events"))
-const preflights = () => [...wire.seen, ...stub.arrivals].filter((r) => r.method === "OPTIONS")
+const preflights = () => wire.seen.filter((r) => r.method === "OPTIONS")
 const storedEvents = (cart: string) =>
   sql`SELECT event, idempotency_key, payload FROM website_events WHERE tenant_id = ${tenant.tenant_id} AND cart_id = ${cart} ORDER BY received_at`
 const deliveries = (sourceId: string) =>
@@ -206,93 +205,9 @@ describe("svc-events.js in Chromium against the platform", () => {
   })
 })
 
-describe("svc-events.js retries, queue and tabs (stub endpoint)", () => {
-  const stubInit = (extra: Record<string, unknown> = {}) => init({ endpoint: stub.url, ...extra })
-  const events = () => stub.arrivals.filter((a) => a.method === "POST").flatMap((a) => a.body.events as Array<any>)
-
-  it("network error, 429 and 5xx are retried after 1, 2, 4 s or Retry-After; five attempts in all", async () => {
-    stub.arrivals.length = 0
-    stub.answers.push({ status: 0 }, { status: 429, headers: { "retry-after": "3" } }, { status: 500 }, { status: 202 })
-    const context = await browser.newContext()
-    const page = await openPage(context, pages.origin, stubInit())
-    await sdk(page, "track", "search.performed")
-    await sdk(page, "flush")
-    await waitUntil(() => stub.arrivals.length >= 4, 30_000)
-    const t = stub.arrivals.map((a) => a.at)
-    const gaps = t.slice(1).map((x, i) => x - t[i]!)
-    console.info(`retry gaps (ms): ${gaps.join(", ")}`)
-    expect(gaps[0]).toBeGreaterThanOrEqual(950) // 1 s after the cut connection
-    expect(gaps[0]).toBeLessThan(1_900)
-    expect(gaps[1]).toBeGreaterThanOrEqual(2_950) // Retry-After: 3 instead of 2 s
-    expect(gaps[1]).toBeLessThan(3_900)
-    expect(gaps[2]).toBeGreaterThanOrEqual(3_950) // 4 s after the third failure
-    expect(gaps[2]).toBeLessThan(4_900)
-    expect(new Set(stub.arrivals.map((a) => JSON.stringify(a.body))).size).toBe(1) // the same batch each time
-
-    stub.arrivals.length = 0
-    for (let i = 0; i < 6; i++) stub.answers.push({ status: 503, headers: { "retry-after": "0" } })
-    await sdk(page, "track", "search.performed")
-    await sdk(page, "flush")
-    await waitUntil(() => stub.arrivals.length >= 5)
-    await sleep(1_500)
-    expect(stub.arrivals).toHaveLength(5)
-    stub.answers.length = 0
+describe("svc-events.js pages", () => {
+  it("no script error on any page, no preflight ever", () => {
     expect(preflights()).toEqual([])
-    await context.close()
-  }, 60_000)
-
-  it("offline, at most 50 events wait: the oldest are dropped and the last 50 arrive once online", async () => {
-    stub.arrivals.length = 0
-    const context = await browser.newContext()
-    const page = await openPage(context, pages.origin, stubInit())
-    await context.setOffline(true)
-    await page.evaluate(() => { for (let i = 0; i < 60; i++) (window as any).svcEvents.track("offer.viewed", { properties: { n: i } }) })
-    await sleep(1_500)
-    expect(stub.arrivals).toHaveLength(0)
-    await context.setOffline(false)
-    await waitUntil(() => events().length >= 50)
-    await sleep(500)
-    expect(events().map((e) => e.properties.n)).toEqual(Array.from({ length: 50 }, (_, i) => i + 10))
-    expect(stub.arrivals.every((a) => a.contentType === "text/plain;charset=UTF-8")).toBe(true)
-    await context.close()
-  })
-
-  it("identify stays in its tab: a second tab sends no contact; with persistContact the tab keeps it across pages", async () => {
-    stub.arrivals.length = 0
-    const context = await browser.newContext()
-    const email = guestEmail()
-    const first = await openPage(context, pages.origin, stubInit({ persistContact: true }))
-    await sdk(first, "identify", { email })
-    await first.reload()
-    await first.evaluate((o) => (window as any).svcEvents.init(o), stubInit({ persistContact: true }))
-    await sdk(first, "track", "tab.one")
-    await sdk(first, "flush")
-    const second = await openPage(context, pages.origin, stubInit({ persistContact: true }))
-    await sdk(second, "track", "tab.two")
-    await sdk(second, "flush")
-    await waitUntil(() => events().length >= 2)
-    expect(events().find((e) => e.event === "tab.one")?.contact).toEqual({ email })
-    expect(events().find((e) => e.event === "tab.two")?.contact).toBeUndefined()
-    expect(await context.cookies()).toEqual([])
-    await context.close()
-  })
-
-  it("when sendBeacon refuses, the leave report goes by fetch keepalive", async () => {
-    stub.arrivals.length = 0
-    const context = await browser.newContext()
-    await context.addInitScript(() => { (navigator as any).sendBeacon = () => false })
-    const page = await openPage(context, pages.origin, stubInit())
-    const cart = unique("cart")
-    await sdk(page, "identify", { phone: "+34 600 123 456" })
-    await abandonOnLeave(page, { cart_id: cart, stage: "details" })
-    await leave(page, pages.origin)
-    await waitUntil(() => events().length >= 1)
-    expect(events()).toEqual([expect.objectContaining({ event: "cart.abandoned", idempotency_key: `cart.abandoned:details:${cart}` })])
-    expect(stub.arrivals.map((a) => [a.method, a.mode])).toEqual([["POST", "cors"]]) // a fetch, not a beacon
-    await context.close()
-  })
-
-  it("no script error on any page", () => {
     expect(pageErrors).toEqual([])
   })
 })

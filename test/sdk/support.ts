@@ -31,10 +31,17 @@ export interface PageServer {
   readonly close: () => Promise<void>
 }
 
-/** `/page.html` loads the SDK from `sdkUrl`; `/sri.html?integrity=…` loads it with SRI; `/other.html` is somewhere to go. */
-export const startPageServer = async (sdkUrl: string): Promise<PageServer> => {
+/**
+ * `/page.html` loads the SDK from `sdkUrl`; `/sri.html?integrity=…` loads it with SRI; `/other.html` is somewhere to go.
+ * Given the script's code instead (`{ code }`), the server serves it itself at `/svc-events.js` (no platform needed).
+ */
+export const startPageServer = async (from: string | { readonly code: string }): Promise<PageServer> => {
+  const sdkUrl = typeof from === "string" ? from : "/svc-events.js"
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x")
+    if (typeof from !== "string" && url.pathname === sdkUrl) {
+      return void res.writeHead(200, { "content-type": "application/javascript; charset=utf-8" }).end(from.code)
+    }
     const integrity = (url.searchParams.get("integrity") ?? "").replace(/[^A-Za-z0-9+/=-]/g, "")
     const body = url.pathname === "/page.html"
       ? `<!doctype html><html><head><title>Booking</title><script src="${sdkUrl}"></script></head><body>Book</body></html>`
