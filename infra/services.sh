@@ -15,6 +15,9 @@
 #                                     rm -rf it for a fresh cluster)
 #   infra/services.sh cluster-status  exit 0 when all three nodes answer
 #
+# `up` also installs Debian's Chromium (/usr/bin/chromium, for the browser SDK tests) when it is missing;
+# GEP_CHROMIUM=skip leaves it out.
+#
 # Environment:
 #   NATS_URL      default nats://127.0.0.1:4222 (the first URL of a comma list is used)
 #   DATABASE_URL  default postgres://postgres@127.0.0.1:5432/gep
@@ -43,7 +46,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -256,6 +259,16 @@ apt_install() {
     tail -n 20 "$DATA/apt.log" >&2
     die "apt-get install $* failed (full output in .data/apt.log)"
   fi
+}
+
+# ---------------------------------------------------------------------------
+# Chromium (test/sdk drives it through playwright-core; never a downloaded browser)
+# ---------------------------------------------------------------------------
+
+ensure_chromium() {
+  [[ ${GEP_CHROMIUM:-} != skip && ! -x /usr/bin/chromium ]] || return 0
+  apt_install chromium
+  [[ -x /usr/bin/chromium ]] || die "chromium still not found at /usr/bin/chromium after apt-get install"
 }
 
 # ---------------------------------------------------------------------------
@@ -545,6 +558,7 @@ cmd_up() {
   up_nats
   up_postgres
   ensure_database
+  ensure_chromium
 }
 
 cmd_down() {

@@ -54,6 +54,7 @@ import { Catalogue } from "../website/Catalogue.ts"
 import { WebsiteEventRoutes } from "../website/routes.ts"
 import { WebSources } from "../website/WebSources.ts"
 import { WebsiteSourcesLive } from "../website/sourcesHttp.ts"
+import { SdkRoutes } from "../sdk/routes.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -92,7 +93,8 @@ const ApiRoutes = Layer.mergeAll(
   Observability,
   WhatsAppWebhookRoutes,
   UnsubscribeRoutes,
-  WebsiteEventRoutes
+  WebsiteEventRoutes,
+  SdkRoutes
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer]),

@@ -8,6 +8,7 @@ import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
 import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
+import { ensureDemoWebSource } from "./sdkDemo.ts"
 import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
 import { JOURNEY_OPTIONS, JOURNEY_USAGE, journeyCommand } from "./journey.ts"
 import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE, webSourceCommand } from "./webSource.ts"
@@ -133,8 +134,10 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         const mail = yield* mailForStart(yield* Config.String("GEP_SMTP_URL").pipe(Config.withDefault("")))
         return yield* serve("all", Effect.gen(function*() {
           const demo = yield* ensureDemoTenant
-          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo })
-        })).pipe(Effect.provide(withEnvironment({ GEP_SMTP_URL: mail.smtpUrl })))
+          // The browser SDK's demo booking page (development only): a failure to prepare it never stops the start.
+          const sdk_demo = yield* ensureDemoWebSource(demo, (yield* AppConfig).port).pipe(Effect.orElseSucceed(() => "unavailable"))
+          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo, sdk_demo })
+        })).pipe(Effect.provide(withEnvironment({ GEP_SMTP_URL: mail.smtpUrl, GEP_SDK_DEMO: "true" })))
       }))
     case "serve": {
       const role = values.role as Role
