@@ -2,9 +2,9 @@ import { deterministicId } from "../../core/deterministicId.ts"
 import { runTransaction, type Tx } from "../../core/db/Database.ts"
 import { parseDuration } from "../../core/journey/duration.ts"
 import type { JourneyTrigger } from "../../schemas/journey.ts"
-import { encode } from "../../streams/envelope.ts"
 import { told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
+import { insertOutboxRows, toldRow } from "../runtime/OutboxRelay.ts"
 import { JourneyProtocol, type JourneySignal } from "./protocol.ts"
 import type { SweepDeps } from "./timerSweep.ts"
 
@@ -105,13 +105,10 @@ export const runJourneyDateScan = async (deps: SweepDeps, now: Date = new Date()
       for (const f of await insertFires(tx, j, now)) {
         if (f.contact_id === null) continue
         const s = signalOf(j, { ...f, contact_id: f.contact_id })
-        const m = told(deps, JourneyProtocol, "signal", j, s, `signal:${s.event_id}:${s.contact_id}`)
-        out.push({ id: deterministicId(m.id), subject: m.subject, payload: m.payload, tenant_id: j.tenant_id })
+        out.push(toldRow(told(deps, JourneyProtocol, "signal", j, s, `signal:${s.event_id}:${s.contact_id}`), j.tenant_id))
       }
     }
-    if (out.length === 0) return out
-    const rows = out.map((m) => ({ id: m.id, tenant_id: m.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
-    await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+    await insertOutboxRows(tx, out)
     return out
   })
   if (messages.length > 0) await deps.publish(messages)

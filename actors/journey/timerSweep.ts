@@ -1,8 +1,7 @@
-import { deterministicId } from "../../core/deterministicId.ts"
 import { runTransaction, type Sql } from "../../core/db/Database.ts"
-import { encode } from "../../streams/envelope.ts"
 import { told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
+import { insertOutboxRows, toldRow } from "../runtime/OutboxRelay.ts"
 import { JourneyProtocol } from "./protocol.ts"
 
 export interface SweepDeps {
@@ -37,12 +36,9 @@ export const wakeDueRuns = async (deps: SweepDeps, now: Date = new Date(), limit
       UPDATE journey_runs r SET wake_published = r.wake_seq FROM due WHERE r.id = due.id
       RETURNING r.id, r.tenant_id, r.sandbox, r.contact_id, r.wake_seq`
     if (due.length === 0) return []
-    const out: Array<OutboxMessage> = due.map((d) => {
-      const m = told(deps, JourneyProtocol, "wake", d, { contact_id: d.contact_id, run_id: d.id, wake_seq: d.wake_seq }, `wake:${d.id}:${d.wake_seq}`)
-      return { id: deterministicId(m.id), subject: m.subject, payload: m.payload }
-    })
-    const rows = out.map((m, i) => ({ id: m.id, tenant_id: due[i]!.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
-    await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+    const out = due.map((d) =>
+      toldRow(told(deps, JourneyProtocol, "wake", d, { contact_id: d.contact_id, run_id: d.id, wake_seq: d.wake_seq }, `wake:${d.id}:${d.wake_seq}`), d.tenant_id))
+    await insertOutboxRows(tx, out)
     return out
   })
   if (messages.length > 0) await deps.publish(messages)

@@ -1,13 +1,11 @@
 import { Config, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { deterministicId } from "../../core/deterministicId.ts"
 import { Database, runTransaction, type Sql } from "../../core/db/Database.ts"
 import { CLOSE_GRACE_MS } from "../../core/loyalty/auction.ts"
 import { errorText, log } from "../../core/observability/log.ts"
-import { encode } from "../../streams/envelope.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { told } from "../../streams/tell.ts"
-import { OutboxRelay } from "../runtime/OutboxRelay.ts"
+import { insertOutboxRows, OutboxRelay, toldRow } from "../runtime/OutboxRelay.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import { LoyaltyProtocol } from "./protocol.ts"
 
@@ -34,12 +32,9 @@ export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date = new D
       UPDATE loyalty_auctions a SET close_published = true FROM due WHERE a.auction_id = due.auction_id
       RETURNING a.auction_id, a.tenant_id, a.sandbox`
     if (due.length === 0) return []
-    const out: Array<OutboxMessage> = due.map((d) => {
-      const m = told(deps, LoyaltyProtocol, "apply", d, { op: "auction_close", member_id: d.auction_id }, `auction-close:${d.auction_id}`)
-      return { id: deterministicId(m.id), subject: m.subject, payload: m.payload }
-    })
-    const rows = out.map((m, i) => ({ id: m.id, tenant_id: due[i]!.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
-    await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+    const out = due.map((d) =>
+      toldRow(told(deps, LoyaltyProtocol, "apply", d, { op: "auction_close", member_id: d.auction_id }, `auction-close:${d.auction_id}`), d.tenant_id))
+    await insertOutboxRows(tx, out)
     return out
   })
   if (messages.length > 0) await deps.publish(messages)

@@ -1,7 +1,9 @@
 import type { JetStreamClient } from "@nats-io/jetstream"
-import type { Sql } from "../../core/db/Database.ts"
+import type { Sql, Tx } from "../../core/db/Database.ts"
+import { deterministicId } from "../../core/deterministicId.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { decode, encode } from "../../streams/envelope.ts"
+import type { Told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "./Actor.ts"
 
 /** A message as the outbox keeps it: its id (the Nats-Msg-Id), subject and encoded payload. */
@@ -16,6 +18,20 @@ export interface OutboxRow {
   readonly id: string
   readonly messages: ReadonlyArray<StoredMessage>
 }
+
+/**
+ * Writes messages made outside an actor (a sweep, a scan) to the outbox in the caller's transaction, one row each, to
+ * be published after its commit (`publishMessages`, and the relay's sweep for anything a crash left behind).
+ */
+export const insertOutboxRows = async (tx: Tx, messages: ReadonlyArray<OutboxMessage & { readonly tenant_id: string }>): Promise<void> => {
+  if (messages.length === 0) return
+  const rows = messages.map((m) => ({ id: m.id, tenant_id: m.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
+  await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+}
+
+/** A message told to an actor, as an outbox row: its row id (a UUID) derived from the envelope id, so a rewrite is the same row. */
+export const toldRow = (t: Told, tenantId: string): OutboxMessage & { readonly tenant_id: string } =>
+  ({ id: deterministicId(t.id), subject: t.subject, payload: t.payload, tenant_id: tenantId })
 
 /**
  * Publishes outbox rows to JetStream, each message with Nats-Msg-Id = its id, so a second publish (after a crash

@@ -1,7 +1,7 @@
 import { runTransaction, type Sql, type Tx } from "../../core/db/Database.ts"
-import { encode } from "../../streams/envelope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
+import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
 import { reservationEventData, type DateEventKey, type ReservationDetails } from "./dateEventPayload.ts"
 
 // Any constant: the same in every worker, so one scan runs at a time across the deployment.
@@ -86,13 +86,13 @@ export const runDateScan = async (deps: DateScanDeps, now: Date, options: { wait
     if (keys.length === 0) return []
     const details = new Map((await loadDetails(tx, keys.map((k) => k.reservation_id))).map((d) => [d.id, d]))
     const occurred_at = now.toISOString()
-    const messages: Array<OutboxMessage> = keys.map((k) => ({
+    const messages = keys.map((k) => ({
       id: k.outbox_id,
+      tenant_id: k.tenant_id,
       subject: outboxSubject(deps.namespace, "cmd", `webhook.${k.event_type}`),
       payload: { tenant_id: k.tenant_id, sandbox: k.sandbox, occurred_at, event_type: k.event_type, data: reservationEventData(k, details.get(k.reservation_id)!) }
     }))
-    const rows = messages.map((m, i) => ({ id: m.id, tenant_id: keys[i]!.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
-    await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+    await insertOutboxRows(tx, messages)
     return messages
   })
   if (events === undefined) return { ran: false, events: [] }
