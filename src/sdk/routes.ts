@@ -8,8 +8,8 @@ export const SDK_PATH = "/sdk/svc-events.js"
 export class SdkBuildFailure extends Data.TaggedError("SdkBuildFailure")<{ readonly message: string }> {}
 
 /**
- * `GET /sdk/svc-events.js`: the browser script, compiled when the server starts (a broken script fails the start, not a
- * page). ETag with 304, five minutes of cache, CORS open to any page (a public file, no credentials) so that
+ * `GET /sdk/svc-events.js`: the browser script, compiled once per process on first use (a broken script answers 500;
+ * the SDK tests compile and load it in a browser). ETag with 304, five minutes of cache, CORS open to any page (a public file, no credentials) so that
  * `<script integrity crossorigin="anonymous">` works. `GET /sdk/svc-events.js.sri` publishes the integrity value.
  * With GEP_SDK_DEMO (set by `gep start`, development only) `GET /sdk/demo.html` is a booking page exercising the script.
  */
@@ -19,23 +19,26 @@ const demoPage = Effect.tryPromise({
 })
 
 export const SdkRoutes = HttpRouter.addAll(Effect.gen(function*() {
-  const sdk = yield* Effect.tryPromise({
+  // Compiled once, on the first request that needs it, not while the server starts: a request arriving while a route
+  // layer was still being built was accepted and never answered.
+  const compiled = yield* Effect.cached(Effect.tryPromise({
     try: bundleSdk,
     catch: (e) => new SdkBuildFailure({ message: e instanceof Error ? e.message : String(e) })
-  })
-  const common = { "cache-control": "public, max-age=300", "access-control-allow-origin": "*", etag: sdk.etag }
+  }))
+  const headersOf = (etag: string) => ({ "cache-control": "public, max-age=300", "access-control-allow-origin": "*", etag })
   const script = Effect.gen(function*() {
+    const sdk = yield* compiled
     const request = yield* HttpServerRequest.HttpServerRequest
-    if (request.headers["if-none-match"] === sdk.etag) return HttpServerResponse.empty({ status: 304, headers: common })
-    return HttpServerResponse.text(sdk.code, { contentType: "application/javascript; charset=utf-8", headers: common })
+    if (request.headers["if-none-match"] === sdk.etag) return HttpServerResponse.empty({ status: 304, headers: headersOf(sdk.etag) })
+    return HttpServerResponse.text(sdk.code, { contentType: "application/javascript; charset=utf-8", headers: headersOf(sdk.etag) })
   })
-  const sri = HttpServerResponse.jsonUnsafe(
+  const sri = Effect.map(compiled, (sdk) => HttpServerResponse.jsonUnsafe(
     { version: SDK_VERSION, url: SDK_PATH, integrity: sdk.integrity, bytes: sdk.bytes, gzip_bytes: sdk.gzipBytes },
-    { headers: common }
-  )
+    { headers: headersOf(sdk.etag) }
+  ))
+  const page = yield* Effect.cached(demoPage)
   const demo = (yield* Config.Boolean("GEP_SDK_DEMO").pipe(Config.withDefault(false)))
-    ? [HttpRouter.route("GET", "/sdk/demo.html", Effect.succeed(HttpServerResponse.text(yield* demoPage, { contentType: "text/html; charset=utf-8" })))]
+    ? [HttpRouter.route("GET", "/sdk/demo.html", Effect.map(page, (html) => HttpServerResponse.text(html, { contentType: "text/html; charset=utf-8" })))]
     : []
-  return [HttpRouter.route("GET", SDK_PATH, script), HttpRouter.route("GET", `${SDK_PATH}.sri`, Effect.succeed(sri)), ...demo]
+  return [HttpRouter.route("GET", SDK_PATH, script), HttpRouter.route("GET", `${SDK_PATH}.sri`, sri), ...demo]
 }))
-

@@ -43,7 +43,10 @@ const spawnRole = async (role: "worker" | "ingress", config: AppConfigShape, rol
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? 128 : code)))
   const baseUrl = `http://127.0.0.1:${port}`
   const started = Date.now()
-  const ready = () => fetch(`${baseUrl}/readyz`).then((r) => r.ok && (role !== "worker" || err.includes("worker started")), () => false)
+  // Each probe has its own deadline, as an orchestrator's has: a connection the process accepts while still starting
+  // must not hold the wait forever.
+  const ready = () => fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2_000) })
+    .then((r) => r.ok && (role !== "worker" || err.includes("worker started")), () => false)
   while (!(await ready())) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${role} exited early (${child.exitCode ?? child.signalCode}): ${err}`)
     if (Date.now() - started > 60_000) throw new Error(`${role} did not start: ${err}`)
