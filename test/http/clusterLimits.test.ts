@@ -17,9 +17,16 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** The limits count per clock minute: a test that straddles a minute's end would see two budgets. */
+const clearOfMinuteEnd = async (needMs: number) => {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < needMs) await sleep(left + 100)
+}
+
 describe("rate limits across ingress processes", () => {
   it("a key's per-minute limit holds across two ingress processes (within one sync interval)", async () => {
     const key = (await createKey(tenant.tenant_id, ["*"], { rate: 20 })).key
+    await clearOfMinuteEnd(20_000)
     const statuses: Array<number> = []
     for (let i = 0; i < 12; i++) statuses.push((await request(a.baseUrl, "GET", "/api/v1/reservations/x", { key })).status)
     await sleep(1_200) // both processes sync every 500 ms
@@ -32,6 +39,7 @@ describe("rate limits across ingress processes", () => {
 
   it("the per-tenant telephony limit holds across both too", async () => {
     const token = (await createCtiIntegration(tenant.tenant_id, "aircall")).token
+    await clearOfMinuteEnd(20_000)
     const statuses: Array<number> = []
     for (let i = 0; i < 15; i++) statuses.push((await post(a.baseUrl, "/api/webhooks/cti", token, { event_type: "call_missed", call_id: `l${i}` })).status)
     await sleep(1_200)
