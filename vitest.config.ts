@@ -3,8 +3,11 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The browser tests run on their own after this suite (vitest.browser.config.ts).
+    exclude: ["test/sdk/**", "**/node_modules/**"],
     globalSetup: ["test/support/globalSetup.ts"],
-    testTimeout: 60_000,
+    // Generous: end-to-end tests wait for what platforms do in the background on a shared two-core machine.
+    testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: "forks",
     fileParallelism: true,

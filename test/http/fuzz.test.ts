@@ -121,6 +121,9 @@ const hints = (path: string): Hints => ({
   url: fc.constant("https://127.0.0.1:1/fuzz"), field_key: fc.constantFrom("fuzz_field", "room_pref"),
   check_in_time: fc.constant("14:30"), check_out_time: fc.constant("11:00"), limit: fc.constantFrom("5", "0", "1000"),
   language: fc.constantFrom("es", "en-GB"), nationality: fc.constantFrom("ES", "ESP", "Spain"),
+  // Auctions end far away: the auction sweep would otherwise close them in the background (publishing to the ingress
+  // stream while a refused request is checked for publishing nothing).
+  ends_at: fc.constant("2099-12-31T00:00:00Z"),
   // Journeys stay drafts: an active one would make the journey engine publish signals for the fuzz's bookings and events
   // in the background, which the "a refused request publishes nothing" check cannot tell from the request's own.
   ...(path.startsWith("/api/v1/journeys") ? { status: fc.constant("draft") } : {}),

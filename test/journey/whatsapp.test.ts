@@ -14,7 +14,7 @@ let platform: RunningPlatform
 let tenant: TestTenant
 const sql = testSql()
 // Generous: the suite runs many platforms at once on two cores.
-const soon = <A>(what: string, f: () => Promise<A | undefined>) => within(what, f, 30_000)
+const soon = <A>(what: string, f: () => Promise<A | undefined>) => within(what, f, 90_000)
 let n = 0
 
 beforeAll(async () => {

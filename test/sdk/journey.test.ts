@@ -73,7 +73,7 @@ describe("browser SDK → cart-recovery journey → email", () => {
     const { context } = await abandonCart(email, unique("cart"), resume)
     const contactId = await contactOf(email)
     await runIn(sql, journeyId, contactId, ["completed"], 120_000)
-    const mail = await waitUntil(() => mailsTo(email)[0], 60_000)
+    const mail = await waitUntil(() => mailsTo(email)[0], 90_000)
     expect(mail.subject).toBe("Your room Sea View is waiting")
     expect(mail.text).toContain(`Resume: ${resume}`)
     await sleep(2_000)

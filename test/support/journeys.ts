@@ -41,6 +41,6 @@ export const stepsOf = (sql: postgres.Sql, runId: string) =>
     FROM journey_run_steps s LEFT JOIN messages m ON m.id = s.message_id WHERE s.run_id = ${runId} ORDER BY s.seq`
 
 /** Waits for the journey's run of that contact to reach a state. */
-export const runIn = (sql: postgres.Sql, journeyId: string, contactId: string, states: ReadonlyArray<string>, timeoutMs = 30_000) =>
+export const runIn = (sql: postgres.Sql, journeyId: string, contactId: string, states: ReadonlyArray<string>, timeoutMs = 90_000) =>
   eventually(`a run of ${journeyId} in ${states.join("|")}`, async () =>
     (await runsOf(sql, journeyId, contactId)).find((r) => states.includes(r.state)), timeoutMs)
