@@ -9,24 +9,11 @@ import type { CandidateJourney } from "./triggers.ts"
 
 // The journey actor's reads and writes: runs with their pinned definitions, the facts steps need, and what a move wrote.
 
-interface RunRow {
-  readonly id: string
-  readonly journey_id: string
-  readonly version: number
-  readonly contact_id: string
-  readonly scope: string
-  readonly hotel_id: string | null
-  readonly reservation_id: string | null
-  readonly state: Run["state"]
-  readonly step_index: number
+/** A run as its row holds it: the same fields, with timestamps as the driver returns them. */
+type RunRow = Omit<Run, "wake_at" | "started_at" | "ended_at"> & {
   readonly wake_at: Date | null
-  readonly wake_seq: number
-  readonly steps_taken: number
-  readonly trigger: Run["trigger"]
   readonly started_at: Date
   readonly ended_at: Date | null
-  readonly exit_reason: string | null
-  readonly error: Run["error"]
 }
 
 const toRun = (r: RunRow): Run => ({
