@@ -153,15 +153,8 @@ export const BatchRequest = Schema.Struct({
   reservations: BatchItems("ReservationRequest", "1 to 50 Reservation objects")
 })
 
-export const BatchItemResult = Schema.Struct({
-  index: Schema.Number,
-  success: Schema.Boolean,
-  status: Schema.Number,
-  data: opt(Schema.Union([ReservationResult, SkippedResult])),
-  error: opt(Schema.Struct({ message: Schema.String, code: Schema.String, details: Schema.Record(Schema.String, Schema.Unknown) }))
-})
-
-export const BatchResponse = Schema.Struct({
+/** A reservations batch's answer, its items carrying `result` (the core batch and the CDP batch differ only there). */
+export const batchResponseOf = <S extends Schema.Top>(result: S) => Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({
     total: Schema.Number,
@@ -169,9 +162,17 @@ export const BatchResponse = Schema.Struct({
     updated: Schema.Number,
     skipped: Schema.Number,
     failed: Schema.Number,
-    results: Schema.Array(BatchItemResult)
+    results: Schema.Array(Schema.Struct({
+      index: Schema.Number,
+      success: Schema.Boolean,
+      status: Schema.Number,
+      data: opt(result),
+      error: opt(Schema.Struct({ message: Schema.String, code: Schema.String, details: Schema.Record(Schema.String, Schema.Unknown) }))
+    }))
   })
 })
+
+export const BatchResponse = batchResponseOf(Schema.Union([ReservationResult, SkippedResult]))
 export type BatchResponse = typeof BatchResponse.Type
 
 export const StoredReservation = Schema.Struct({

@@ -1,32 +1,20 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { ReservationProtocol } from "../../actors/reservation/protocol.ts"
 import { Database, withTenant } from "../../core/db/Database.ts"
-import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
+import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { NotFound } from "../../schemas/errors.ts"
 import { ReservationCreated, ReservationRequest } from "../../schemas/reservation.ts"
-import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, asJson, batchItems, batchResults, batchSizeRefused, hotelNotFound, type Outcome } from "../http/answers.ts"
-import { Hotels } from "../tenancy/Hotels.ts"
-import { toUpsertCommand } from "./normalise.ts"
+import { asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
 import { readReservation } from "./read.ts"
+import { batchSummary, makeSubmitReservation } from "./submit.ts"
 
 const BATCH_MAX = 50
 
 export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handlers) =>
   Effect.gen(function*() {
-    const hotels = yield* Hotels
-    const actors = yield* ActorClient
     const db = yield* Database
     const reservationItem = batchItems(ReservationRequest)
-
-    /** Validated request → hotel → the reservation actor's committed result. */
-    const submit = Effect.fn("Reservations.submit")(function*(principal: Principal, request: ReservationRequest) {
-      const hotel = yield* hotels.resolve(principal.tenant_id, request)
-      if (!hotel.found) return yield* hotelNotFound(hotel)
-      const data = yield* answered(actors.for(ReservationProtocol, principal).upsert(toUpsertCommand(request, hotel.hotel_id)))
-      return { created: "is_new" in data && data.is_new, data } satisfies Outcome<typeof data>
-    })
+    const submit = yield* makeSubmitReservation
 
     return handlers
       .handle("upsert", ({ payload }) =>
@@ -40,18 +28,7 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
           const items = payload.reservations
           if (items.length === 0 || items.length > BATCH_MAX) return yield* batchSizeRefused("reservations", BATCH_MAX, items.length)
           const answers = yield* Effect.forEach(items, reservationItem((r) => submit(principal, r)), { concurrency: "unbounded" })
-          const skipped = answers.filter((a) => a.success && "skipped" in a.data).length
-          return {
-            success: true as const,
-            data: {
-              total: answers.length,
-              created: answers.filter((a) => a.status === 201).length,
-              updated: answers.filter((a) => a.status === 200).length - skipped,
-              skipped,
-              failed: answers.filter((a) => !a.success).length,
-              results: batchResults(answers)
-            }
-          }
+          return { success: true as const, data: batchSummary(answers) }
         }))
       .handle("get", ({ params }) =>
         Effect.gen(function*() {
