@@ -13,6 +13,7 @@ import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
 import { JOURNEY_OPTIONS, JOURNEY_USAGE, journeyCommand } from "./journey.ts"
 import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE, webSourceCommand } from "./webSource.ts"
 import { mailForStart } from "./mailCatcher.ts"
+import { OIDC_OPTIONS, OIDC_USAGE, oidcCommand } from "./oidc.ts"
 
 const USAGE = `gep <command>
   start                                        migrate, ensure the demo tenant, serve everything
@@ -28,6 +29,7 @@ const USAGE = `gep <command>
 ${CHANNEL_USAGE}
 ${JOURNEY_USAGE}
 ${WEB_SOURCE_USAGE}
+${OIDC_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
@@ -49,6 +51,7 @@ const { positionals, values } = parseArgs({
     ...CHANNEL_OPTIONS,
     ...JOURNEY_OPTIONS,
     ...WEB_SOURCE_OPTIONS,
+    ...OIDC_OPTIONS,
     help: { type: "boolean", short: "h", default: false }
   }
 })
@@ -127,6 +130,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   if (cmd === "channel") return admin(channelCommand(positionals.slice(1), values))
   if (cmd === "journey") return admin(journeyCommand(positionals.slice(1), values))
   if (cmd === "web-source") return admin(webSourceCommand(positionals.slice(1), values))
+  if (cmd === "oidc") return admin(oidcCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {
     case "start":
       // Without GEP_SMTP_URL, a local mail catcher for the life of the command; its UI is printed beside the base URL.
