@@ -13,13 +13,22 @@ const NonNegativeInt = boundedInt(0, MAX_POINTS).annotate({ message: `must be a 
 const NonNegative = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1e12 })).annotate({ message: "must be a number from 0 to 1e12" })
 const Reference = NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 200 || "must be at most 200 characters"))
 
+export const ActionType = NonEmptyString.check(Schema.makeFilter((s: string) => /^[a-z0-9][a-z0-9_-]{0,49}$/.test(s) || "must be 1-50 lower-case letters, digits, - or _"))
+/** How often one member may earn an action: once ever, once per scope_key (a review per reservation), or without limit. */
+export const ActionLimits = ["once", "once_per_scope", "unlimited"] as const
+export type ActionLimit = typeof ActionLimits[number]
+export const ActionRule = Schema.Struct({ action_type: ActionType, points: Points, per_member: oneOf(ActionLimits) })
+export type ActionRule = typeof ActionRule.Type
+
 export const ProgramRequest = Schema.Struct({
   currency: CurrencyCode,
   points_per_unit: NonNegative,
   points_per_night: opt(NonNegativeInt),
   pending_days: opt(NonNegativeInt),
   expiry_months: nullable(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 120 })).annotate({ message: "must be a whole number of months, 1 to 120" })),
-  point_value: NonNegative
+  point_value: NonNegative,
+  /** Rules of /actions; a PUT replaces them (omitted: none). */
+  action_rules: opt(Schema.Array(ActionRule).check(Schema.makeFilter((a: ReadonlyArray<unknown>) => a.length <= 50 || "at most 50 action rules")))
 })
 export type ProgramRequest = typeof ProgramRequest.Type
 
@@ -62,6 +71,9 @@ export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 
 export const ResolveEarnRequest = Schema.Struct({ transaction_id: Uuid })
 export type ResolveEarnRequest = typeof ResolveEarnRequest.Type
+/** A confirm may post less than the pending earn (the final folio): the rest is voided. */
+export const ConfirmEarnRequest = Schema.Struct({ transaction_id: Uuid, points: opt(Points) })
+export type ConfirmEarnRequest = typeof ConfirmEarnRequest.Type
 
 export const DiscountRequest = Schema.Struct({
   ...member,

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { SafeString } from "./text.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Conflict, InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
-import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, DiscountRequest, MemberEnrolled, RedemptionBatchRequest, ResolveEarnRequest, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
+import { EarnRequest, EnrollRequest, LoyaltyData, LoyaltyList, DiscountRequest, MemberEnrolled, RedemptionBatchRequest, ResolveEarnRequest, ConfirmEarnRequest, UnsubscribeRequest, ProgramRequest, RedeemRequest, RewardRequest, TiersRequest } from "./loyalty.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 const writeErrors = [ValidationFailed, Unavailable, InternalError] as const
@@ -74,7 +74,7 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
       .annotate(OpenApi.Summary, "Award points (explicit, or from a stay's amount and nights); a retried key answers idempotent_replay")
   )
   .add(
-    HttpApiEndpoint.post("confirmEarn", "/api/v1/loyalty/points/confirm", { payload: ResolveEarnRequest, success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors] })
+    HttpApiEndpoint.post("confirmEarn", "/api/v1/loyalty/points/confirm", { payload: ConfirmEarnRequest, success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors] })
       .annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Confirm a pending earn: its points become spendable and count in lifetime points; a repeat replays")
   )

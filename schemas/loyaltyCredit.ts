@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { boundedInt, CurrencyCode, maxLength, NonEmptyString, oneOf, SafeString, Uuid } from "./common.ts"
+import { ActionType } from "./loyalty.ts"
 
 // Loyalty requests beyond earning and redeeming: credit holds (points as payment on a reservation), reversals of
 // earnings, action earnings, free nights and the earning calculator.
@@ -47,8 +48,11 @@ export type ReverseRequest = typeof ReverseRequest.Type
 
 export const ActionRequest = Schema.Struct({
   ...member,
-  action_type: NonEmptyString.check(Schema.makeFilter((s: string) => /^[a-z0-9][a-z0-9_-]{0,49}$/.test(s) || "must be 1-50 lower-case letters, digits, - or _")),
-  points: Points,
+  action_type: ActionType,
+  /** Absent: the programme's rule for the action type decides. */
+  points: opt(Points),
+  /** What a once-per-scope action is about (e.g. the reviewed reservation's id). */
+  scope_key: opt(Reference),
   external_reference_id: opt(Reference),
   reason: nullable(maxLength(500))
 })

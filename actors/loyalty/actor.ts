@@ -4,7 +4,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { expiryOf, fingerprint, stayPoints } from "./earning.ts"
 import {
-  type Earn, type ResolveEarn, type LoyaltyCommand, LoyaltyProtocol, type LoyaltyResult, type Redeem
+  type Earn, type LoyaltyCommand, LoyaltyProtocol, type LoyaltyResult, type Redeem
 } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { applyDiscount } from "./discount.ts"
@@ -15,11 +15,14 @@ import { changeMembership, contribute, createHousehold, credit } from "./househo
 import { auctionBid, auctionClose } from "./auction.ts"
 import { bidHold, settleAuction } from "./bids.ts"
 import { enroll, unsubscribe } from "./membership.ts"
+import { resolveEarn } from "./resolveEarn.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
-import { chain, earn as earnLot, resolvePending, spend } from "./state.ts"
+import { claim, refuseClaimed } from "./actionClaims.ts"
+import { chain, earn as earnLot, spend } from "./state.ts"
 import { settle } from "./holds.ts"
 import * as Events from "./events.ts"
 import { tierNow } from "./events.ts"
+import { commandTime } from "./clock.ts"
 
 /** A key already used: the same request answers its first result again; another member or other fields → 409. */
 const priorUse = Effect.fn("LoyaltyActor.priorUse")(function*(scope: TenantScope, op: string, key: string, memberId: string, print: string) {
@@ -35,10 +38,13 @@ const priorUse = Effect.fn("LoyaltyActor.priorUse")(function*(scope: TenantScope
 
 const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id)
   const expired = settle(member.wallet, now, randomUUID)
-  const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, stay: cmd.stay, ...(cmd.action_type !== undefined ? { action_type: cmd.action_type } : {}) })
+  const print = fingerprint({
+    member_id: cmd.member_id, points: cmd.points, stay: cmd.stay, ...(cmd.action_type !== undefined ? { action_type: cmd.action_type } : {}),
+    ...(cmd.action_scope ? { action_scope: cmd.action_scope } : {})
+  })
   const op = cmd.action_type !== undefined ? "action" : "earn"
   const prior = yield* priorUse(scope, op, cmd.external_reference_id, cmd.member_id, print)
   if (prior !== undefined) {
@@ -47,6 +53,7 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
       expires_at: prior.expires_at, idempotent_replay: true, balances: Repo.balancesOf(expired.wallet)
     } satisfies LoyaltyResult
   }
+  if (cmd.action_type !== undefined && cmd.action_scope !== undefined) yield* refuseClaimed(cmd.member_id, cmd.action_type, cmd.action_scope)
   const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
   let points = cmd.points ?? 0
   if (cmd.stay !== undefined) {
@@ -75,6 +82,7 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
       reason: cmd.reason ?? (cmd.action_type !== undefined ? `action: ${cmd.action_type}` : null),
       ...(cmd.stay !== undefined ? { qualifying: { points, nights: cmd.stay.nights } } : {})
     })
+    if (cmd.action_type !== undefined && cmd.action_scope !== undefined) await claim(tx, scope, cmd.member_id, cmd.action_type, cmd.action_scope, entryId)
     // Stay points and nights qualify for tiers once confirmed; explicit points (bonuses) do not.
     if (cmd.stay !== undefined && cmd.status === "confirmed") await Repo.addQualifying(tx, cmd.member_id, points, cmd.stay.nights)
   })
@@ -91,7 +99,7 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
 
 const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id)
   const expired = settle(member.wallet, now, randomUUID)
   const quantity = cmd.quantity ?? 1
@@ -146,44 +154,6 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
 })
 
 /** A pending earn resolves at most once: a repeat of the same move replays, the other move is a 409. */
-const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: ResolveEarn) {
-  const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
-  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
-  const lot = member === undefined ? undefined : yield* Actor.query((tx) => Repo.findEarnLot(tx, cmd.member_id, cmd.transaction_id))
-  if (member === undefined || lot === undefined) {
-    return yield* refuse("EARN_NOT_FOUND", `No earn with transaction_id ${JSON.stringify(cmd.transaction_id)}`, { transaction_id: ["not found"] })
-  }
-  const expired = settle(member.wallet, now, randomUUID)
-  // The wallet after settle knows better than the row: a pending lot past its available_at has just been confirmed.
-  const current = expired.wallet.lots.find((l) => l.lot_id === lot.lot_id)?.status ?? lot.status
-  const status = lot.status === "voided" ? "voided" : current === "pending" ? "pending" : "confirmed"
-  const wanted = cmd.move === "confirm" ? "confirmed" : "voided"
-  const answer = (points: number, replay: boolean, balances: ReturnType<typeof Repo.balancesOf>) => ({
-    op: "earn_resolved" as const, transaction_id: cmd.transaction_id, status: wanted, points_confirmed: cmd.move === "confirm" ? points : 0,
-    points_voided: cmd.move === "void" ? points : 0, idempotent_replay: replay, balances
-  }) satisfies LoyaltyResult
-  if (status === wanted) return answer(0, true, Repo.balancesOf(expired.wallet))
-  if (status !== "pending") {
-    return yield* refuse("EARN_NOT_PENDING", `The earn is already ${status}`, {
-      transaction_id: [status === "confirmed" ? "already confirmed: reverse it instead" : "already voided"], status
-    })
-  }
-  const t = resolvePending(expired.wallet, lot.lot_id, cmd.move, randomUUID(), now)!
-  const tierBefore = yield* tierNow(cmd.member_id)
-  yield* Actor.query(async (tx) => {
-    await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, [...expired.entries, ...t.entries], { reason: `${cmd.move} of ${cmd.transaction_id}` })
-  })
-  if (cmd.move === "confirm") {
-    yield* Events.pointsEarned({
-      member_id: cmd.member_id, transaction_id: cmd.transaction_id, status: "confirmed", points: lot.points, reason: `confirm of ${cmd.transaction_id}`,
-      reservation_id: null, action_type: null, expires_at: null, balances: Repo.balancesOf(t.wallet)
-    })
-    yield* Events.tierChangedSince(cmd.member_id, tierBefore)
-  }
-  return answer(lot.points, false, Repo.balancesOf(t.wallet))
-})
-
 const apply = (cmd: LoyaltyCommand) => {
   switch (cmd.op) {
     case "enroll": return enroll(cmd)

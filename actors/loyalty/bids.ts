@@ -11,6 +11,7 @@ import { LoyaltyProtocol, type LoyaltyResult } from "./protocol.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { spend, type Transition, type Wallet } from "./state.ts"
+import { commandTime } from "./clock.ts"
 
 // The bidder's side of an experience auction: a bid is a hold on the member's lots (kind 'bid'), which the auction
 // actor then accepts or refuses; the winner's hold is confirmed into a redemption when the auction closes.
@@ -40,7 +41,7 @@ const activeBidHolds = (memberId: string, auctionId: string) =>
  */
 export const bidHold = Effect.fn("LoyaltyActor.bidHold")(function*(cmd: BidHold) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id)
   const settled = settle(member.wallet, now, randomUUID)
   const print = fingerprint({ member_id: cmd.member_id, auction_id: cmd.auction_id, points: cmd.points })
@@ -91,7 +92,7 @@ export const bidHold = Effect.fn("LoyaltyActor.bidHold")(function*(cmd: BidHold)
  */
 export const settleAuction = Effect.fn("LoyaltyActor.settleAuction")(function*(cmd: AuctionSettle) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id, true)
   const [done] = yield* Actor.query((tx) => tx`SELECT redemption_id FROM loyalty_redemptions WHERE auction_id = ${cmd.auction_id}`)
   if (done !== undefined) return { op: "auction_settled", redemption_id: done.redemption_id as string, points_deducted: 0, idempotent_replay: true } satisfies LoyaltyResult

@@ -1,15 +1,16 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { minorToPoints, pointsToMinor } from "../../core/loyalty/conversion.ts"
+import { pointsToMinor } from "../../core/loyalty/conversion.ts"
 import * as Actor from "../runtime/Actor.ts"
 import type { CreditReverse, EndHold, PlaceHold } from "./creditProtocol.ts"
 import { fingerprint } from "./earning.ts"
 import * as Holds from "./holdRepository.ts"
 import { endHold as endHoldState, placeHold as placeHoldState, refundHold, settle } from "./holds.ts"
 import type { LoyaltyResult } from "./protocol.ts"
-import { memberOrRefuse, refuse } from "./refusals.ts"
+import { memberOrRefuse, pointsOfAmount, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import type { Transition, Wallet } from "./state.ts"
+import { commandTime } from "./clock.ts"
 
 // Credit holds: points reserved as payment on a reservation, then confirmed (spent), released, expired or reversed.
 
@@ -23,7 +24,7 @@ const then = (t: Transition, step: (w: Wallet) => Transition | undefined): Trans
 
 export const placeHold = Effect.fn("LoyaltyActor.placeHold")(function*(cmd: PlaceHold) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id)
   const settled = settle(member.wallet, now, randomUUID)
   const print = fingerprint({ member_id: cmd.member_id, points: cmd.points, amount_minor: cmd.amount_minor, currency: cmd.currency, reservation_id: cmd.reservation_id })
@@ -46,7 +47,7 @@ export const placeHold = Effect.fn("LoyaltyActor.placeHold")(function*(cmd: Plac
   if (cmd.currency !== undefined && cmd.currency !== program.currency) {
     return yield* refuse("CURRENCY_MISMATCH", `The programme's currency is ${program.currency}`, { currency: [`must be ${program.currency}`] })
   }
-  const points = cmd.points ?? minorToPoints(cmd.amount_minor!, program.point_value)
+  const points = cmd.points ?? (yield* pointsOfAmount(cmd.amount_minor!, program.point_value))
   const amountMinor = cmd.amount_minor ?? pointsToMinor(points, program.point_value)
   const expiresAt = new Date(Date.parse(now) + cmd.ttl_seconds * 1000).toISOString()
   const held = placeHoldState(settled.wallet, { hold_id: randomUUID(), entry_id: randomUUID(), points, expires_at: expiresAt }, now)
@@ -74,7 +75,7 @@ export const placeHold = Effect.fn("LoyaltyActor.placeHold")(function*(cmd: Plac
  */
 export const endHolds = Effect.fn("LoyaltyActor.endHolds")(function*(cmd: EndHold) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id, cmd.move === "release")
   const rows = yield* Actor.query((tx) => Holds.findHolds(tx, cmd.member_id, [...new Set(cmd.hold_ids)]))
   if (rows.length === 0) return yield* refuse("HOLD_NOT_FOUND", "No such hold", { hold_id: ["not found"] })
@@ -105,7 +106,7 @@ export const endHolds = Effect.fn("LoyaltyActor.endHolds")(function*(cmd: EndHol
  */
 export const creditReverse = Effect.fn("LoyaltyActor.creditReverse")(function*(cmd: CreditReverse) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id, true)
   const rows = yield* Actor.query((tx) => Holds.findHolds(tx, cmd.member_id, [...new Set(cmd.hold_ids)]))
   if (rows.length === 0) return yield* refuse("HOLD_NOT_FOUND", "No such hold", { hold_id: ["not found"] })

@@ -1,12 +1,13 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
-import { minorToPoints, pointsToMinor } from "../../core/loyalty/conversion.ts"
+import { pointsToMinor } from "../../core/loyalty/conversion.ts"
 import type { ApplyDiscount, LoyaltyResult } from "./protocol.ts"
-import { refuse } from "./refusals.ts"
+import { pointsOfAmount, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { spend } from "./state.ts"
 import { settle } from "./holds.ts"
+import { commandTime } from "./clock.ts"
 
 /**
  * Points spent as a discount on a booking, valued at the programme's point_value. Not idempotent, as the spec says
@@ -14,7 +15,7 @@ import { settle } from "./holds.ts"
  */
 export const applyDiscount = Effect.fn("LoyaltyActor.applyDiscount")(function*(cmd: ApplyDiscount) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
   if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(cmd.member_id)}`, { member_id: ["not found"] })
   if (member.status !== "active") return yield* refuse("MEMBER_INACTIVE", "The member has unsubscribed from the programme", { member_id: ["unsubscribed"] })
@@ -25,7 +26,7 @@ export const applyDiscount = Effect.fn("LoyaltyActor.applyDiscount")(function*(c
   if (cmd.currency !== undefined && cmd.currency !== program.currency) {
     return yield* refuse("CURRENCY_MISMATCH", `The programme's currency is ${program.currency}`, { currency: [`must be ${program.currency}`] })
   }
-  const points = cmd.points ?? minorToPoints(cmd.amount_minor!, program.point_value)
+  const points = cmd.points ?? (yield* pointsOfAmount(cmd.amount_minor!, program.point_value))
   const expired = settle(member.wallet, now, randomUUID)
   const entryId = randomUUID()
   const spent = spend(expired.wallet, { entry_id: entryId, points, kind: "discount" }, now)

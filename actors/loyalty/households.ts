@@ -8,6 +8,7 @@ import { fingerprint } from "./earning.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { chain, draw, earn as earnLot, entryAt, spendable, type Transition, type Wallet } from "./state.ts"
+import { commandTime } from "./clock.ts"
 
 // Households: a pooled wallet members contribute points to (each contributed lot keeps its expiry: a transfer never
 // extends it) and redeem from. A member is in at most one household (UNIQUE member_id), at most MAX_MEMBERS each.
@@ -59,7 +60,7 @@ export const changeMembership = Effect.fn("LoyaltyActor.changeMembership")(funct
 /** The member's leg: draws the points (oldest-expiring first) and sends the pool its lots, with their expiries, through the outbox. */
 export const contribute = Effect.fn("LoyaltyActor.contribute")(function*(cmd: HouseholdContribute) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id)
   const settled = settle(member.wallet, now, randomUUID)
   const print = fingerprint({ member_id: cmd.member_id, household_id: cmd.household_id, points: cmd.points })
@@ -96,7 +97,7 @@ export const contribute = Effect.fn("LoyaltyActor.contribute")(function*(cmd: Ho
 /** The pool's leg: one lot per contributed lot, same expiry; at most once per transfer (its key). */
 export const credit = Effect.fn("LoyaltyActor.householdCredit")(function*(cmd: HouseholdCredit) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const pool = yield* memberOrRefuse(cmd.member_id, true)
   if ((yield* Actor.query((tx) => Repo.findByKey(tx, scope, "transfer_in", cmd.transfer_id))) !== undefined) {
     return { op: "credited", transfer_id: cmd.transfer_id, idempotent_replay: true } satisfies LoyaltyResult

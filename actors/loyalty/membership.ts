@@ -8,12 +8,13 @@ import * as Repo from "./repository.ts"
 import { chain, earn as earnLot, emptyWallet, setBalance, type Wallet } from "./state.ts"
 import { endHold, settle } from "./holds.ts"
 import * as Events from "./events.ts"
+import { commandTime } from "./clock.ts"
 
 // Joining and leaving the programme.
 
 export const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
   const expiresAt = expiryOf(program?.expiry_months, now)
   const existing = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
@@ -43,7 +44,7 @@ export const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
 /** Leaves the programme: points are kept; active credit holds are released (nothing can confirm them any more). */
 export const unsubscribe = Effect.fn("LoyaltyActor.unsubscribe")(function*(cmd: Unsubscribe) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
   if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(cmd.member_id)}`, { member_id: ["not found"] })
   const t = chain(member.wallet, [

@@ -43,7 +43,9 @@ export const Earn = Schema.Struct({
   status: Schema.Literals(["pending", "confirmed"]),
   reason: NullableString,
   /** An action earning (/actions): its key is scoped to actions, its reason names the action. */
-  action_type: opt(Schema.String)
+  action_type: opt(Schema.String),
+  /** A limited action's claim key ('' once per member, else the scope_key): a second claim is ACTION_LIMIT_REACHED. */
+  action_scope: opt(Schema.String)
 })
 export type Earn = typeof Earn.Type
 
@@ -74,7 +76,9 @@ export const ResolveEarn = Schema.Struct({
   op: Schema.Literal("resolve_earn"),
   member_id: Schema.String,
   transaction_id: Schema.String,
-  move: Schema.Literals(["confirm", "void"])
+  move: Schema.Literals(["confirm", "void"]),
+  /** A confirm of part of the pending points (the rest is voided); absent: all of them. */
+  points: opt(Schema.Number)
 })
 export type ResolveEarn = typeof ResolveEarn.Type
 
@@ -152,7 +156,8 @@ export const RefusalCodes = [
   "MEMBER_NOT_FOUND", "MEMBER_INACTIVE", "INSUFFICIENT_POINTS", "IDEMPOTENCY_CONFLICT", "REWARD_NOT_FOUND", "REWARD_UNAVAILABLE",
   "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH", "EARN_NOT_FOUND", "EARN_NOT_PENDING", "HOLD_NOT_FOUND", "HOLD_EXPIRED", "HOLD_NOT_ACTIVE",
   "HOLD_NOT_CONFIRMED", "HOUSEHOLD_NOT_FOUND", "HOUSEHOLD_MEMBER_TAKEN", "HOUSEHOLD_LIMIT", "NOT_HOUSEHOLD_MEMBER",
-  "EXPERIENCE_NOT_FOUND", "AUCTION_CLOSED", "BID_TOO_LOW"
+  "EXPERIENCE_NOT_FOUND", "AUCTION_CLOSED", "BID_TOO_LOW", "ACTION_LIMIT_REACHED", "POINTS_EXCEED_PENDING",
+  "AMOUNT_TOO_SMALL"
 ] as const
 export type RefusalCode = typeof RefusalCodes[number]
 

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import * as Actor from "../runtime/Actor.ts"
 import { LoyaltyRefused, type RefusalCode } from "./protocol.ts"
 import * as Repo from "./repository.ts"
+import { minorToPoints } from "../../core/loyalty/conversion.ts"
 
 /** Refuses a write: nothing of it is stored (every handler checks before its first write). */
 export const refuse = (code: RefusalCode, message: string, details: Record<string, unknown> = {}) =>
@@ -15,3 +16,11 @@ export const memberOrRefuse = Effect.fn("LoyaltyActor.member")(function*(memberI
   return member
 })
 
+
+/** The points an amount costs at the programme's point_value; refused when it is less than one minor unit (no money). */
+export const pointsOfAmount = (amountMinor: number, pointValue: number) => {
+  const points = minorToPoints(amountMinor, pointValue)
+  return points >= 1
+    ? Effect.succeed(points)
+    : refuse("AMOUNT_TOO_SMALL", "The amount is less than one minor unit of the currency (0.01)", { amount: ["must be at least 0.01"] })
+}

@@ -10,6 +10,7 @@ import { memberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { reverseEarn as reverseState } from "./reversal.ts"
 import type { Transition } from "./state.ts"
+import { commandTime } from "./clock.ts"
 
 type Outcome = {
   transaction_id: string
@@ -26,7 +27,7 @@ type Outcome = {
  */
 export const reverseEarnings = Effect.fn("LoyaltyActor.reverseEarnings")(function*(cmd: ReverseEarn) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = new Date().toISOString()
+  const now = yield* commandTime
   const member = yield* memberOrRefuse(cmd.member_id, true)
   let t: Transition = settle(member.wallet, now, randomUUID)
   const outcomes: Array<Outcome> = []

@@ -40,7 +40,9 @@ export const saveTransition = async (
   const known = new Set(before.lots.map((l) => l.lot_id))
   for (const lot of wallet.lots.filter((l) => l.dirty)) {
     if (known.has(lot.lot_id)) {
-      await tx`UPDATE loyalty_lots SET status = ${lot.status}, points_remaining = ${lot.points_remaining}, points_held = ${lot.points_held}
+      // points_original only ever drops, by a partial confirm of a pending earn (the rest voided).
+      await tx`UPDATE loyalty_lots SET status = ${lot.status}, points_original = least(points_original, ${lot.points_original}),
+          points_remaining = ${lot.points_remaining}, points_held = ${lot.points_held}
         WHERE lot_id = ${lot.lot_id}`
     } else {
       await tx`INSERT INTO loyalty_lots (lot_id, member_id, tenant_id, sandbox, status, points_original, points_remaining, points_held, expires_at,

@@ -124,22 +124,30 @@ export const expire = (w: Wallet, now: string, newId: () => string): Transition 
  * Resolves a pending lot, once: `confirm` makes its points spendable and counts them in lifetime points (keeping the
  * expiry set when they were earned); `void` drops them. Undefined when the lot is not pending in this wallet.
  */
-export const resolvePending = (w: Wallet, lotId: string, move: "confirm" | "void", entryId: string, now: string, kind: "confirm" | "void" | "reverse" = move): Transition | undefined => {
+export const resolvePending = (
+  w: Wallet, lotId: string, move: "confirm" | "void", entryId: string, now: string, kind: "confirm" | "void" | "reverse" = move, confirmPoints?: number
+): Transition | undefined => {
   const lot = w.lots.find((l) => l.lot_id === lotId && l.status === "pending")
   if (lot === undefined) return undefined
   const n = lot.points_remaining
   const confirmed = move === "confirm"
-  const changed = new Map([[lot.lot_id, { ...lot, status: confirmed ? "active" as const : "voided" as const, points_remaining: confirmed ? n : 0, dirty: true }]])
+  // A partial confirm posts `kept` and voids the rest: the lot becomes an earning of `kept` points (TigerBeetle's post
+  // of less than pending), so a later reversal takes back what was confirmed, no more.
+  const kept = confirmed ? Math.min(n, confirmPoints ?? n) : 0
+  if (kept < 0 || !Number.isInteger(kept) || (confirmed && kept === 0)) throw new RangeError("a confirm posts at least one point")
+  const changed = new Map([[lot.lot_id, {
+    ...lot, status: confirmed ? "active" as const : "voided" as const, points_remaining: kept, ...(kept < n && confirmed ? { points_original: kept } : {}), dirty: true
+  }]])
   const wallet: Wallet = {
     ...w,
-    balance_active: w.balance_active + (confirmed ? n : 0),
+    balance_active: w.balance_active + kept,
     balance_pending: w.balance_pending - n,
-    lifetime_points: w.lifetime_points + (confirmed ? n : 0),
+    lifetime_points: w.lifetime_points + kept,
     lots: replaceLots(w.lots, changed),
     next_seq: w.next_seq + 1
   }
   const entry = entryAt(wallet, {
-    entry_id: entryId, seq: w.next_seq, kind, status: "completed", points: confirmed ? n : 0, pending_points: -n, draws: [{ lot_id: lot.lot_id, points: n }], created_at: now
+    entry_id: entryId, seq: w.next_seq, kind, status: "completed", points: kept, pending_points: -n, draws: [{ lot_id: lot.lot_id, points: n }], created_at: now
   })
   return { wallet, entries: [entry] }
 }

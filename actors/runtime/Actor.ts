@@ -28,6 +28,8 @@ export class GroupTransaction extends Context.Service<GroupTransaction, {
 /** What a one-envelope handler runs inside, beside the group's transaction: its envelope and its outbox. */
 export class ActorTransaction extends Context.Service<ActorTransaction, {
   readonly envelopeId: string
+  /** When the envelope was sent (ms, the sender's clock): the command's time, the same on every redelivery. */
+  readonly sentAt: number
   readonly emit: (message: OutboxMessage) => void
 }>()("app/actors/ActorTransaction") {}
 

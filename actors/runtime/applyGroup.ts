@@ -154,7 +154,7 @@ const applyWave = (actor: AnyActor, envelopes: ReadonlyArray<Envelope>, wave: Re
         Effect.map((exit) => {
           results[i] = { exit, outbox, duplicate: false }
         }),
-        Effect.provideService(ActorTransaction, { envelopeId: envelope.id, emit: (m) => void outbox.push(m) })
+        Effect.provideService(ActorTransaction, { envelopeId: envelope.id, sentAt: envelope.sent_at, emit: (m) => void outbox.push(m) })
       )
     }, { concurrency: "unbounded", discard: true })
   }, { concurrency: "unbounded", discard: true })

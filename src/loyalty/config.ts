@@ -6,12 +6,23 @@ import type { ProgramRequest, RewardRequest, TiersRequest } from "../../schemas/
 // written at the ingress, each in one transaction confined to the tenant. Member actors read them inside their own transactions.
 
 export const writeProgram = (tx: Tx, s: TenantScope, r: ProgramRequest) =>
-  tx`INSERT INTO loyalty_programs (tenant_id, sandbox, currency, points_per_unit, points_per_night, pending_days, expiry_months, point_value)
+  tx`INSERT INTO loyalty_programs (tenant_id, sandbox, currency, points_per_unit, points_per_night, pending_days, expiry_months, point_value, action_rules)
     VALUES (${s.tenant_id}, ${s.sandbox}, ${r.currency.toUpperCase()}, ${r.points_per_unit}, ${r.points_per_night ?? 0}, ${r.pending_days ?? 0},
-      ${r.expiry_months ?? null}, ${r.point_value})
+      ${r.expiry_months ?? null}, ${r.point_value}, ${tx.json((r.action_rules ?? []) as never)})
     ON CONFLICT (tenant_id, sandbox) DO UPDATE SET currency = EXCLUDED.currency, points_per_unit = EXCLUDED.points_per_unit,
       points_per_night = EXCLUDED.points_per_night, pending_days = EXCLUDED.pending_days, expiry_months = EXCLUDED.expiry_months,
-      point_value = EXCLUDED.point_value, updated_at = now()`
+      point_value = EXCLUDED.point_value, action_rules = EXCLUDED.action_rules, updated_at = now()`
+
+/** Problems of a programme's action rules (field → messages): one rule per action type. */
+export const actionRuleIssues = (r: ProgramRequest): Record<string, Array<string>> => {
+  const issues: Record<string, Array<string>> = {}
+  const seen = new Map<string, number>()
+  ;(r.action_rules ?? []).forEach((rule, i) => {
+    if (seen.has(rule.action_type)) issues[`action_rules[${i}].action_type`] = [`repeats rule [${seen.get(rule.action_type)}]`]
+    seen.set(rule.action_type, i)
+  })
+  return issues
+}
 
 /** Problems of a tier list as a whole (field → messages); empty when it is consistent. */
 export const tierIssues = (tiers: TiersRequest): Record<string, Array<string>> => {

@@ -7,7 +7,9 @@ import { HoldPlaced } from "../../schemas/loyaltyCreditApi.ts"
 import { invalid, ok, refusal, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
 import { findHoldRefs, findReservationEarns } from "./creditReads.ts"
-import { findEarnMember } from "./reads.ts"
+import { findEarnMember, readProgram } from "./reads.ts"
+import { decideAction } from "../../core/loyalty/actionRule.ts"
+import type { ActionRule } from "../../schemas/loyalty.ts"
 import { retryKey } from "./requests.ts"
 import { LoyaltyReports } from "./reportsHttp.ts"
 import { LoyaltyHouseholds } from "./householdHttp.ts"
@@ -122,11 +124,15 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
         const p = yield* CurrentPrincipal
         const key = retryKey(payload.external_reference_id, headers["idempotency-key"])
         if (!key.ok) return yield* invalid(key.details)
+        const program = yield* read(p, (tx) => readProgram(tx, p))
+        const action = decideAction((program as { action_rules?: ReadonlyArray<ActionRule> } | undefined)?.action_rules ?? [], payload)
+        if (!action.ok) return yield* invalid(action.details)
         const id = yield* resolve(p, payload)
         const { op: _op, balances, ...r } = yield* send(p, {
-          op: "earn", member_id: id, external_reference_id: key.key, points: payload.points, status: "confirmed", reason: payload.reason ?? null, action_type: payload.action_type
+          op: "earn", member_id: id, external_reference_id: key.key, points: action.points, status: "confirmed", reason: payload.reason ?? null,
+          action_type: payload.action_type, ...(action.scope !== undefined ? { action_scope: action.scope } : {})
         }, "earned", spendRefusal)
-        return ok({ member_id: id, action_type: payload.action_type, ...r, ...balances })
+        return ok({ member_id: id, action_type: payload.action_type, scope_key: payload.scope_key ?? null, per_member: action.limit, ...r, ...balances })
       }))
       .handle("redeemFreeNight", Effect.fn("Loyalty.redeemFreeNight")(function*({ payload, headers }) {
         const p = yield* CurrentPrincipal

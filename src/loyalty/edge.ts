@@ -14,7 +14,7 @@ export const memberNotFound = (field: string) => NotFound.of("No loyalty member 
 /** The actor's refusals in the core error shape: missing things 404, state conflicts 409, programme gaps 422. */
 export const refusal = (e: LoyaltyRefused) =>
   e.code.endsWith("_NOT_FOUND") ? NotFound.of(e.message, e.details, e.code)
-  : e.code === "PROGRAM_NOT_CONFIGURED" || e.code === "CURRENCY_MISMATCH" ? Unprocessable.of(e.code, e.message, e.details)
+  : e.code === "PROGRAM_NOT_CONFIGURED" || e.code === "CURRENCY_MISMATCH" || e.code === "AMOUNT_TOO_SMALL" ? Unprocessable.of(e.code, e.message, e.details)
   : Conflict.of(e.code, e.message, e.details)
 
 /** Refusals of writes that never involve the programme's rates: only 404 and 409. */

@@ -6,7 +6,7 @@ import { NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { MemberEnrolled, RedeemRequest } from "../../schemas/loyalty.ts"
 import { asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
 import { conversionQuery, convert } from "./conversion.ts"
-import { insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
+import { actionRuleIssues, insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
 import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
 import { memberIdFor } from "../../core/loyalty/memberId.ts"
@@ -18,11 +18,11 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
     const { read, resolve, send } = yield* LoyaltyIngress
 
     /** Confirms or voids a pending earn, in the actor of the member it belongs to. */
-    const resolveEarn = Effect.fn("Loyalty.resolveEarn")(function*(transactionId: string, move: "confirm" | "void") {
+    const resolveEarn = Effect.fn("Loyalty.resolveEarn")(function*(transactionId: string, move: "confirm" | "void", points?: number) {
       const p = yield* CurrentPrincipal
       const memberId = yield* read(p, (tx) => findEarnMember(tx, p, transactionId))
       if (memberId === undefined) return yield* NotFound.of(`No earn with transaction_id ${JSON.stringify(transactionId)}`, { transaction_id: ["not found"] }, "EARN_NOT_FOUND")
-      const { op: _op, balances, ...r } = yield* send(p, { op: "resolve_earn", member_id: memberId, transaction_id: transactionId, move }, "earn_resolved", spendRefusal)
+      const { op: _op, balances, ...r } = yield* send(p, { op: "resolve_earn", member_id: memberId, transaction_id: transactionId, move, ...(points !== undefined ? { points } : {}) }, "earn_resolved", spendRefusal)
       return ok({ member_id: memberId, ...r, ...balances })
     })
 
@@ -71,10 +71,12 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         }
         return ok(convert(asked, program))
       }))
-      .handle("confirmEarn", ({ payload }) => resolveEarn(payload.transaction_id, "confirm"))
+      .handle("confirmEarn", ({ payload }) => resolveEarn(payload.transaction_id, "confirm", payload.points))
       .handle("voidEarn", ({ payload }) => resolveEarn(payload.transaction_id, "void"))
       .handle("putProgram", Effect.fn("Loyalty.putProgram")(function*({ payload }) {
         const p = yield* CurrentPrincipal
+        const issues = actionRuleIssues(payload)
+        if (Object.keys(issues).length > 0) return yield* invalid(issues)
         return ok(yield* read(p, async (tx) => {
           await writeProgram(tx, p, payload)
           return readProgram(tx, p)

@@ -8,7 +8,7 @@ const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string 
 
 export const readProgram = async (tx: Tx, p: Principal) => {
   const [row] = await tx`SELECT currency, points_per_unit::float8 AS points_per_unit, points_per_night, pending_days, expiry_months,
-      point_value::float8 AS point_value, updated_at
+      point_value::float8 AS point_value, action_rules, updated_at
     FROM loyalty_programs WHERE tenant_id = ${p.tenant_id} AND sandbox = ${p.sandbox}`
   return row === undefined ? undefined : { ...row, currency: (row.currency as string).trim(), updated_at: iso(row.updated_at) }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createKey, createTenant, request, startPlatform, testSql, type HttpResult, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { type LoyaltyIngress, startLoyaltyIngress } from "./loyaltyIngress.ts"
 import { spawnWorker, type WorkerProcess } from "../support/processes.ts"
 import { FULL } from "./load.ts"
 
@@ -10,32 +11,19 @@ import { FULL } from "./load.ts"
 
 let ingress: RunningPlatform
 let tenant: TestTenant
-let key: string
+let loyalty: LoyaltyIngress
 const sql = testSql()
 
 beforeAll(async () => {
-  ingress = await startPlatform("chaos_loyalty", { role: "ingress", overrides: { replyTimeoutMs: 3_000, partitions: 8, leaseTtlMs: 3_000, ackWaitMs: 3_000 } })
-  tenant = await createTenant("chaos-loyalty")
-  key = (await createKey(tenant.tenant_id, ["*"], { rate: 10_000_000 })).key
-  const program = await request(ingress.baseUrl, "PUT", "/api/v1/loyalty/program", { key, body: { currency: "EUR", points_per_unit: 10, point_value: 0.01 } })
-  expect(program.status).toBe(200)
+  loyalty = await startLoyaltyIngress("loyalty", { replyTimeoutMs: 3_000, partitions: 8, leaseTtlMs: 3_000, ackWaitMs: 3_000 })
+  ;({ ingress, tenant } = loyalty)
 })
 afterAll(async () => {
   await ingress?.stop()
   await sql.end()
 })
 
-/** Sent again, unchanged, on 503 or a broken connection, until the platform gives a definite answer. */
-let retried = 0
-const surely = async (path: string, body: unknown): Promise<HttpResult> => {
-  for (let attempt = 0; ; attempt++) {
-    if (attempt > 0) retried++
-    const res = await request(ingress.baseUrl, "POST", path, { key, body }).catch(() => ({ status: 0, body: undefined, headers: new Headers() }) as unknown as HttpResult)
-    if (res.status !== 503 && res.status !== 0) return res
-    if (attempt > 200) throw new Error(`${path} never answered (last status ${res.status})`)
-    await new Promise((r) => setTimeout(r, 100 + Math.random() * 200))
-  }
-}
+const surely = (path: string, body: unknown) => loyalty.surely("POST", path, body)
 
 describe("loyalty with workers killed under a burst of earns, redeems and holds", () => {
   it("applies every acknowledged operation exactly once and every refused one not at all; every member's ledger adds up", async () => {
@@ -84,7 +72,7 @@ describe("loyalty with workers killed under a burst of earns, redeems and holds"
     try {
       const applied = ops.filter((o) => o.status === 200 || o.status === 201)
       const refused = ops.filter((o) => o.status === 409)
-      console.log(JSON.stringify({ chaos: "loyalty", members: memberCount, operations: total, seconds, kills, retried, applied: applied.length, refused: refused.length }))
+      console.log(JSON.stringify({ chaos: "loyalty", members: memberCount, operations: total, seconds, kills, retried: loyalty.retried(), applied: applied.length, refused: refused.length }))
       expect(ops.filter((o) => !applied.includes(o) && !refused.includes(o)).map((o) => [o.kind, o.status, o.code])).toEqual([])
       expect(refused.every((o) => o.code === "INSUFFICIENT_POINTS")).toBe(true)
       expect(kills).toBeGreaterThanOrEqual(FULL ? 10 : 2)

@@ -130,8 +130,13 @@ describe("experience auctions", () => {
     const [redemption] = await h.sql`SELECT member_id, points::int AS points, status, entry_id FROM loyalty_redemptions WHERE auction_id = ${e.experience_id}`
     expect(redemption).toMatchObject({ member_id: w.member_id, points: 300, status: "pending" })
     const holds = await h.sql`SELECT member_id, status FROM loyalty_holds WHERE auction_id = ${e.experience_id} ORDER BY created_at`
-    expect(holds.map((x) => x.status).sort()).toEqual(["confirmed", "released", "released"])
-    expect(holds.find((x) => x.status === "confirmed")!.member_id).toBe(w.member_id)
+    const holdsOf = (m: { member_id: string }) => holds.filter((x) => x.member_id === m.member_id).map((x) => x.status)
+    expect(holdsOf(w)).toEqual(["confirmed"])
+    expect(holdsOf(l)).toEqual(["released"])
+    // The late bid's hold was placed and released when the bid reached the auction first; when a sweep closed the
+    // auction before (a sweep of any platform on this database may), the bid was refused before anything was held.
+    expect(holdsOf(late)).toHaveLength(holdsOf(late).filter((s) => s === "released").length)
+    expect(holdsOf(late).length).toBeLessThanOrEqual(1)
     expect(await member(w.member_id)).toMatchObject({ points_balance: 700, points_available: 700, lifetime_points: 0 })
     for (const m of [w, l, late]) expect(await member(m.member_id)).toMatchObject({ points_held: 0 })
     for (const m of [w, l, late]) await ledgerAgrees(m.member_id)

@@ -1,4 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { jetstream } from "@nats-io/jetstream"
+import { connect } from "@nats-io/transport-node"
+import { randomUUID } from "node:crypto"
+import { type LoyaltyCommand, LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
+import { decode, encode, type Envelope, type Reply } from "../../streams/envelope.ts"
+import { partitionOf } from "../../streams/partition.ts"
+import { ingressSubject } from "../../streams/subjects.ts"
 import { loyaltyHarness } from "./support.ts"
 
 const { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees } = loyaltyHarness("loyalty-credit")
@@ -9,6 +16,22 @@ const hold = (body: Record<string, unknown>, headers?: Record<string, string>) =
 const confirm = (body: Record<string, unknown>) => api("POST", "/api/v1/loyalty/credit/confirm", body)
 const release = (body: Record<string, unknown>) => api("POST", "/api/v1/loyalty/credit/release", body)
 const reverse = (body: Record<string, unknown>) => api("POST", "/api/v1/loyalty/credit/reverse", body)
+/** A command published as the ingress would, but with the given sent_at (a backlog's delay), answered by the actor. */
+const publishApply = async (memberId: string, command: LoyaltyCommand, sentAt: number) => {
+  const nc = await connect({ servers: h.platform.config.natsUrl })
+  try {
+    const envelope: Envelope = {
+      id: randomUUID(), actor: "loyalty", type: "apply", tenant_id: h.tenant.tenant_id, sandbox: false, key: memberId, sent_at: sentAt,
+      reply_to: `_test.reply.${randomUUID()}`, payload: LoyaltyProtocol.codecs.apply.encodePayload(command)
+    }
+    const reply = new Promise<Reply>((resolve) => nc.subscribe(envelope.reply_to!, { max: 1, callback: (_err, msg) => resolve(decode<Reply>(msg.data)) }))
+    await jetstream(nc).publish(ingressSubject(h.platform.config.namespace, "loyalty", partitionOf(h.tenant.tenant_id, memberId, h.platform.config.partitions)),
+      encode(envelope), { msgID: envelope.id })
+    return await reply
+  } finally {
+    await nc.close()
+  }
+}
 const redeem = (memberId: string, points: number) => api("POST", "/api/v1/loyalty/redeem", { member_id: memberId, points, external_reference_id: unique("r") })
 
 describe("credit holds", () => {
@@ -75,6 +98,21 @@ describe("credit holds", () => {
     expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 300, held: 0 })
   })
 
+  it("unsubscribing releases the member's active holds (nothing can confirm them any more); the points stay for a re-enrolment", async () => {
+    const m = await enroll(500)
+    const a = (await hold({ member_id: m.member_id, reservation_id: unique("RES"), points: 200, external_reference_id: unique("h") })).body.data
+    const b = (await hold({ member_id: m.member_id, reservation_id: unique("RES"), points: 100, external_reference_id: unique("h") })).body.data
+    expect(await member(m.member_id)).toMatchObject({ points_held: 300, points_available: 200 })
+    const out = await api("POST", "/api/v1/loyalty/unsubscribe", { member_id: m.member_id })
+    expect(out.status).toBe(200)
+    expect(out.body.data).toMatchObject({ status: "unsubscribed", points_balance: 500 })
+    const holds = await h.sql`SELECT status FROM loyalty_holds WHERE hold_id IN (${a.hold_id}, ${b.hold_id})`
+    expect(holds.map((r) => r.status)).toEqual(["released", "released"])
+    expect((await confirm({ hold_id: a.hold_id })).body.error.code).toBe("MEMBER_INACTIVE")
+    expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 500, held: 0 })
+    expect((await api("POST", "/api/v1/loyalty/enroll", { email: m.email })).body.data).toMatchObject({ reactivated: true, points_available: 500 })
+  })
+
   it("a hold past its expiry is not confirmable and frees its points with no sweep; the next command records the expiry", async () => {
     const m = await enroll(400)
     const placed = (await hold({ member_id: m.member_id, reservation_id: unique("RES"), points: 300, ttl_seconds: 60, external_reference_id: unique("h") })).body.data
@@ -90,6 +128,26 @@ describe("credit holds", () => {
     const kinds = (await api("GET", `/api/v1/loyalty/transactions?member_id=${m.member_id}`)).body.data.items.map((e: { kind: string }) => e.kind)
     expect(kinds.slice(0, 2)).toEqual(["redeem", "hold_expire"])
     expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 0, held: 0 })
+  })
+
+  it("a confirm sent before the hold's expiry but processed after it is confirmed (the command's time is when it was sent)", async () => {
+    const m = await enroll(400)
+    const placed = (await hold({ member_id: m.member_id, reservation_id: unique("RES"), points: 300, ttl_seconds: 60, external_reference_id: unique("h") })).body.data
+    const sentAt = Date.now()
+    // As if the confirm was sent, then waited in a backlog while the hold's minute passed.
+    await h.sql`UPDATE loyalty_holds SET expires_at = ${new Date(sentAt + 500)} WHERE hold_id = ${placed.hold_id}`
+    await new Promise((r) => setTimeout(r, 1_000))
+    const command: LoyaltyCommand = { op: "end_hold", member_id: m.member_id, hold_ids: [placed.hold_id], move: "confirm" }
+    const reply = await publishApply(m.member_id, command, sentAt)
+    expect(reply.exit._tag, JSON.stringify(reply.exit)).toBe("Success")
+    const [row] = await h.sql`SELECT status FROM loyalty_holds WHERE hold_id = ${placed.hold_id}`
+    expect(row!.status).toBe("confirmed")
+    expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 100, held: 0 })
+    // Sent after the expiry (now): refused, though nothing recorded the expiry before.
+    const late = (await hold({ member_id: m.member_id, reservation_id: unique("RES"), points: 100, ttl_seconds: 60, external_reference_id: unique("h") })).body.data
+    await h.sql`UPDATE loyalty_holds SET expires_at = now() - interval '1 second' WHERE hold_id = ${late.hold_id}`
+    expect((await confirm({ hold_id: late.hold_id })).body.error.code).toBe("HOLD_EXPIRED")
+    expect(await member(m.member_id)).toMatchObject({ points_balance: 100, points_available: 100, points_held: 0 })
   })
 
   it("a reverse whose lots expired meanwhile restores into a new lot; the reverse of an active hold is 409 HOLD_NOT_CONFIRMED", async () => {

@@ -36,8 +36,8 @@ describe("loyalty webhook events", () => {
     await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: pending.body.data.transaction_id })
     // A retry announces nothing.
     const key = unique("e")
-    await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", points: 5, external_reference_id: key })
-    await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", points: 5, external_reference_id: key })
+    await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", scope_key: "S-1", points: 5, external_reference_id: key })
+    await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", scope_key: "S-1", points: 5, external_reference_id: key })
     await api("POST", "/api/v1/loyalty/reverse", { transaction_id: pending.body.data.transaction_id, reason: "cancellation" })
     const seen = await events(m.member_id)
     expect(seen.map(([t, d]) => [t, d.status ?? d.is_new ?? null])).toEqual([

@@ -379,6 +379,21 @@ describe("redemption batch", () => {
   })
 })
 
+describe("redemption batch at its limit", () => {
+  it("100 items with 34 failing: 66 applied, in array order, the failures change nothing; 200 with per-item status", async () => {
+    const m = await enroll({ loyalty_balance: 1000 })
+    const items = Array.from({ length: 100 }, () => ({ member_id: m.member_id, points: 15, external_reference_id: unique("b100") }))
+    const res = await api("POST", "/api/v1/loyalty/redemptions/batch", { items })
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200)
+    const statuses = res.body.data.results.map((r: { status: string }) => r.status)
+    expect(statuses).toEqual([...Array(66).fill("ok"), ...Array(34).fill("error")])
+    expect(res.body.data.summary).toEqual({ ok: 66, error: 34 })
+    expect(await ledgerAgrees(m.member_id)).toBe(10)
+    const [row] = await sql`SELECT count(*)::int AS n FROM loyalty_redemptions WHERE member_id = ${m.member_id}`
+    expect(row!.n).toBe(66)
+  }, 60_000)
+})
+
 describe("apply-discount", () => {
   it("is not idempotent: two identical calls deduct twice; an amount costs ceil(amount / point_value) points", async () => {
     const m = await enroll({ loyalty_balance: 1000 })
@@ -397,6 +412,29 @@ describe("apply-discount", () => {
     expect(usd.status).toBe(422)
     expect((await api("POST", "/api/v1/loyalty/apply-discount", { member_id: m.member_id })).body.error.details).toHaveProperty("points")
     expect(await ledgerAgrees(m.member_id)).toBe(544)
+  })
+
+  it("a point_value of 5e-324 (finite, above zero) makes any amount cost more points than exist: 409, nothing dead-lettered", async () => {
+    const tiny = await createTenant("loyalty-tiny")
+    const as = (method: string, path: string, body?: unknown) => api(method, path, body, undefined, tiny.live_key)
+    expect((await as("PUT", "/api/v1/loyalty/program", { currency: "EUR", points_per_unit: 1, point_value: 5e-324 })).status).toBe(200)
+    const m = (await as("POST", "/api/v1/loyalty/enroll", { email: email(), loyalty_balance: 1000 })).body.data
+    const res = await as("POST", "/api/v1/loyalty/apply-discount", { member_id: m.member_id, amount: 1e12, currency: "EUR" })
+    expect(res.status, JSON.stringify(res.body)).toBe(409)
+    expect(res.body.error).toMatchObject({ code: "INSUFFICIENT_POINTS", details: { requested: Number.MAX_SAFE_INTEGER, available: 1000 } })
+    expect((await sql`SELECT count(*)::int AS n FROM dead_letters WHERE tenant_id = ${tiny.tenant_id}`)[0]!.n).toBe(0)
+  })
+
+  it("an amount under one cent is no money: 422 AMOUNT_TOO_SMALL naming amount (a discount and a credit hold), nothing dead-lettered", async () => {
+    const m = await enroll({ loyalty_balance: 1000 })
+    const discount = await api("POST", "/api/v1/loyalty/apply-discount", { member_id: m.member_id, amount: 0.004, currency: "EUR" })
+    expect(discount.status, JSON.stringify(discount.body)).toBe(422)
+    expect(discount.body.error).toMatchObject({ code: "AMOUNT_TOO_SMALL", details: { amount: ["must be at least 0.01"] } })
+    const hold = await api("POST", "/api/v1/loyalty/credit/hold", { member_id: m.member_id, reservation_id: "R-TINY", amount: 1e-7, currency: "EUR", external_reference_id: unique("tiny") })
+    expect(hold.status, JSON.stringify(hold.body)).toBe(422)
+    expect(hold.body.error.code).toBe("AMOUNT_TOO_SMALL")
+    expect(await ledgerAgrees(m.member_id)).toBe(1000)
+    expect((await sql`SELECT count(*)::int AS n FROM dead_letters WHERE tenant_id = ${tenant.tenant_id}`)[0]!.n).toBe(0)
   })
 })
 

@@ -47,15 +47,38 @@ describe("earning reversal", () => {
 })
 
 describe("actions, calculate, free nights", () => {
+  it("a partial confirm posts part of a pending stay and voids the rest; lifetime, qualifying and a later reversal follow what was confirmed", async () => {
+    const m = await enroll()
+    const stay = await earn({ member_id: m.member_id, amount: 100, currency: "EUR", nights: 3, status: "pending" })
+    expect(stay.body.data).toMatchObject({ status: "pending", points_awarded: 1300, points_pending: 1300 })
+    const id = stay.body.data.transaction_id
+    const tooMuch = await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: id, points: 1301 })
+    expect(tooMuch.status).toBe(409)
+    expect(tooMuch.body.error).toMatchObject({ code: "POINTS_EXCEED_PENDING", details: { pending: 1300 } })
+    expect(tooMuch.body.error.details).toHaveProperty("points")
+    const part = await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: id, points: 1000 })
+    expect(part.status, JSON.stringify(part.body)).toBe(200)
+    expect(part.body.data).toMatchObject({ status: "confirmed", points_confirmed: 1000, points_voided: 300, points_balance: 1000, points_pending: 0, lifetime_points: 1000 })
+    expect((await api("POST", "/api/v1/loyalty/points/confirm", { transaction_id: id, points: 1000 })).body.data).toMatchObject({ points_confirmed: 0, idempotent_replay: true })
+    const [q] = await h.sql`SELECT qualifying_points::int AS p, qualifying_nights::int AS n FROM loyalty_members WHERE member_id = ${m.member_id}`
+    expect(q).toEqual({ p: 1000, n: 3 })
+    expect(await ledgerAgrees(m.member_id)).toMatchObject({ balance: 1000 })
+    const back = await reverse({ transaction_id: id, reason: "cancellation" })
+    expect(back.body.data).toMatchObject({ points_reversed: 1000, points_unrecovered: 0, points_balance: 0, lifetime_points: 0 })
+    const [after] = await h.sql`SELECT qualifying_points::int AS p, qualifying_nights::int AS n FROM loyalty_members WHERE member_id = ${m.member_id}`
+    expect(after).toEqual({ p: 0, n: 0 })
+    expect(await ledgerAgrees(m.member_id)).toMatchObject({ balance: 0 })
+  })
+
   it("/actions awards points under an action-scoped key (a retry replays, a reuse with other points is 409)", async () => {
     const m = await enroll()
     const key = unique("a")
-    const first = await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "review", points: 250, external_reference_id: key })
+    const first = await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "review", scope_key: "RES-1", points: 250, external_reference_id: key })
     expect(first.status, JSON.stringify(first.body)).toBe(200)
     expect(first.body.data).toMatchObject({ action_type: "review", points_awarded: 250, idempotent_replay: false, points_balance: 250 })
-    const replay = await api("POST", "/api/v1/loyalty/actions", { email: m.email, action_type: "review", points: 250 }, { "Idempotency-Key": key })
+    const replay = await api("POST", "/api/v1/loyalty/actions", { email: m.email, action_type: "review", scope_key: "RES-1", points: 250 }, { "Idempotency-Key": key })
     expect(replay.body.data).toMatchObject({ transaction_id: first.body.data.transaction_id, points_awarded: 0, idempotent_replay: true })
-    const conflict = await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", points: 250, external_reference_id: key })
+    const conflict = await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "survey", scope_key: "RES-1", points: 250, external_reference_id: key })
     expect(conflict.body.error.code).toBe("IDEMPOTENCY_CONFLICT")
     expect((await api("POST", "/api/v1/loyalty/actions", { member_id: m.member_id, action_type: "Bad Type", points: 1, external_reference_id: "k" })).body.error.details).toHaveProperty("action_type")
     const items = (await api("GET", `/api/v1/loyalty/transactions?member_id=${m.member_id}`)).body.data.items

@@ -144,6 +144,16 @@ describe("loyalty ledger (pure transitions)", () => {
     expect(expiryOf(null, "2026-01-31T10:00:00.000Z")).toBeNull()
   })
 
+  it("money → points is a safe integer for any point_value the programme takes, 5e-324 included", () => {
+    fc.assert(fc.property(fc.double({ min: 5e-324, max: 1e12, noNaN: true }), fc.integer({ min: 1, max: 1e14 }), (value, minor) => {
+      const points = minorToPoints(minor, value)
+      expect(Number.isSafeInteger(points) && points >= 1).toBe(true)
+    }))
+    expect(minorToPoints(1e14, 5e-324)).toBe(Number.MAX_SAFE_INTEGER)
+    expect(minorToPoints(1, 1e12)).toBe(1) // a cent costs a point however much a point is worth
+    expect(minorToPoints(0, 0.01)).toBe(0)
+  })
+
   it("points ↔ money never creates value: points(money(p)) ≤ p and money(points(m)) ≥ m", () => {
     fc.assert(fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(0.001, 0.005, 0.01, 0.0125, 0.1, 1), (x, value) => {
       expect(minorToPoints(pointsToMinor(x, value), value)).toBeLessThanOrEqual(x)
