@@ -120,6 +120,15 @@ export const FreeFormObject = (limits: Partial<FreeFormLimits> = {}) =>
   Schema.Record(Schema.String, Schema.Unknown).check(freeFormCheck({ ...FREE_FORM_LIMITS, ...limits }))
 
 /**
+ * Any JSON object, described for the document only (x-free-form, as FreeFormObject writes it): the body of a route
+ * outside HttpApi whose handler reads it itself (a partner's webhook, Meta's envelope), bounded by that route's limit.
+ */
+export const DocumentedFreeForm = (maxBytes: number) =>
+  Schema.Record(Schema.String, Schema.Unknown).check(Schema.makeFilter(() => true, {
+    toJsonSchema: () => ({ "x-free-form": { maxBytes } }) as never
+  }))
+
+/**
  * Any JSON value, taken as it is (no recursive decode: a value thousands of levels deep costs nothing here). Declared
  * rather than `Schema.Unknown` so the checks on it appear in the JSON Schema (Unknown's are left out).
  */

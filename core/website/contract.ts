@@ -1,3 +1,4 @@
+import { printable } from "../../schemas/text.ts"
 import { normaliseEmail, normalisePhone } from "../normalise/index.ts"
 import {
   bool, type Check, checkObject, date, dateTime, httpsUrl, int, isObject, type Issue, num, oneOf, text, uuid
@@ -74,6 +75,11 @@ const EVENT: Record<string, Check> = {
   test: bool
 }
 
+/** The keys each level of an event takes (the documentation schema in schemas/websiteEvents.ts is held to these). */
+export const CONTRACT_FIELDS = {
+  event: Object.keys(EVENT), contact: Object.keys(CONTACT), consent: Object.keys(CONSENT), context: Object.keys(CONTEXT)
+} as const
+
 export interface Contact {
   readonly email?: string
   readonly phone?: string
@@ -111,7 +117,7 @@ const propertyIssues = (v: unknown): Array<Issue> => {
   const keys = Object.keys(v)
   const issues: Array<Issue> = keys.length > MAX_PROPERTIES ? [{ field: "properties", message: `must have at most ${MAX_PROPERTIES} keys` }] : []
   for (const k of keys) {
-    if (!PROPERTY_NAME.test(k)) issues.push({ field: `properties.${k.slice(0, 80)}`, message: "names must be lowercase letters, digits and _ (1 to 64)" })
+    if (!PROPERTY_NAME.test(k)) issues.push({ field: `properties.${printable(k.slice(0, 80))}`, message: "names must be lowercase letters, digits and _ (1 to 64)" })
     else {
       const problem = propertyValue(v[k])
       if (problem !== undefined) issues.push({ field: `properties.${k}`, message: problem })

@@ -1,4 +1,4 @@
-import { isSafeText } from "../../schemas/text.ts"
+import { isSafeText, printable } from "../../schemas/text.ts"
 
 // Field checks of the website-event contract: each answers undefined (fine) or the message naming what is wrong.
 
@@ -80,7 +80,8 @@ export const checkObject = (
   table: Readonly<Record<string, Check>>,
   required: ReadonlyArray<string> = []
 ): Array<Issue> => {
-  const name = (k: string) => (prefix === "" ? k : `${prefix}.${k}`)
+  // A key is named as the client can read it back and as jsonb can store it (the delivery log keeps the issues).
+  const name = (k: string) => (prefix === "" ? printable(k) : `${prefix}.${printable(k)}`)
   if (!isObject(value)) return [{ field: prefix === "" ? "(event)" : prefix, message: "must be an object" }]
   const issues: Array<Issue> = []
   for (const k of Object.keys(value)) {

@@ -7,13 +7,18 @@ import { RETRY_AFTER_S } from "./answers.ts"
 
 /**
  * A raw answer in the core error shape `{ success: false, error: { message, code, details } }`: the router's own
- * answers have no endpoint (so no declared schema) to encode them. A 503 tells the client when to retry.
+ * answers and the routes outside HttpApi have no endpoint (so no declared schema) to encode them. A 503 tells the
+ * client when to retry (RETRY_AFTER_S unless `headers` says otherwise).
  */
-const shaped = (status: number, code: string, message: string, details: Record<string, unknown> = {}) =>
+export const coreErrorResponse = (
+  status: number, code: string, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}
+) =>
   HttpServerResponse.jsonUnsafe(
     { success: false, error: { message, code, details } },
-    { status, headers: status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {} }
+    { status, headers: status === 503 ? { "retry-after": String(RETRY_AFTER_S), ...headers } : headers }
   )
+
+const shaped = coreErrorResponse
 
 /**
  * Every answer the router produces on its own (unknown route, unsupported media type, an unexpected defect) in the

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
 import { Forbidden, Unauthorized, ValidationFailed } from "../../schemas/errors.ts"
@@ -8,6 +8,7 @@ import { hasScope } from "../auth/keys.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { issueDetails, summarise } from "./issues.ts"
+import { coreErrorResponse } from "./errorShape.ts"
 
 export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ValidationErrors, (error) => {
   const details = issueDetails(error.cause.issue)
@@ -15,10 +16,8 @@ export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(
 })
 
 export const rateLimitedResponse = (retryAfter: number, limit: number) =>
-  HttpServerResponse.jsonUnsafe(
-    { success: false, error: { message: `Rate limit exceeded; retry after ${retryAfter} s`, code: "RATE_LIMITED", details: { retry_after_seconds: retryAfter } } },
-    { status: 429, headers: { "retry-after": String(retryAfter), "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": "0" } }
-  )
+  coreErrorResponse(429, "RATE_LIMITED", `Rate limit exceeded; retry after ${retryAfter} s`, { retry_after_seconds: retryAfter },
+    { "retry-after": String(retryAfter), "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": "0" })
 
 /** Bearer key → principal; then the endpoint's scope; then the key's rate limit (headers on every answer). */
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
@@ -29,7 +28,14 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.gen(function*() {
         const token = Redacted.value(credential)
-        if (!token) return yield* Unauthorized.of("Missing API key: send Authorization: Bearer <API_KEY>")
+        if (!token) {
+          // Spec, Authentication 9: the early loyalty API's X-API-Key + X-Tenant-Slug are answered with the way forward.
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (request.headers["x-api-key"] !== undefined) {
+            return yield* Unauthorized.of("X-API-Key and X-Tenant-Slug are no longer accepted: send Authorization: Bearer <API_KEY> (svckr_ key; the tenant comes from the key)")
+          }
+          return yield* Unauthorized.of("Missing API key: send Authorization: Bearer <API_KEY>")
+        }
         const principal = yield* keys.authenticate(token)
         if (!principal) return yield* Unauthorized.of("Unknown or revoked API key")
         const required = Option.getOrUndefined(Context.getOption(endpoint.annotations, RequiredScope))

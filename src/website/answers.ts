@@ -30,13 +30,6 @@ export const DOCS = "/docs/website-events"
 
 export const statusOfCode = (code: RequestErrorCode) => ERRORS[code].status
 
-export const corsHeaders = (origin: string | undefined): Record<string, string> =>
-  origin === undefined ? {} : {
-    "access-control-allow-origin": origin,
-    "vary": "Origin",
-    "access-control-expose-headers": "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
-  }
-
 export const PREFLIGHT_HEADERS = {
   "access-control-allow-methods": "POST, OPTIONS",
   "access-control-allow-headers": "Content-Type, X-SVC-Key",

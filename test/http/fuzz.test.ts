@@ -9,6 +9,7 @@ import { arbitraryOf, bodyText, type Hints, type Mutation, MUTATIONS, mutate, pl
 import {
   createCtiIntegration, createKey, createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
+import { memberAccessToken, transferToken } from "../oidc/support.ts"
 
 /**
  * The API fuzzed as an attacker would, from its own OpenAPI document (GET /openapi.json): for every documented route
@@ -24,6 +25,8 @@ import {
 
 // Webhook subscriptions may target loopback (https://127.0.0.1:1, where nothing listens): creations get accepted.
 process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
+// Every sign-in of the run comes from 127.0.0.1 and test files share the rate counters: the per-IP limit would bind across files.
+process.env.GEP_SSO_CODES_PER_IP_PER_MINUTE = "100000"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30)
 /** Requests of the sweep per route, at most. */
@@ -43,8 +46,14 @@ let tenant: TestTenant
 let doc: Doc
 let key: string
 let ctiToken: string
+/** A core key of another tenant whose newsletter widget is on (and email channel set): the newsletter routes get past "disabled". */
+let newsletterKey: string
 let contactId: string
 let webhookId: string
+/** Loyalty SSO: a member's access token, its club client and a transfer token (the /api/loyalty/me and /club routes). */
+let sso: { access_token: string; client: { client_id: string; client_secret: string }; transfer: string }
+/** A website source of the tenant (not signing, a high limit): its server key and webhook token. */
+let webSource: { server_key: string; webhook_token: string }
 let nc: NatsConnection
 let jsm: JetStreamManager
 const sql = testSql()
@@ -60,6 +69,17 @@ beforeAll(async () => {
   contactId = guest.body.data.contact_id
   const hook = await request(platform.baseUrl, "POST", "/api/v1/webhooks", { key, body: { url: "https://127.0.0.1:1/fuzz", event_types: ["broadcast.completed"], enabled: false } })
   webhookId = hook.body.data.id
+  // Visitor events reach the visitor actor only while tracking is on.
+  await request(platform.baseUrl, "PATCH", "/api/v1/cdp/settings", { key, body: { visitor_tracking: true } })
+  const member = await memberAccessToken(platform.baseUrl, key, sql)
+  sso = { ...member, transfer: await transferToken(platform.baseUrl, member.access_token, member.client) }
+  webSource = (await request(platform.baseUrl, "POST", "/api/v1/website-sources", {
+    key, body: { name: "Fuzz site", allowed_origins: ["https://fuzz.hotel-guests.net"], rate_limit_per_minute: 100_000 }
+  })).body
+  const newsletter = await createTenant("fuzz-nl")
+  newsletterKey = newsletter.live_key
+  await sql`INSERT INTO channel_email (tenant_id, sandbox, from_address) VALUES (${newsletter.tenant_id}, false, 'news@hotelexample.com')`
+  await request(platform.baseUrl, "PATCH", "/api/v1/newsletter/config", { key: newsletterKey, body: { enabled: true, allowed_origins: ["https://www.hotel.example"] } })
   doc = (await request(platform.baseUrl, "GET", "/openapi.json")).body as Doc
   nc = await connect({ servers: platform.config.natsUrl })
   jsm = await jetstreamManager(nc)
@@ -72,7 +92,16 @@ afterAll(async () => {
 })
 
 /** Which credential a route takes, by path prefix; the API key otherwise. A family with a credential of its own adds a line. */
-const credentialFor = (path: string) => (path.startsWith("/api/webhooks/cti") ? ctiToken : key)
+const credentialFor = (path: string) =>
+  path.startsWith("/api/webhooks/cti") ? ctiToken
+  : path.startsWith("/api/v1/website-events") ? webSource.server_key
+  : path.startsWith("/api/v1/newsletter") ? newsletterKey
+  : path.startsWith("/api/loyalty/me/") ? sso.access_token
+  : path.startsWith("/api/loyalty/club/") ? sso.transfer
+  : key
+/** The club routes take the client's credentials besides the transfer token. */
+const headersFor = (path: string): Record<string, string> =>
+  path.startsWith("/api/loyalty/club/") ? { "x-client-id": sso.client.client_id, "x-client-secret": sso.client.client_secret } : {}
 
 const phones = fc.integer({ min: 1, max: 80_000_000 }).map(e164)
 /** Mostly valid, sometimes not: a fuzz that never gets past the first check never reaches the actors. */
@@ -104,6 +133,10 @@ const hints = (path: string): Hints => ({
   contact_id: fc.constant(contactId),
   id: fc.constantFrom(idFor(path), "00000000-0000-4000-8000-000000000000"),
   call_record_id: fc.uuid(), provider: fc.constant("aircall"),
+  // A source webhook's token (the credential is in the path), and the names website events take.
+  token: fc.constantFrom(webSource.webhook_token, "svc_wh_000000000000000000000000"),
+  occurred_at: mostly([null], ["2026-02-30T10:00:00Z"]).map((v) => v ?? new Date().toISOString()), captured_at: instants,
+  ...(path.startsWith("/api/v1/website-events") ? { event: fc.constantFrom("cart.viewed", "booking.step_completed", "Not An Event") } : {}),
   reservation_id: fc.constant(null).map(() => uniqueId("fz")), booking_id: fc.constant(null).map(() => uniqueId("fb")),
   call_id: fc.constant(null).map(() => uniqueId("fc")), idempotency_key: fc.constant(null).map(() => uniqueId("fi")),
   phone: phones, guest_phone: phones, from: phones, to: phones, from_number: phones, to_number: phones,
@@ -111,19 +144,22 @@ const hints = (path: string): Hints => ({
   first_name: mostly(["Ana", "José", "Łukasz"], [""]), last_name: fc.constantFrom("García", "O'Brien"),
   check_in: mostly(["2026-12-01"], ["2026-02-30"]), check_out: mostly(["2026-12-04"], ["2026-11-30"]),
   start_date: mostly(["2026-12-01"], ["2026-02-30"]), end_date: mostly(["2026-12-02"], ["1899-12-31"]),
-  date: dates, booking_date: dates, date_of_birth: dates,
+  date: dates, booking_date: dates, date_of_birth: dates, ts: instants,
+  visitor_id: fc.constantFrom("fz-visitor-1", "fz-visitor-2"), session_id: fc.constantFrom("fz-session-1", "fz-session-2"), cart_id: fc.constant("fz-cart"),
   started_at: instants, answered_at: instants, ended_at: instants, timestamp: instants, consent_timestamp: instants,
   external_created_at: instants, external_updated_at: instants, pre_checkin_completed_at: instants,
   event_type: path.startsWith("/api/webhooks/cti")
     ? fc.constantFrom("call_ringing", "call_answered", "call_hangup", "call_missed", "record_available")
     : fc.constantFrom("guest.message", "booking.created", "custom.thing"),
-  event: fc.constant("call_completed"), direction: fc.constantFrom("inbound", "outbound"),
+  ...(path.startsWith("/api/v1/website-events") ? {} : { event: fc.constant("call_completed") }), direction: fc.constantFrom("inbound", "outbound"),
   url: fc.constant("https://127.0.0.1:1/fuzz"), field_key: fc.constantFrom("fuzz_field", "room_pref"),
   check_in_time: fc.constant("14:30"), check_out_time: fc.constant("11:00"), limit: fc.constantFrom("5", "0", "1000"),
   language: fc.constantFrom("es", "en-GB"), nationality: fc.constantFrom("ES", "ESP", "Spain"),
   // Auctions end far away: the auction sweep would otherwise close them in the background (publishing to the ingress
   // stream while a refused request is checked for publishing nothing).
   ends_at: fc.constant("2099-12-31T00:00:00Z"),
+  // Loyalty SSO clients: mostly valid redirect URIs, so client creations are accepted and swept.
+  redirect_uris: mostly<unknown>([["https://hotel.example/cb"]], [["not a url"]]),
   // Journeys stay drafts: an active one would make the journey engine publish signals for the fuzz's bookings and events
   // in the background, which the "a refused request publishes nothing" check cannot tell from the request's own.
   ...(path.startsWith("/api/v1/journeys") ? { status: fc.constant("draft") } : {}),
@@ -151,8 +187,9 @@ const requestArbitrary = (method: string, path: string, op: Operation, only?: Mu
       .map(([v, bad]) => v + bad)
   const params = op.parameters ?? []
   const bodySchema = op.requestBody?.content["application/json"]?.schema
-  // Batch items are decoded by their handler with the single route's schema: generated from it.
-  const single = path.endsWith("/batch") ? doc.paths[path.slice(0, -"/batch".length)]?.post?.requestBody?.content["application/json"]?.schema : undefined
+  // Batch (and bulk) items are decoded by their handler with the single route's schema: generated from it.
+  const batch = /\/(batch|bulk)$/.exec(path)
+  const single = batch ? doc.paths[path.slice(0, -batch[0].length)]?.post?.requestBody?.content["application/json"]?.schema : undefined
   const itemHints: Hints = single ? { ...h, reservations: fc.array(arbitraryOf(single, doc, h), { minLength: 1, maxLength: 3 }), guests: fc.array(arbitraryOf(single, doc, h), { minLength: 1, maxLength: 3 }) } : h
   return fc.record({
     params: fc.tuple(...params.map((p) => fc.option(param(p), { nil: undefined, freq: p.required ? 1_000_000 : 3 }))),
@@ -197,6 +234,15 @@ let state: { seq: number; dead: number } | undefined
 /** The previous request was an accepted write: what it makes other actors do may still be on its way to the stream. */
 let afterAcceptedWrite = false
 
+const bulkDone = async (id: string) => {
+  for (let i = 0; i < 600; i++) {
+    const res = await request(platform.baseUrl, "GET", `/api/v1/cdp/batches/${id}`, { key })
+    if (["completed", "failed"].includes(res.body?.data?.status)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`bulk job ${id} not done`)
+}
+
 /** One request and the checks every request gets; the answer's status. */
 const check = async (method: string, url: string, body: unknown, what: string): Promise<number> => {
   // An actor answers, then publishes the messages its transaction wrote for other actors (a stay for a loyalty member,
@@ -207,7 +253,7 @@ const check = async (method: string, url: string, body: unknown, what: string): 
   }
   const { seq, dead } = state ??= { seq: await lastSeq(), dead: await deadLetters() }
   const res = await request(platform.baseUrl, method, url, {
-    key: credentialFor(url), ...(body === undefined ? {} : { raw: bodyText(body) })
+    key: credentialFor(url), headers: headersFor(url), ...(body === undefined ? {} : { raw: bodyText(body) })
   }).catch((e: unknown) => ({ status: 0, body: String(e) }))
   const shown = `${what} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`
   expect(res.status, shown).toBeGreaterThan(0)
@@ -216,6 +262,8 @@ const check = async (method: string, url: string, body: unknown, what: string): 
   state = { seq: seqAfter, dead: deadAfter }
   if (EDGE_REFUSALS.has(res.status)) expect(seqAfter, `published: ${shown}`).toBe(seq)
   afterAcceptedWrite = method !== "GET" && res.status >= 200 && res.status < 300
+  // A CDP bulk job is processed in the background: it publishes until it is done, so the next baseline waits for it.
+  if (res.status === 202 && url.startsWith("/api/v1/cdp/reservations/bulk")) await bulkDone((res.body as { data: { batch_id: string } }).data.batch_id)
   expect(deadAfter, `dead-lettered: ${shown}`).toBe(dead)
   return res.status
 }

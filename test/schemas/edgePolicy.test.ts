@@ -10,7 +10,7 @@ import { resolveRef } from "../support/jsonSchema.ts"
  * - every number has a minimum and a maximum (an integer's within what a PostgreSQL integer holds);
  * - every value without a declared shape is a bounded free-form value (`FreeFormObject` / `FreeFormValue`:
  *   `x-free-form`), items decoded one by one by their handler (`BatchItems`: `x-items-decoded-as`), or a record whose
- *   keys are constrained (`propertyNames`);
+ *   keys are constrained (`propertyNames`, or `patternProperties` with nothing else allowed);
  * - every route that reads a body documents 413 (the body limits of `BodyLimits`).
  */
 
@@ -69,7 +69,12 @@ const violations = (schema: unknown, where: string): Array<string> => {
       case "object": {
         const properties = (node.properties ?? {}) as Record<string, unknown>
         for (const [name, p] of Object.entries(properties)) out.push(...violations(p, `${where}.${name}`))
-        if (node.properties === undefined && node.propertyNames === undefined) out.push(`${where}: an object whose keys are not checked (FreeFormObject?)`)
+        // Keys named by properties, constrained by propertyNames, or only those matching patternProperties (nothing else).
+        const patterns = (node.patternProperties ?? {}) as Record<string, unknown>
+        for (const [pattern, p] of Object.entries(patterns)) out.push(...violations(p, `${where}.<${pattern}>`))
+        const keysChecked = node.properties !== undefined || node.propertyNames !== undefined ||
+          (Object.keys(patterns).length > 0 && node.additionalProperties === false)
+        if (!keysChecked) out.push(`${where}: an object whose keys are not checked (FreeFormObject?)`)
         if (typeof node.additionalProperties === "object") out.push(...violations(node.additionalProperties, `${where}.*`))
         else if (node.properties === undefined && node.additionalProperties !== false) out.push(`${where}: values of any type are accepted`)
         break
@@ -110,5 +115,8 @@ describe("the contract edge (every route of the Api)", () => {
     expect(violations({}, "u")).toHaveLength(1)
     expect(violations({ type: "array", items: {} }, "a")).toHaveLength(1)
     expect(violations({ type: "object", additionalProperties: { type: "string", pattern: SAFE_TEXT_PATTERN }, propertyNames: {} }, "r")).toEqual([])
+    expect(violations({ type: "object", patternProperties: { "^[a-z]+$": { type: "boolean" } }, additionalProperties: false }, "p")).toEqual([])
+    expect(violations({ type: "object", patternProperties: { "^[a-z]+$": { type: "boolean" } } }, "p").length).toBeGreaterThan(0)
+    expect(violations({ type: "object", patternProperties: { "^[a-z]+$": { type: "string" } }, additionalProperties: false }, "p")).toHaveLength(1)
   })
 })

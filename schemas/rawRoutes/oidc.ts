@@ -1,0 +1,69 @@
+import { SafeString } from "../text.ts"
+import { json, param } from "./document.ts"
+
+// Loyalty SSO paths that are not HttpApi routes: oidc-provider's own endpoints (its discovery document is their
+// contract; listed here so /openapi.json names every path the platform answers) and the passwordless sign-in pages,
+// plain HTML form posts a script can drive. Added to the document with the other raw routes (schemas/rawRoutes.ts).
+
+const html = { "text/html": { schema: { type: "string" } } }
+/** oidc-provider's redirects carry Koa's "Redirecting to …" body, HTML or text by the Accept header. */
+const redirectText = { "text/html": { schema: { type: "string" } }, "text/plain": { schema: { type: "string" } } }
+const anyJson = { "application/json": { schema: { type: "object" } } }
+/** OAuth 2.0 error answers (RFC 6749 5.2), as oidc-provider writes them. */
+const oauthError = { "application/json": { schema: { type: "object", required: ["error"], properties: { error: { type: "string" }, error_description: { type: "string" } } } } }
+/** A body over 64 KiB is refused before the provider or the page reads it, in the core error shape. */
+const tooLarge = {
+  "413": {
+    description: "body over 64 KiB",
+    content: { "application/json": { schema: {
+      type: "object", required: ["success", "error"], additionalProperties: false,
+      properties: {
+        success: { const: false },
+        error: { type: "object", required: ["message", "code", "details"], additionalProperties: false,
+          properties: { message: { type: "string" }, code: { type: "string" }, details: { type: "object" } } }
+      }
+    } } }
+  }
+}
+const uid = param("uid", "path", "the interaction id (the path the authorisation redirected to)")
+const form = (field: string, description: string) => ({
+  required: true,
+  content: { "application/x-www-form-urlencoded": { schema: { type: "object", required: [field], properties: { [field]: { ...json(SafeString), description } } } } }
+})
+const provider = (summary: string, responses: Record<string, unknown>) => ({ tags: ["oidc"], summary, responses })
+
+export const OidcPaths: Record<string, unknown> = {
+  "/api/oidc/.well-known/openid-configuration": { get: provider("OpenID Connect discovery: issuer, endpoints, jwks_uri", { "200": { description: "Discovery document", content: anyJson } }) },
+  "/api/oidc/jwks": { get: provider("RS256 public keys (current, next, recently retired)", { "200": { description: "JWK Set", content: { "application/jwk-set+json": { schema: { type: "object" } } } } }) },
+  "/api/oidc/auth": {
+    get: provider("Authorization Code with PKCE S256 (response_type=code, code_challenge, code_challenge_method=S256, client_id, redirect_uri, scope, state)",
+      { "303": { description: "to the sign-in page, or back to redirect_uri with code or error", content: redirectText }, "400": { description: "unknown client or unregistered redirect_uri (never redirected to)", content: oauthError } })
+  },
+  "/api/oidc/token": {
+    post: provider("Code exchange (grant_type=authorization_code, code, redirect_uri, code_verifier), client_secret_basic",
+      { "200": { description: "access_token (opaque, 15 min), id_token (RS256)", content: anyJson }, "400": { description: "invalid_grant, invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge })
+  },
+  "/api/oidc/me": { get: provider("UserInfo (Bearer access token)", { "200": { description: "claims", content: anyJson }, "401": { description: "invalid_token", content: oauthError } }) },
+  "/api/oidc/token/revocation": { post: provider("Token revocation (RFC 7009), client_secret_basic", { "200": { description: "revoked (or unknown)" }, "400": { description: "invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge }) },
+  "/api/oidc/session/end": {
+    get: provider("RP-initiated sign-out (id_token_hint, post_logout_redirect_uri, state): a confirmation form", { "200": { description: "form posting to /api/oidc/session/end/confirm", content: html }, "400": { description: "invalid id_token_hint or post_logout_redirect_uri", content: oauthError } })
+  },
+  "/api/oidc/session/end/confirm": {
+    post: provider("Sign-out confirmed (xsrf, logout=yes): every SSO access token of the member is revoked", { "303": { description: "to post_logout_redirect_uri", content: redirectText }, "400": { description: "no sign-out in progress (xsrf)", content: oauthError }, ...tooLarge })
+  },
+  "/api/oidc/interaction/{uid}": {
+    get: { tags: ["oidc"], summary: "Sign-in page: the email form", parameters: [uid], responses: { "200": { description: "email form", content: html }, "400": { description: "expired sign-in", content: html } } }
+  },
+  "/api/oidc/interaction/{uid}/login": {
+    post: {
+      tags: ["oidc"], summary: "Email a 6-digit code (same answer whether or not the email is a member's)", parameters: [uid], requestBody: form("email", "the member's email"),
+      responses: { "200": { description: "code form", content: html }, "400": { description: "invalid email or expired sign-in", content: html }, "429": { description: "rate limited (per IP, per email)", content: html }, "503": { description: "email could not be sent", content: html }, ...tooLarge }
+    }
+  },
+  "/api/oidc/interaction/{uid}/otp": {
+    post: {
+      tags: ["oidc"], summary: "The code: completes the sign-in (10 minutes, 5 tries)", parameters: [uid], requestBody: form("code", "the 6 digits from the email"),
+      responses: { "303": { description: "back to the authorisation (then to redirect_uri with code)" }, "400": { description: "wrong or expired code", content: html }, ...tooLarge }
+    }
+  }
+}
