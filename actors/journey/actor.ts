@@ -33,10 +33,10 @@ const sendOf = (m: Extract<Move, { kind: "send" }>) => {
 const persist = Effect.fn("JourneyActor.persist")(function*(
   results: ReadonlyArray<Advanced>, names: ReadonlyMap<string, string>, contact: ContactFacts | undefined
 ) {
-  const { subject, scope } = yield* Effect.service(Actor.GroupTransaction)
+  const { subject, scope, target } = yield* Effect.service(Actor.GroupTransaction)
   const runs = results.map((r) => r.run).sort((a, b) => Number(isLive(a)) - Number(isLive(b)))
   const moves = results.flatMap((r) => r.moves)
-  yield* Actor.query((tx) => Promise.all([Repo.saveRuns(tx, scope, runs, new Date()), Repo.saveSteps(tx, scope, moves)]))
+  yield* Actor.query((tx) => Promise.all([Repo.saveRuns(tx, scope, runs, new Date(), target.namespace), Repo.saveSteps(tx, scope, moves)]))
   const sends = yield* Effect.forEach(moves.filter((m) => m.kind === "send"), sendOf)
   const announced = moves.flatMap((m) =>
     m.kind === "announce" ? [journeyEvent(subject, scope, m.type, m.run, { name: names.get(m.run.journey_id) ?? "" }, contact)] : [])

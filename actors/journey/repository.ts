@@ -117,8 +117,8 @@ export const channelFacts = async (tx: Tx, scope: TenantScope): Promise<ChannelF
   return { email: email !== null, whatsapp: whatsapp !== null, templates: whatsapp?.templates ?? [] }
 }
 
-/** Writes runs as they now are (new ones inserted, others updated). */
-export const saveRuns = async (tx: Tx, scope: TenantScope, runs: ReadonlyArray<Run>, now: Date) => {
+/** Writes runs as they now are (new ones inserted, owned by `namespace`'s timer sweep; others updated). */
+export const saveRuns = async (tx: Tx, scope: TenantScope, runs: ReadonlyArray<Run>, now: Date, namespace: string) => {
   if (runs.length === 0) return
   const rows = runs.map((r) => ({
     id: r.id, tenant_id: scope.tenant_id, sandbox: scope.sandbox, journey_id: r.journey_id, version: r.version,
@@ -126,7 +126,7 @@ export const saveRuns = async (tx: Tx, scope: TenantScope, runs: ReadonlyArray<R
     step_index: r.step_index, wake_at: r.wake_at === null ? null : new Date(r.wake_at), wake_seq: r.wake_seq,
     steps_taken: r.steps_taken, trigger: jsonb(tx, r.trigger), started_at: new Date(r.started_at),
     ended_at: r.ended_at === null ? null : new Date(r.ended_at), exit_reason: r.exit_reason,
-    error: r.error === null ? null : jsonb(tx, r.error), updated_at: now
+    error: r.error === null ? null : jsonb(tx, r.error), updated_at: now, namespace
   }))
   await tx`
     INSERT INTO journey_runs ${tx(rows)}

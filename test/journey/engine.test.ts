@@ -2,14 +2,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { runJourneyDateScan } from "../../actors/journey/dateTrigger.ts"
 import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
 import { createJourney, runIn, runsOf, setJourneyStatus, stepsOf } from "../support/journeys.ts"
-import { configureChannels, newContact, useEncryptionKey } from "../support/messaging.ts"
-import { createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
+import { type MailingPlatform, newContact, startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
+import { post, request, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import type { SmtpSink } from "../support/smtpSink.ts"
 import { eventually as within, expectVerifies, subscribe } from "../support/webhook.ts"
 
 // Journeys end to end: real events and reservations in, the real router, actor, timer sweep and message path, a real
 // SMTP server catching what leaves, and a real HTTPS receiver for the journey webhooks.
 const key = useEncryptionKey()
+let mailing: MailingPlatform
 let sink: SmtpSink
 let receiver: Receiver
 let platform: RunningPlatform
@@ -21,16 +22,11 @@ const soon = <A>(what: string, f: () => Promise<A | undefined>) => within(what, 
 let n = 0
 
 beforeAll(async () => {
-  sink = await startSmtpSink()
   const cert = makeCertificate()
   trustForThisProcess(cert)
   receiver = await startReceiver(cert)
-  process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
-  process.env.GEP_SMTP_URL = sink.url
-  process.env.GEP_JOURNEY_TIMER_MS = "200"
-  platform = await startPlatform("journeys")
-  tenant = await createTenant("journeys")
-  await configureChannels(sql, key, tenant, { email: { from_address: "stay@hotelexample.com", from_name: "Hotel Example" } })
+  mailing = await startMailingPlatform(sql, key, "journeys", { GEP_WEBHOOKS_ALLOW_LOOPBACK: "1", GEP_JOURNEY_TIMER_MS: "200" })
+  ;({ sink, platform, tenant } = mailing)
   secret = (await subscribe(platform.baseUrl, tenant.live_key, { url: receiver.url("/events"), event_types: ["journey.started", "journey.completed", "journey.failed"] })).secret
 })
 // Each test's journeys end with it, so later tests' events start only their own.
@@ -38,8 +34,7 @@ afterEach(async () => {
   await sql`UPDATE journey_definitions SET status = 'archived' WHERE tenant_id = ${tenant.tenant_id}`
 })
 afterAll(async () => {
-  await platform?.stop()
-  await sink?.close()
+  await mailing?.stop()
   await receiver?.close()
   await sql.end()
 })
