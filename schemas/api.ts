@@ -10,12 +10,16 @@ import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, Gues
 import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
 import { WebsiteSourcesGroup } from "./websiteSourceApi.ts"
+import { CdpGroup } from "./cdpApi.ts"
+import { NewsletterConfigGroup, NewsletterConfirmGroup, NewsletterGroup } from "./newsletterApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { LoyaltyAuctionsGroup } from "./loyaltyAuction.ts"
+import { LoyaltyClubGroup, LoyaltyMeGroup, OidcClientsGroup } from "./oidcApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
+import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -179,12 +183,22 @@ export const Api = HttpApi.make("gep")
   .add(LoyaltyCreditGroup)
   .add(WebsiteSourcesGroup)
   .add(LoyaltyAuctionsGroup)
+  .add(CdpGroup)
+  .add(OidcClientsGroup)
+  .add(LoyaltyMeGroup)
+  .add(LoyaltyClubGroup)
+  .add(NewsletterConfigGroup)
+  .add(NewsletterGroup)
+  .add(NewsletterConfirmGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging and loyalty event (signed as the README describes).
+  // and the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider), in rawRoutes/.
   .annotate(OpenApi.Transform, (spec) => ({
     ...spec,
+    paths: { ...spec.paths, ...RawRoutePaths } as typeof spec.paths,
+    components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
     webhooks: {
       ...spec.webhooks,
       ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {

@@ -17,7 +17,7 @@ export const SendCommand = Schema.Struct({
   subject: opt(Schema.String),
   text: opt(Schema.String),
   html: opt(Schema.String),
-  origin: Schema.Literals(["api", "journey", "reply"]),
+  origin: Schema.Literals(["api", "journey", "reply", "newsletter"]),
   /**
    * Gate the send as marketing whatever its category: a journey started by a website event needs marketing consent
    * for every WhatsApp template it sends (spec, website events rule 5).

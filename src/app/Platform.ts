@@ -55,6 +55,21 @@ import { WebsiteEventRoutes } from "../website/routes.ts"
 import { WebSources } from "../website/WebSources.ts"
 import { WebsiteSourcesLive } from "../website/sourcesHttp.ts"
 import { SdkRoutes } from "../sdk/routes.ts"
+import { CdpBulkRunner } from "../cdp/BulkRunner.ts"
+import { CdpSettings } from "../cdp/CdpSettings.ts"
+import { CdpLive } from "../cdp/http.ts"
+import { OidcRoutes } from "../oidc/routes.ts"
+import { OidcProvider } from "../oidc/OidcProvider.ts"
+import { CodeMailer } from "../oidc/CodeMailer.ts"
+import { ClubClientAuthenticationLive, MemberAuthenticationLive } from "../oidc/authentication.ts"
+import { OidcClientsLive } from "../oidc/clientsHttp.ts"
+import { LoyaltyMeLive } from "../loyalty/meHttp.ts"
+import { LoyaltyClubLive } from "../loyalty/clubHttp.ts"
+import { NewsletterConfigLive, NewsletterLive } from "../newsletter/http.ts"
+import { NewsletterConfirmLive } from "../newsletter/confirm.ts"
+import { NewsletterSettings } from "../newsletter/NewsletterSettings.ts"
+import { TurnstileVerifier } from "../newsletter/TurnstileVerifier.ts"
+import { NewsletterValidationErrorsLive } from "../newsletter/widgetCaller.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -86,6 +101,12 @@ export const Infrastructure = (name: string) =>
     Layer.mergeAll(Database.layer, Nats.layer(name)).pipe(Layer.provide(Migrated))
   )
 
+/** Sign-in code emails leave through the messaging family's SMTP transport (only this composition root may wire it). */
+const SignInMail = Layer.effect(CodeMailer, Effect.gen(function*() {
+  const transport = yield* EmailTransport
+  return CodeMailer.of({ send: transport.send })
+})).pipe(Layer.provide(EmailTransport.layer))
+
 const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }),
   HttpApiScalar.layer(Api, { path: "/docs" }),
@@ -94,11 +115,14 @@ const ApiRoutes = Layer.mergeAll(
   WhatsAppWebhookRoutes,
   UnsubscribeRoutes,
   WebsiteEventRoutes,
-  SdkRoutes
+  SdkRoutes,
+  OidcRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer]),
-  Layer.provide([ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
+  // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
+  Layer.provide([OidcProvider.layer, SignInMail]),
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 
 export const IngressServer = (port: number) =>
@@ -112,7 +136,8 @@ const WorkerRole = Layer.mergeAll(
   WebhookDeliverer.layer,
   MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer])),
   JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer)),
-  AuctionSweeper.layer
+  AuctionSweeper.layer,
+  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]))
 ).pipe(Layer.provide(WebhookConfig.layer))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */

@@ -7,7 +7,7 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys,loyalty,website (a subset of phases),
+ * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
  * BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), NATS_URL, DATABASE_URL.
@@ -32,6 +32,9 @@ import { actorTransactions, commandsFor, encodeEnvelopes, rawJetStream, rawPostg
 import { explainStatements } from "./explain.ts"
 import { journeysPhase } from "./journeys.ts"
 import { websiteEventsPhase } from "./websiteEvents.ts"
+import { cdpPhase } from "./cdp.ts"
+import { ssoPhase } from "./sso.ts"
+import { newsletterPhase } from "./newsletter.ts"
 import { messagesPhase } from "./messages.ts"
 import { loyaltyPhase } from "./loyalty.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
@@ -184,16 +187,21 @@ const main = async () => {
 
   // ---- platform: worker + ingress as separate processes ---------------------------------------------------------
   // Email leaves to a local SMTP sink (smtp-server + mailparser, in this process) for the messages phase.
-  const sink: SmtpSink | undefined = want("messages") ? await startSmtpSink() : undefined
+  const sink: SmtpSink | undefined = want("messages") || want("newsletter") ? await startSmtpSink() : undefined
   const platformEnv = {
     GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions),
+    // Every sign-in of the sso phase comes from one address: the per-IP limit would measure itself.
+    GEP_SSO_CODES_PER_IP_PER_MINUTE: "1000000000", GEP_SSO_CODES_PER_EMAIL_PER_MINUTE: "1000000000",
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "loyalty", "website"].some(want)
+  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
   let loyalty: Awaited<ReturnType<typeof loyaltyPhase>> | undefined
   let website: Awaited<ReturnType<typeof websiteEventsPhase>> | undefined
+  let cdp: Awaited<ReturnType<typeof cdpPhase>> | undefined
+  let sso: Awaited<ReturnType<typeof ssoPhase>> | undefined
+  let newsletter: Awaited<ReturnType<typeof newsletterPhase>> | undefined
   let worker: ServedProcess | undefined
   let ingress: ServedProcess | undefined
   const phases: Record<string, { load: LoadResult; observed: PhaseObservation }> = {}
@@ -360,7 +368,7 @@ const main = async () => {
         total: num("BENCH_MESSAGES", quick ? 500 : 5_000), concurrency: 64
       })
       say("messages", messages)
-      await sink.close()
+      if (!want("newsletter")) await sink.close()
     }
 
     // ---- journey starts and timer wake-ups ----------------------------------------------------------------------
@@ -388,6 +396,31 @@ const main = async () => {
         runId, durationS: quick ? 10 : settings.phase_s
       })
       say("website", website)
+    }
+
+    // ---- CDP: visitor events (requests of 20) and one bulk job of post-checkout reservations ----------------------
+    if (want("cdp")) {
+      cdp = await cdpPhase({
+        agent: singleAgent, port: ingress.port, coreKey: tenant.live_key, hotelCode: hotelCodes[0]!, runId,
+        durationS: quick ? 10 : settings.phase_s, bulkSize: num("BENCH_CDP_BULK", 5_000)
+      })
+      say("cdp", cdp)
+    }
+
+    // ---- Loyalty SSO: complete sign-ins per second, then member reads with their access tokens ----------------------
+    if (want("sso")) {
+      sso = await ssoPhase({ sql, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, runId, durationS: quick ? 5 : settings.phase_s })
+      say("sso", sso)
+    }
+
+    // ---- newsletter sign-ups from browsers (publishable key, allowed Origin), each queuing a confirmation email ----
+    if (want("newsletter")) {
+      newsletter = await newsletterPhase({
+        sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
+        runId, durationS: quick ? 10 : settings.phase_s
+      })
+      say("newsletter", newsletter)
+      await sink?.close()
     }
 
     // ---- CPU profiles of ingress and worker under max load (after the measurements: profiling slows a little) ---
@@ -473,6 +506,15 @@ const main = async () => {
     website_events_per_s_server_batches: website?.server_batches_of_50.events_per_s ?? null,
     website_events_per_s_browser_single: website?.browser_single.events_per_s ?? null,
     website: website ?? null,
+    cdp_events_per_s: cdp?.events.events_per_s ?? null,
+    cdp_bulk_reservations_per_s: cdp && "reservations_per_s" in cdp.bulk ? cdp.bulk.reservations_per_s : null,
+    cdp_bulk_without_visit_reservations_per_s: cdp && "reservations_per_s" in cdp.bulk_without_visit ? cdp.bulk_without_visit.reservations_per_s : null,
+    cdp: cdp ?? null,
+    sso_sign_ins_per_s: sso?.sign_ins.per_s ?? null,
+    sso_me_balance_per_s: sso?.me_balance.per_s ?? null,
+    sso: sso ?? null,
+    newsletter_subscribes_per_s: newsletter?.subscribes_per_s ?? null,
+    newsletter: newsletter ?? null,
     worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
     raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,
     raw_js_consume_ack_per_s: rawJs?.consume_ack_per_s ?? null,

@@ -112,7 +112,8 @@ export const serve = async (
       child.kill("SIGKILL")
       throw new Error(`${role} did not become ready: ${err}`)
     }
-    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)
+    // Each probe has its own deadline: a connection accepted while the process is still starting must not hold the wait forever.
+    const ok = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)
     if (ok && out.includes("base_url")) break
     await new Promise((r) => setTimeout(r, 100))
   }

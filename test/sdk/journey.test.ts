@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { Browser } from "playwright-core"
 import { createJourney, runIn, runsOf } from "../support/journeys.ts"
-import { configureChannels, useEncryptionKey } from "../support/messaging.ts"
-import { createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
+import { type MailingPlatform, startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
+import { testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import type { SmtpSink } from "../support/smtpSink.ts"
 import { createSource, guestEmail, type Source, unique } from "../website/support.ts"
 import { abandonOnLeave, launchChromium, leave, openPage, pageErrors, type PageServer, sdk, sleep, startPageServer, waitUntil } from "./support.ts"
 
@@ -12,6 +12,7 @@ declare const window: any // inside page.evaluate callbacks (run in Chromium)
 // End to end in Chromium: the guest leaves the booking page with a cart → the SDK's beacon → the website actor → the
 // cart-recovery journey → one email caught by a real SMTP server; checkout.completed before the wait ends → no email.
 const key = useEncryptionKey()
+let mailing: MailingPlatform
 let sink: SmtpSink
 let platform: RunningPlatform
 let tenant: TestTenant
@@ -21,12 +22,8 @@ let pages: PageServer
 const sql = testSql()
 
 beforeAll(async () => {
-  sink = await startSmtpSink()
-  process.env.GEP_SMTP_URL = sink.url
-  process.env.GEP_JOURNEY_TIMER_MS = "200"
-  platform = await startPlatform("sdk_journeys")
-  tenant = await createTenant("sdkjourney")
-  await configureChannels(sql, key, tenant, { email: { from_address: "stay@hotelexample.com", from_name: "Hotel Example" } })
+  mailing = await startMailingPlatform(sql, key, "sdk_journeys", { GEP_JOURNEY_TIMER_MS: "200" })
+  ;({ sink, platform, tenant } = mailing)
   pages = await startPageServer(`${platform.baseUrl}/sdk/svc-events.js`)
   source = await createSource(platform.baseUrl, tenant.live_key, { allowed_origins: [pages.origin] })
   browser = await launchChromium()
@@ -37,8 +34,7 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close()
   await pages?.close()
-  await platform?.stop()
-  await sink?.close()
+  await mailing?.stop()
   await sql.end()
 })
 

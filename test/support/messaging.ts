@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto"
 import type postgres from "postgres"
 import { encryptChannelSecret, verifyTokenDigest } from "../../core/channel/repository.ts"
 import { e164 } from "./fixtures.ts"
-import { post, request, type TestTenant } from "./platform.ts"
+import { createTenant, post, request, type RunningPlatform, startPlatform, type TestTenant } from "./platform.ts"
+import { type SmtpSink, startSmtpSink } from "./smtpSink.ts"
 
 /** The at-rest key of this test process: channel secrets are encrypted with it, the platform decrypts with it. */
 export const useEncryptionKey = (): Buffer => {
@@ -53,6 +54,30 @@ export const configureChannels = async (
         VALUES (${scope.tenant_id}, ${scope.sandbox}, ${t.name}, ${t.language}, ${t.category}, ${t.bodyParameters})`
     }
   }
+}
+
+export interface MailingPlatform {
+  readonly sink: SmtpSink
+  readonly platform: RunningPlatform
+  /** A tenant whose email channel sends from stay@hotelexample.com ("Hotel Example"). */
+  readonly tenant: TestTenant
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * A platform whose email leaves through a real SMTP server (the sink), with `env` set first (timers, retries), and a
+ * tenant with an email channel: the start of every test that follows a message to a guest's inbox.
+ */
+export const startMailingPlatform = async (sql: postgres.Sql, key: Buffer, name: string, env: Record<string, string> = {}): Promise<MailingPlatform> => {
+  const sink = await startSmtpSink()
+  Object.assign(process.env, { GEP_SMTP_URL: sink.url, ...env })
+  const platform = await startPlatform(name)
+  const tenant = await createTenant(name)
+  await configureChannels(sql, key, tenant, { email: { from_address: "stay@hotelexample.com", from_name: "Hotel Example" } })
+  return { sink, platform, tenant, stop: async () => {
+    await platform.stop()
+    await sink.close()
+  } }
 }
 
 let n = Math.floor(Math.random() * 10_000_000)

@@ -229,6 +229,15 @@ describe("website sources", () => {
     expect(log[2].results[0].status).toBe("accepted")
   })
 
+  it("a key holding NUL or a lone surrogate is named with \\uXXXX, in the answer and in the delivery log", async () => {
+    const s = await createSource(platform.baseUrl, tenant.live_key)
+    const res = await serverPost(platform.baseUrl, s.server_key, `{"event":"cart.viewed","properties":{"a\\u0000b":1},"context":{"x\\ud800":1}}`)
+    expect(res.status).toBe(422)
+    expect(res.body.results[0].issues.map((i: { field: string }) => i.field).sort()).toEqual(["context.x\\ud800", "properties.a\\u0000b"])
+    const log = await deliveries(s)
+    expect(log.map((d) => [d.status, d.results[0].issues.length])).toEqual([[422, 2]])
+  })
+
   it("refuses a wildcard or path origin, an unknown hotel and a bad mapping, naming each field", async () => {
     const res = await request(platform.baseUrl, "POST", "/api/v1/website-sources", {
       key: tenant.live_key,

@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createJourney, runIn, runsOf, stepsOf } from "../support/journeys.ts"
-import { configureChannels, useEncryptionKey } from "../support/messaging.ts"
-import { createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
+import { type MailingPlatform, startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
+import { testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import type { SmtpSink } from "../support/smtpSink.ts"
 import { browserPost, createSource, guestEmail, serverPost, type Source, unique } from "./support.ts"
 
 // cart.abandoned from a website → the journeys engine → an email caught by a real SMTP server.
 const key = useEncryptionKey()
+let mailing: MailingPlatform
 let sink: SmtpSink
 let platform: RunningPlatform
 let tenant: TestTenant
@@ -14,20 +15,15 @@ let source: Source
 const sql = testSql()
 
 beforeAll(async () => {
-  sink = await startSmtpSink()
-  process.env.GEP_SMTP_URL = sink.url
-  process.env.GEP_JOURNEY_TIMER_MS = "200"
-  platform = await startPlatform("website_journeys")
-  tenant = await createTenant("webjourney")
-  await configureChannels(sql, key, tenant, { email: { from_address: "stay@hotelexample.com", from_name: "Hotel Example" } })
+  mailing = await startMailingPlatform(sql, key, "website_journeys", { GEP_JOURNEY_TIMER_MS: "200" })
+  ;({ sink, platform, tenant } = mailing)
   source = await createSource(platform.baseUrl, tenant.live_key)
 })
 afterEach(async () => {
   await sql`UPDATE journey_definitions SET status = 'archived' WHERE tenant_id = ${tenant.tenant_id}`
 })
 afterAll(async () => {
-  await platform?.stop()
-  await sink?.close()
+  await mailing?.stop()
   await sql.end()
 })
 
@@ -57,7 +53,11 @@ describe("website events → journeys", () => {
     expect(audit!.ip).not.toBeNull()
     const done = await runIn(sql, journeyId, contactId, ["completed"], 120_000)
     expect(done.scope).toMatch(/^cart:/)
-    const mail = await waitFor(() => sink.mails.find((m) => m.to.includes(email)))
+    const mail = await waitFor(() => sink.mails.find((m) => m.to.includes(email))).catch(async (e: Error) => {
+      const rows = await sql`SELECT status, attempts, attempt_started_at, error_code, error_message, skip_reason, created_at, sent_at, now() AS now
+        FROM messages WHERE contact_id = ${contactId}`
+      throw new Error(`${e.message}; the guest's messages: ${JSON.stringify(rows)}`)
+    })
     expect(mail.subject).toBe("Your room Sea View is waiting")
     expect(mail.text).toContain("Resume: https://book.hotelexample.com/r/1 (payment)")
     // Sent as marketing (rule 5): a marketing email carries List-Unsubscribe.
