@@ -38,10 +38,11 @@ interface Fire {
 /**
  * The reservations one date journey fires for at `now`: the anchor date plus the offset, at the local time in the
  * hotel's timezone, has come. A reservation that existed at that moment fires within a day of it; one made after it
- * (`late`) fires only with `late: send`, within a week. Cancelled and no-show reservations never fire. The key
+ * (`late`) fires only with `late: send`, within a week. Cancelled and no-show reservations never fire, nor
+ * do those another deployment sharing the database last wrote (its own scan fires them, into its own streams). The key
  * (journey, reservation) is unique: a rerun, or two workers, fire nothing twice.
  */
-const insertFires = (tx: Tx, j: DateJourney, now: Date) => {
+const insertFires = (tx: Tx, j: DateJourney, now: Date, namespace: string) => {
   const days = parseDuration(j.trigger.offset)!.days
   const anchor = j.trigger.anchor === "check_in" ? tx`r.check_in` : tx`r.check_out`
   const lateSend = j.trigger.late === "send"
@@ -51,6 +52,7 @@ const insertFires = (tx: Tx, j: DateJourney, now: Date) => {
         ((${anchor} + ${days}::int) + ${j.trigger.local_time}::time) AT TIME ZONE h.timezone AS fire_at
       FROM reservations r JOIN hotels h ON h.id = r.hotel_id
       WHERE r.tenant_id = ${j.tenant_id} AND r.sandbox = ${j.sandbox} AND r.status NOT IN ('cancelled', 'no_show')
+        AND (r.namespace IS NULL OR r.namespace = ${namespace})
         AND (${j.hotel_ids.length === 0} OR r.hotel_id = ANY(${j.hotel_ids as Array<string>}::uuid[]))
         AND ${anchor} BETWEEN (${now}::date - ${days}::int - 9) AND (${now}::date - ${days}::int + 2)
     ), due AS (
@@ -102,7 +104,7 @@ export const runJourneyDateScan = async (deps: SweepDeps, now: Date = new Date()
       WHERE j.status = 'active' AND j.trigger_type = 'reservation_date'`
     const out: Array<OutboxMessage & { tenant_id: string }> = []
     for (const j of journeys) {
-      for (const f of await insertFires(tx, j, now)) {
+      for (const f of await insertFires(tx, j, now, deps.namespace)) {
         if (f.contact_id === null) continue
         const s = signalOf(j, { ...f, contact_id: f.contact_id })
         out.push(toldRow(told(deps, JourneyProtocol, "signal", j, s, `signal:${s.event_id}:${s.contact_id}`), j.tenant_id))

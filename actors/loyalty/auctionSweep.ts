@@ -19,7 +19,7 @@ export interface AuctionSweepDeps {
 }
 
 /**
- * Each open auction past its end and grace, not yet swept, gets one `auction_close` message, written to the outbox in
+ * Each open auction of this deployment past its end and grace, not yet swept, gets one `auction_close` message, written to the outbox in
  * the transaction that marks it swept (rows another worker holds are skipped); the actor closes it once.
  */
 export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date = new Date(), limit = 500): Promise<number> => {
@@ -28,6 +28,7 @@ export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date = new D
       WITH due AS (
         SELECT auction_id FROM loyalty_auctions
         WHERE status = 'open' AND NOT close_published AND ends_at <= ${new Date(now.getTime() - CLOSE_GRACE_MS)}
+          AND (namespace IS NULL OR namespace = ${deps.namespace})
         ORDER BY ends_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       UPDATE loyalty_auctions a SET close_published = true FROM due WHERE a.auction_id = due.auction_id
       RETURNING a.auction_id, a.tenant_id, a.sandbox`

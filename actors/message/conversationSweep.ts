@@ -8,9 +8,10 @@ import type { ConversationRow } from "./repository.ts"
 
 /**
  * Closes conversations with no message for `idleMs` (24 h: the end of WhatsApp's customer-service window), a batch
- * at a time across tenants, each with its `conversation.closed` webhook in the same transaction. Rows another worker
- * is closing are skipped (SKIP LOCKED), so any number of workers can sweep at once; a message arriving at the same
- * moment either keeps the conversation open or finds it closed and opens a new one.
+ * at a time across tenants, each with its `conversation.closed` webhook in the same transaction. Only this
+ * deployment's conversations: the webhooks go to its own streams. Rows another worker is closing are skipped (SKIP
+ * LOCKED), so any number of workers can sweep at once; a message arriving at the same moment either keeps the
+ * conversation open or finds it closed and opens a new one.
  */
 export const closeIdleConversations = async (sql: Sql, idleMs: number, namespace: string): Promise<Array<OutboxMessage>> =>
   runTransaction(sql, async (tx) => {
@@ -18,6 +19,7 @@ export const closeIdleConversations = async (sql: Sql, idleMs: number, namespace
       WITH idle AS (
         SELECT id FROM conversations
         WHERE status = 'open' AND last_message_at < now() - make_interval(secs => ${idleMs / 1000})
+          AND (namespace IS NULL OR namespace = ${namespace})
         ORDER BY last_message_at LIMIT 500 FOR UPDATE SKIP LOCKED
       )
       UPDATE conversations c SET status = 'closed', closed_at = now(), closed_reason = 'inactivity'

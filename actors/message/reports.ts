@@ -37,7 +37,7 @@ export const status = Effect.fn("MessageActor.status")(function*(r: StatusReport
  * consent for good. WhatsApp's retries of the same message (same wamid) record nothing twice.
  */
 export const inbound = Effect.fn("MessageActor.inbound")(function*(r: InboundReport) {
-  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const { scope, subject, target } = yield* Effect.service(Actor.GroupTransaction)
   const { envelopeId } = yield* Effect.service(Actor.ActorTransaction)
   const [known] = yield* Actor.query((tx) => tx`SELECT id FROM messages WHERE tenant_id = ${scope.tenant_id}
     AND sandbox = ${scope.sandbox} AND channel = 'whatsapp' AND provider_message_id = ${r.provider_message_id}`)
@@ -51,7 +51,7 @@ export const inbound = Effect.fn("MessageActor.inbound")(function*(r: InboundRep
     insertDefaults: r.profile_name === undefined ? {} : { first_name: r.profile_name }
   }]))
   const contactId = resolved!.contact_id
-  const conversation = yield* Actor.query((tx) => touchConversation(tx, scope, contactId, "whatsapp", randomUUID(), true, r.occurred_at))
+  const conversation = yield* Actor.query((tx) => touchConversation(tx, scope, contactId, "whatsapp", randomUUID(), true, r.occurred_at, target.namespace))
   const message = yield* Actor.query((tx) => insertMessage(tx, scope, {
     id: randomUUID(), contact_id: contactId, conversation_id: conversation.id, channel: "whatsapp", direction: "inbound",
     category: null, origin: "guest", hotel_id: null, to_address: null, from_address: r.phone, template_name: null,

@@ -123,15 +123,17 @@ export interface ConversationRow {
 /**
  * The contact's open conversation on the channel, touched by a message at `at`, or a new one opened by it. One
  * statement on the partial unique index, so a send and a guest's message arriving together open one conversation.
+ * The conversation belongs to the deployment (`namespace`) whose actor last touched it: only its idle sweep closes it.
  */
 export const touchConversation = async (
-  tx: Tx, scope: TenantScope, contactId: string, channel: MessageChannel, newId: string, inbound: boolean, at: string
+  tx: Tx, scope: TenantScope, contactId: string, channel: MessageChannel, newId: string, inbound: boolean, at: string, namespace: string
 ): Promise<ConversationRow> => {
   const [row] = await tx<Array<ConversationRow>>`
-    INSERT INTO conversations (id, tenant_id, sandbox, contact_id, channel, status, opened_by, opened_at, last_message_at, last_inbound_at)
+    INSERT INTO conversations (id, tenant_id, sandbox, contact_id, channel, status, opened_by, opened_at, last_message_at, last_inbound_at, namespace)
     VALUES (${newId}, ${scope.tenant_id}, ${scope.sandbox}, ${contactId}, ${channel}, 'open',
-      ${inbound ? "inbound" : "outbound"}, ${at}, ${at}, ${inbound ? at : null})
+      ${inbound ? "inbound" : "outbound"}, ${at}, ${at}, ${inbound ? at : null}, ${namespace})
     ON CONFLICT (tenant_id, sandbox, contact_id, channel) WHERE status = 'open' DO UPDATE SET
+      namespace = excluded.namespace,
       last_message_at = greatest(conversations.last_message_at, excluded.last_message_at),
       last_inbound_at = CASE WHEN ${inbound} THEN greatest(conversations.last_inbound_at, excluded.last_message_at)
         ELSE conversations.last_inbound_at END

@@ -50,7 +50,7 @@ const categoryOf = Effect.fn("MessageActor.categoryOf")(function*(
  * with the deliverer's command in the same transaction. A message id seen before answers what was recorded.
  */
 export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
-  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const { scope, subject, target } = yield* Effect.service(Actor.GroupTransaction)
   // Independent reads in one round trip (pipelined on the group's connection).
   const hotelId = cmd.hotel_id
   const [existing, contact, setup, hotelKnown] = yield* Actor.query((tx) => Promise.all([
@@ -76,7 +76,7 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const sender = setup.email === undefined ? undefined : senderFor(setup.email, hotelId)
   // A send that leaves continues the contact's open conversation on the channel, or opens one.
   const conversation = skip === null
-    ? yield* Actor.query((tx) => touchConversation(tx, scope, contact.id, cmd.channel, randomUUID(), false, now))
+    ? yield* Actor.query((tx) => touchConversation(tx, scope, contact.id, cmd.channel, randomUUID(), false, now, target.namespace))
     : undefined
   const row = yield* Actor.query((tx) => insertMessage(tx, scope, {
     id: cmd.message_id,

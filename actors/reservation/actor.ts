@@ -58,7 +58,7 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
   // Statements that do not depend on each other are sent together: postgres.js pipelines them on the transaction's
   // connection, so they cost one round trip instead of one each.
   const [, resolved] = yield* Actor.query((tx) => Promise.all([
-    Repo.save(tx, scope, planned.map((p) => ({ external_id: p.item.payload.external_id, row: p.reservation }))),
+    Repo.save(tx, scope, planned.map((p) => ({ external_id: p.item.payload.external_id, row: p.reservation })), target.namespace),
     resolveClaims(tx, scope, claims)
   ]))
 

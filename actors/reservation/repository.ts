@@ -28,29 +28,32 @@ export const findForUpdate = async (tx: Tx, scope: TenantScope, externalIds: Rea
 
 /**
  * Inserts new reservations and overwrites existing ones with their merged state, in one statement. The rows travel as
- * one jsonb array, so the statement's text (and its prepared plan) is the same whatever the wave's size.
+ * one jsonb array, so the statement's text (and its prepared plan) is the same whatever the wave's size. A reservation
+ * belongs to the deployment (`namespace`) that last wrote it: only that deployment's date scans act for it.
  */
-export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArray<{ readonly external_id: string; readonly row: ReservationRow }>) => {
+export const save = async (
+  tx: Tx, scope: TenantScope, reservations: ReadonlyArray<{ readonly external_id: string; readonly row: ReservationRow }>, namespace: string
+) => {
   if (reservations.length === 0) return
-  const records = reservations.map(({ external_id, row }) => ({ ...row, external_id }))
+  const records = reservations.map(({ external_id, row }) => ({ ...row, external_id, namespace }))
   await withRecords(
     tx,
     scope,
     `INSERT INTO reservations (id, tenant_id, sandbox, external_id, hotel_id, confirmation_number, booking_id, check_in,
        check_out, nights, booking_date, status, guest_stage, channel, source, company, amount, amount_net, currency,
        market_segment, agency, agency_code, external_created_at, external_updated_at, comments, metadata, stays, extras,
-       version, booking_channel_code, channel_type, room_type, room_number, rate_plan, body_hash)
+       version, booking_channel_code, channel_type, room_type, room_number, rate_plan, body_hash, namespace)
      SELECT s.id, $1, $2, s.external_id, s.hotel_id, s.confirmation_number, s.booking_id, s.check_in, s.check_out,
        s.nights, s.booking_date, s.status, s.guest_stage, s.channel, s.source, s.company, s.amount, s.amount_net,
        s.currency, s.market_segment, s.agency, s.agency_code, s.external_created_at, s.external_updated_at, s.comments,
        nullif(s.metadata, 'null'::jsonb), coalesce(s.stays, '[]'::jsonb), coalesce(s.extras, '[]'::jsonb), s.version,
-       s.booking_channel_code, s.channel_type, s.room_type, s.room_number, s.rate_plan, s.body_hash
+       s.booking_channel_code, s.channel_type, s.room_type, s.room_number, s.rate_plan, s.body_hash, s.namespace
      FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, external_id text, hotel_id uuid, confirmation_number text,
        booking_id text, check_in date, check_out date, nights integer, booking_date date, status text, guest_stage text,
        channel text, source text, company text, amount numeric, amount_net numeric, currency text, market_segment text,
        agency text, agency_code text, external_created_at timestamptz, external_updated_at timestamptz, comments text,
        metadata jsonb, stays jsonb, extras jsonb, version integer, booking_channel_code text, channel_type text,
-       room_type text, room_number text, rate_plan text, body_hash text)
+       room_type text, room_number text, rate_plan text, body_hash text, namespace text)
      ON CONFLICT (tenant_id, sandbox, external_id) DO UPDATE SET
        hotel_id = EXCLUDED.hotel_id, confirmation_number = EXCLUDED.confirmation_number,
        booking_id = EXCLUDED.booking_id, check_in = EXCLUDED.check_in, check_out = EXCLUDED.check_out,
@@ -63,7 +66,7 @@ export const save = async (tx: Tx, scope: TenantScope, reservations: ReadonlyArr
        stays = EXCLUDED.stays, extras = EXCLUDED.extras, version = EXCLUDED.version,
        booking_channel_code = EXCLUDED.booking_channel_code, channel_type = EXCLUDED.channel_type,
        room_type = EXCLUDED.room_type, room_number = EXCLUDED.room_number, rate_plan = EXCLUDED.rate_plan,
-       body_hash = EXCLUDED.body_hash, updated_at = now()`,
+       body_hash = EXCLUDED.body_hash, namespace = EXCLUDED.namespace, updated_at = now()`,
     records
   )
 }

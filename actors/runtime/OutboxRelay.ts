@@ -65,8 +65,13 @@ export class OutboxRelay {
     return this.publish(messages.map((m) => ({ id: m.id, messages: [{ id: m.id, subject: m.subject, data: encode(m.payload) }] })))
   }
 
-  /** Publishes rows older than `graceMs` that are still unpublished (the immediate path failed or crashed). */
-  async sweep(graceMs = 2_000): Promise<number> {
+  /**
+   * Publishes this deployment's rows older than `graceMs` that are still unpublished (the immediate path failed or
+   * crashed). Another deployment sharing the database sweeps its own: a row for streams this one does not have would
+   * fail every sweep, and with it every row in the same batch (rows from before batch rows named their namespace are
+   * anyone's).
+   */
+  async sweep(namespace: string, graceMs = 2_000): Promise<number> {
     if (this.sweeping) return 0
     this.sweeping = true
     try {
@@ -74,6 +79,7 @@ export class OutboxRelay {
         const rows = await tx`
           SELECT id, subject, payload, batch FROM outbox
           WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${graceMs / 1000})
+            AND (subject = '' OR left(subject, ${namespace.length + 1}) = ${`${namespace}.`})
           ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`
         if (rows.length === 0) return 0
         // Grace must exceed the flush interval, or rows published a moment ago would be published again (harmless:
@@ -103,8 +109,8 @@ export class OutboxRelay {
     })
   }
 
-  start(intervalMs = 2_000): void {
-    this.timer = setInterval(() => void this.sweep(), intervalMs)
+  start(namespace: string, intervalMs = 2_000): void {
+    this.timer = setInterval(() => void this.sweep(namespace), intervalMs)
     this.timer.unref()
     this.flushTimer = setInterval(() => void this.flush(), 100)
     this.flushTimer.unref()

@@ -67,7 +67,9 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
         }))
       }),
       sample(Metrics.outboxBacklog, async (set) => {
-        const [row] = await sql`SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL`
+        // This deployment's backlog, as its relay sweeps it (batch rows from before they named one count for everyone).
+        const [row] = await sql`SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL
+          AND (subject = '' OR left(subject, ${config.namespace.length + 1}) = ${`${config.namespace}.`})`
         set({}, row!.n as number)
       })
     ]
@@ -75,7 +77,7 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     yield* Effect.acquireRelease(
       Effect.sync(() => {
         ownership.start()
-        relay.start()
+        relay.start(config.namespace)
       }).pipe(Effect.andThen(Effect.logInfo("worker started").pipe(Effect.annotateLogs(ids)))),
       // Never rejects: each step catches and logs its own failures (a lease not released expires by itself).
       () => Effect.promise(async () => {
@@ -83,7 +85,7 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
         await ownership.stop(deadline)
         await Promise.all([...lanes.values()].flat().map((l) => l.stop(Math.max(deadline, Date.now() + 1_000))))
         await relay.stop()
-        await relay.sweep(0)
+        await relay.sweep(config.namespace, 0)
         await leaseSql.end({ timeout: 2 })
         for (const u of unsample) u()
       }).pipe(Effect.andThen(Effect.logInfo("worker stopped").pipe(Effect.annotateLogs(ids))))

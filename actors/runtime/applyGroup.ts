@@ -112,7 +112,8 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
                 ${fresh.map((i) => fence(i)?.owner ?? null)}::text[], ${fresh.map((i) => fence(i)?.epoch.toString() ?? null)}::text[])
                 AS x(e, k, r, o, p)`
             : undefined,
-          row ? tx`INSERT INTO outbox (id, tenant_id, subject, payload, batch) VALUES (${row.id}, ${tenantId}, '', ${Buffer.from(encode(row.messages))}, true)` : undefined,
+          // A batch row's subject only names its deployment (for the relay's sweep); each message keeps its own.
+          row ? tx`INSERT INTO outbox (id, tenant_id, subject, payload, batch) VALUES (${row.id}, ${tenantId}, ${`${options.namespace}.batch`}, ${Buffer.from(encode(row.messages))}, true)` : undefined,
           last ? checkFences(tx, distinctFences(options.fences ?? [])) : undefined
         ]))
       }

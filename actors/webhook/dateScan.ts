@@ -24,12 +24,13 @@ export interface DateScanResult {
  * Which reservations are due at `now`, per hotel, in the hotel's time zone: for `reservation.checked_in`, those whose
  * check_in is the hotel's local date once the tenant's check-in time (default 15:00) has passed there; likewise
  * check_out and the check-out time (default 12:00). Cancelled and no-show reservations never qualify; every other
- * status does (the events announce the date, whatever the PMS has reported yet). Only tenants with an enabled
+ * status does (the events announce the date, whatever the PMS has reported yet). Reservations another deployment
+ * sharing the database last wrote are left to its own scan (the events go to the scanning deployment's streams). Only tenants with an enabled
  * subscription to the event (same mode) get keys, so nobody accumulates events no one listens to.
  * The key (reservation, event, local date) is unique: rerunning the scan, or two workers racing, inserts nothing
  * twice, and only inserted keys produce an outbox row, in the same transaction.
  */
-const insertDueKeys = (tx: Tx, now: Date) => tx<Array<DateEventKey>>`
+const insertDueKeys = (tx: Tx, now: Date, namespace: string) => tx<Array<DateEventKey>>`
   WITH due AS (
     SELECT h.id AS hotel_id, h.timezone, k.event_type, k.local_time, (${now}::timestamptz AT TIME ZONE h.timezone) AS local_now
     FROM hotels h
@@ -42,6 +43,7 @@ const insertDueKeys = (tx: Tx, now: Date) => tx<Array<DateEventKey>>`
     FROM due d JOIN reservations r ON r.hotel_id = d.hotel_id
     WHERE d.local_now::time >= d.local_time
       AND r.status NOT IN ('cancelled', 'no_show')
+      AND (r.namespace IS NULL OR r.namespace = ${namespace})
       AND (CASE d.event_type WHEN 'reservation.checked_in' THEN r.check_in ELSE r.check_out END) = d.local_now::date
       AND EXISTS (
         SELECT 1 FROM webhook_subscriptions w
@@ -82,7 +84,7 @@ export const runDateScan = async (deps: DateScanDeps, now: Date, options: { wait
       const [lock] = await tx`SELECT pg_try_advisory_xact_lock(${SCAN_LOCK}) AS locked`
       if (!lock!.locked) return undefined
     }
-    const keys = await insertDueKeys(tx, now)
+    const keys = await insertDueKeys(tx, now, deps.namespace)
     if (keys.length === 0) return []
     const details = new Map((await loadDetails(tx, keys.map((k) => k.reservation_id))).map((d) => [d.id, d]))
     const occurred_at = now.toISOString()

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
+import { AppConfig } from "../../core/config/AppConfig.ts"
 import { CLOSE_GRACE_MS } from "../../core/loyalty/auction.ts"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { Conflict, NotFound } from "../../schemas/errors.ts"
@@ -20,6 +21,8 @@ const notFound = () => NotFound.of("No such experience", { experience_id: ["not 
 export const LoyaltyAuctionsLive = HttpApiBuilder.group(Api, "loyaltyAuctions", (handlers) =>
   Effect.gen(function*() {
     const { read, resolve, send } = yield* LoyaltyIngress
+    // An auction belongs to the deployment that created it: only that deployment's sweep closes it.
+    const { namespace } = yield* AppConfig
 
     /** The auction as stored, closed first when its end and grace have passed (the lazy close; the sweep does the rest). */
     const current = Effect.fn("Loyalty.auction")(function*(p: Principal, experienceId: string) {
@@ -38,9 +41,9 @@ export const LoyaltyAuctionsLive = HttpApiBuilder.group(Api, "loyaltyAuctions", 
         if (ends > Date.now() + AUCTION_MAX_DAYS * 86_400_000) return yield* invalid({ ends_at: [`must be at most ${AUCTION_MAX_DAYS} days away`] })
         const id = randomUUID()
         const a = yield* read(p, async (tx) => {
-          await tx`INSERT INTO loyalty_auctions (auction_id, tenant_id, sandbox, name, description, hotel_id, starting_bid, min_increment, ends_at)
+          await tx`INSERT INTO loyalty_auctions (auction_id, tenant_id, sandbox, name, description, hotel_id, starting_bid, min_increment, ends_at, namespace)
             VALUES (${id}, ${p.tenant_id}, ${p.sandbox}, ${payload.name.trim()}, ${payload.description ?? null}, ${payload.hotel_id ?? null},
-              ${payload.starting_bid}, ${payload.min_increment}, ${new Date(ends).toISOString()})`
+              ${payload.starting_bid}, ${payload.min_increment}, ${new Date(ends).toISOString()}, ${namespace})`
           return readAuction(tx, p, id)
         })
         return new ExperienceCreated(ok(a!))

@@ -35,6 +35,14 @@ const scan = (at: string) => {
   const relay = new OutboxRelay(sql, jetstream(nc))
   return runDateScan({ sql, namespace: platform.config.namespace, publish: (m) => relay.publishMessages(m) }, new Date(at), { waitForLock: true })
 }
+/** The scan of another deployment sharing the database; what it writes (for nobody's reservations here) is removed. */
+const scanElsewhere = async (at: string) => {
+  const result = await runDateScan({ sql, namespace: `elsewhere_${platform.config.namespace}`, publish: async () => {} }, new Date(at), { waitForLock: true })
+  const ids = result.events.map((e) => e.id)
+  await sql`DELETE FROM reservation_date_events WHERE outbox_id = ANY(${ids}::uuid[])`
+  await sql`DELETE FROM outbox WHERE id = ANY(${ids}::uuid[])`
+  return result
+}
 
 let guest = 70_000
 const book = async (tenant: TestTenant, hotel_code: string, overrides: Record<string, unknown>) => {
@@ -115,5 +123,15 @@ describe("reservation date events", () => {
     expect(JSON.parse(delivered!.raw.toString("utf8")).data.scheduled_for).toEqual({
       date: "2027-03-16", local_time: "16:30", timezone: "Europe/Madrid", iso: "2027-03-16T16:30:00+01:00"
     })
+  })
+
+  it("leaves reservations this deployment wrote to its own scan, not another's sharing the database", async () => {
+    const tenant = await createTenant("scan-ns")
+    await subscribe(platform.baseUrl, tenant.live_key, { url: receiver.url("/ns"), event_types: ["reservation.checked_in"] })
+    const r = await book(tenant, tenant.hotel_code, { check_in: "2027-03-19", check_out: "2027-03-20" })
+    const mine = (events: ReadonlyArray<{ payload: unknown }>) => events.filter((e) => JSON.stringify(e.payload).includes(r.reservation_id))
+    expect(mine((await scanElsewhere("2027-03-19T15:30:00Z")).events)).toHaveLength(0)
+    expect(mine((await scan("2027-03-19T15:30:00Z")).events)).toHaveLength(1)
+    await receiver.waitFor("/ns", 1)
   })
 })

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "@effect/vitest"
+import { jetstream, jetstreamManager, RetentionPolicy, type JetStreamManager } from "@nats-io/jetstream"
+import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { randomUUID } from "node:crypto"
+import { OutboxRelay } from "../../../actors/runtime/OutboxRelay.ts"
+import { encode } from "../../../streams/envelope.ts"
+import { createTenant, testSql } from "../../support/platform.ts"
+
+// Deployments sharing a database (every test file's platform; a staged migration) each sweep their own outbox rows.
+
+const sql = testSql()
+const ns = `relay_${randomUUID().slice(0, 8)}`
+let nc: NatsConnection
+let jsm: JetStreamManager
+
+beforeAll(async () => {
+  nc = await connect({ servers: inject("natsUrl") })
+  jsm = await jetstreamManager(nc)
+  await jsm.streams.add({ name: `${ns}_TEST`, subjects: [`${ns}.x.>`], retention: RetentionPolicy.Limits })
+})
+afterAll(async () => {
+  await jsm?.streams.delete(`${ns}_TEST`).catch(() => undefined)
+  await nc?.close()
+  await sql.end()
+})
+
+const insertOld = (id: string, tenantId: string, subject: string) =>
+  sql`INSERT INTO outbox (id, tenant_id, subject, payload, created_at)
+    VALUES (${id}, ${tenantId}, ${subject}, ${Buffer.from(encode({ hello: subject }))}, now() - interval '1 minute')`
+
+describe("the outbox relay's sweep", () => {
+  it("publishes its own deployment's rows and leaves another's, whose streams it does not have, for that deployment", async () => {
+    const tenant = await createTenant("relay")
+    const own = randomUUID()
+    const foreign = randomUUID()
+    // The other deployment's namespace starts like this one's: only the whole name and its dot count.
+    await insertOld(foreign, tenant.tenant_id, `${ns}x.x.one`)
+    await insertOld(own, tenant.tenant_id, `${ns}.x.one`)
+    try {
+      const relay = new OutboxRelay(sql, jetstream(nc))
+      await relay.sweep(ns, 0)
+      const rows = await sql`SELECT id, published_at FROM outbox WHERE id IN (${own}, ${foreign})`
+      const published = new Map(rows.map((r) => [r.id as string, r.published_at !== null]))
+      expect([published.get(own), published.get(foreign)]).toEqual([true, false])
+      expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(1)
+    } finally {
+      await sql`DELETE FROM outbox WHERE id = ${foreign}`
+    }
+  })
+})
