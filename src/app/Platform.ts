@@ -23,6 +23,7 @@ import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import { Logging } from "../../core/observability/log.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { HealthRoutes } from "../http/health.ts"
+import { ForwardedFor } from "../http/forwarded.ts"
 import { Observability } from "../http/metrics.ts"
 import { BodyLimitsLive } from "../http/bodyLimits.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
@@ -112,6 +113,7 @@ const ApiRoutes = Layer.mergeAll(
   HttpApiScalar.layer(Api, { path: "/docs" }),
   HealthRoutes,
   Observability,
+  ForwardedFor,
   WhatsAppWebhookRoutes,
   UnsubscribeRoutes,
   WebsiteEventRoutes,
