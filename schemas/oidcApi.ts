@@ -19,10 +19,10 @@ export interface Member {
 }
 export class CurrentMember extends Context.Service<CurrentMember, Member>()("app/oidc/CurrentMember") {}
 
-/** `Authorization: Bearer <access_token>` from `/api/oidc/token` (scope `loyalty`). */
+/** `Authorization: Bearer <access_token>` from `/api/oidc/token` (scope `loyalty`), limited per member. */
 export class MemberAuthentication extends HttpApiMiddleware.Service<MemberAuthentication, { provides: CurrentMember }>()(
   "app/oidc/MemberAuthentication",
-  { error: [Unauthorized], security: { bearer: HttpApiSecurity.bearer } }
+  { error: [Unauthorized, RateLimited], security: { bearer: HttpApiSecurity.bearer } }
 ) {}
 
 /** A club client (an OIDC client of the tenant): `X-Client-Id` plus `X-Client-Secret`. */

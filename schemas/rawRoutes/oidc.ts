@@ -1,5 +1,5 @@
 import { SafeString } from "../text.ts"
-import { json, param } from "./document.ts"
+import { header, json, param } from "./document.ts"
 
 // Loyalty SSO paths that are not HttpApi routes: oidc-provider's own endpoints (its discovery document is their
 // contract; listed here so /openapi.json names every path the platform answers) and the passwordless sign-in pages,
@@ -25,12 +25,16 @@ const tooLarge = {
     } } }
   }
 }
+/** The database away: 503 with Retry-After, OAuth's temporarily_unavailable on the provider's routes, a page on ours. */
+const away = (content: Record<string, unknown>) => ({
+  "503": { description: "temporarily unavailable (the database is away): retry after Retry-After", headers: { "Retry-After": header("seconds to wait", "integer") }, content }
+})
 const uid = param("uid", "path", "the interaction id (the path the authorisation redirected to)")
 const form = (field: string, description: string) => ({
   required: true,
   content: { "application/x-www-form-urlencoded": { schema: { type: "object", required: [field], properties: { [field]: { ...json(SafeString), description } } } } }
 })
-const provider = (summary: string, responses: Record<string, unknown>) => ({ tags: ["oidc"], summary, responses })
+const provider = (summary: string, responses: Record<string, unknown>) => ({ tags: ["oidc"], summary, responses: { ...responses, ...away(oauthError) } })
 
 export const OidcPaths: Record<string, unknown> = {
   "/api/oidc/.well-known/openid-configuration": { get: provider("OpenID Connect discovery: issuer, endpoints, jwks_uri", { "200": { description: "Discovery document", content: anyJson } }) },
@@ -52,18 +56,18 @@ export const OidcPaths: Record<string, unknown> = {
     post: provider("Sign-out confirmed (xsrf, logout=yes): every SSO access token of the member is revoked", { "303": { description: "to post_logout_redirect_uri", content: redirectText }, "400": { description: "no sign-out in progress (xsrf)", content: oauthError }, ...tooLarge })
   },
   "/api/oidc/interaction/{uid}": {
-    get: { tags: ["oidc"], summary: "Sign-in page: the email form", parameters: [uid], responses: { "200": { description: "email form", content: html }, "400": { description: "expired sign-in", content: html } } }
+    get: { tags: ["oidc"], summary: "Sign-in page: the email form", parameters: [uid], responses: { "200": { description: "email form", content: html }, "400": { description: "expired sign-in", content: html }, ...away(html) } }
   },
   "/api/oidc/interaction/{uid}/login": {
     post: {
       tags: ["oidc"], summary: "Email a 6-digit code (same answer whether or not the email is a member's)", parameters: [uid], requestBody: form("email", "the member's email"),
-      responses: { "200": { description: "code form", content: html }, "400": { description: "invalid email or expired sign-in", content: html }, "429": { description: "rate limited (per IP, per email)", content: html }, "503": { description: "email could not be sent", content: html }, ...tooLarge }
+      responses: { "200": { description: "code form", content: html }, "400": { description: "invalid email or expired sign-in", content: html }, "429": { description: "rate limited (per IP, per email)", content: html }, "503": { description: "email could not be sent, or the database is away (Retry-After)", headers: { "Retry-After": header("seconds to wait", "integer") }, content: html }, ...tooLarge }
     }
   },
   "/api/oidc/interaction/{uid}/otp": {
     post: {
       tags: ["oidc"], summary: "The code: completes the sign-in (10 minutes, 5 tries)", parameters: [uid], requestBody: form("code", "the 6 digits from the email"),
-      responses: { "303": { description: "back to the authorisation (then to redirect_uri with code)" }, "400": { description: "wrong or expired code", content: html }, ...tooLarge }
+      responses: { "303": { description: "back to the authorisation (then to redirect_uri with code)" }, "400": { description: "wrong or expired code", content: html }, ...away(html), ...tooLarge }
     }
   }
 }

@@ -2,6 +2,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { Provider } from "oidc-provider"
 import { Database, type Sql } from "../../core/db/Database.ts"
+import { isInfrastructureFailure } from "../../core/db/DatabaseFailure.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { Unauthorized } from "../../schemas/errors.ts"
 import { ClubClientAuthentication, CurrentClubClient, CurrentMember, type Member, MemberAuthentication } from "../../schemas/oidcApi.ts"
@@ -17,18 +18,28 @@ import { coreErrorResponse } from "../http/errorShape.ts"
  * scope `loyalty`. The tenant is the one of the client the token was issued to.
  */
 export const memberOfToken = async (provider: Provider, sql: Sql, token: string): Promise<Member | undefined> => {
-  const at = await provider.AccessToken.find(token).catch(() => undefined)
+  const at = await provider.AccessToken.find(token).catch(unlessAway)
   if (at === undefined || at.isExpired || !at.scopes.has("loyalty") || at.grantId === undefined || at.accountId === undefined || at.clientId === undefined) return undefined
-  const grant = await provider.Grant.find(at.grantId).catch(() => undefined)
+  const grant = await provider.Grant.find(at.grantId).catch(unlessAway)
   if (grant === undefined || grant.clientId !== at.clientId || grant.accountId !== at.accountId) return undefined
   const [c] = await sql`SELECT tenant_id, sandbox FROM oidc_clients WHERE client_id = ${at.clientId}`
   if (c === undefined) return undefined
   return { member_id: at.accountId, tenant_id: c.tenant_id as string, sandbox: c.sandbox as boolean, client_id: at.clientId, grant_id: at.grantId }
 }
 
+/** A token the provider cannot read is no member's; the database away is not the token's fault (503, not 401). */
+const unlessAway = (e: unknown): undefined => {
+  if (isInfrastructureFailure(e) || isInfrastructureFailure((e as { cause?: unknown })?.cause)) throw e
+  return undefined
+}
+
+/** Requests per minute per member on the member routes, whatever client or token they come through. */
+const MEMBER_PER_MINUTE = 120
+
 export const MemberAuthenticationLive = Layer.effect(MemberAuthentication, Effect.gen(function*() {
   const oidc = yield* OidcProvider
   const db = yield* Database
+  const limiter = yield* RateLimiter
   const { sql } = db
   return MemberAuthentication.of({
     bearer: (httpEffect, { credential }) =>
@@ -42,6 +53,8 @@ export const MemberAuthenticationLive = Layer.effect(MemberAuthentication, Effec
           return coreErrorResponse(401, "UNAUTHORIZED", "The access token is unknown, expired or revoked (signed out), or lacks scope loyalty", {},
             { "www-authenticate": 'Bearer error="invalid_token"' })
         }
+        const decision = yield* limiter.take(`sso-member:${member.tenant_id}:${member.member_id}`, MEMBER_PER_MINUTE)
+        if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, MEMBER_PER_MINUTE)
         return yield* Effect.provideService(httpEffect, CurrentMember, member)
       })
   })

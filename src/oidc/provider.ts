@@ -1,5 +1,7 @@
 import { Provider, type Configuration, type KoaContextWithOIDC } from "oidc-provider"
 import type { Sql } from "../../core/db/Database.ts"
+import { isInfrastructureFailure } from "../../core/db/DatabaseFailure.ts"
+import { RETRY_AFTER_S } from "../http/answers.ts"
 import { clientAdapter, modelAdapter, revokeAccountTokens } from "./adapter.ts"
 import { cookieKeys } from "./secrets.ts"
 import { logoutPage, signedOutPage } from "./pages.ts"
@@ -97,8 +99,20 @@ export const buildProvider = (input: ProviderInput): Provider => {
   provider.on("end_session.success", (ctx: KoaContextWithOIDC) => {
     ctx.state.signedOutAccount = ctx.oidc.session?.accountId
   })
+  // The database away (the adapters' statements fail on the connection) is the provider's 500 `server_error`; it is
+  // answered as every other route answers it: 503 with Retry-After, OAuth's `temporarily_unavailable`.
+  provider.on("server_error", (ctx: KoaContextWithOIDC, err: unknown) => {
+    if (isInfrastructureFailure(err) || isInfrastructureFailure((err as { cause?: unknown })?.cause)) ctx.state.databaseAway = true
+  })
   provider.use(async (ctx, next) => {
     await next()
+    if (ctx.state.databaseAway === true && ctx.status === 500) {
+      ctx.status = 503
+      ctx.set("retry-after", String(RETRY_AFTER_S))
+      ctx.type = "application/json"
+      ctx.body = { error: "temporarily_unavailable", error_description: "Temporarily unavailable; retry after Retry-After seconds" }
+      return
+    }
     const account = ctx.state.signedOutAccount as string | undefined
     if (account) await revokeAccountTokens(sql, account)
   })

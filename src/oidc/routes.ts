@@ -4,11 +4,13 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "ef
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Provider } from "oidc-provider"
 import { Database } from "../../core/db/Database.ts"
+import { isInfrastructureFailure } from "../../core/db/DatabaseFailure.ts"
 import { normaliseEmail } from "../../core/normalise/index.ts"
 import { OidcProvider } from "./OidcProvider.ts"
 import { codePage, emailPage, messagePage } from "./pages.ts"
 import { interactionPath, OIDC_PREFIX } from "./provider.ts"
 import { SignInCodes } from "./SignInCodes.ts"
+import { RETRY_AFTER_S } from "../http/answers.ts"
 import { coreErrorResponse } from "../http/errorShape.ts"
 
 // Everything under /api/oidc: the sign-in pages (ours) and every other path handed to oidc-provider (a Koa app) on
@@ -23,6 +25,14 @@ const html = (status: number, body: string, headers: Record<string, string> = {}
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: { "cache-control": "no-store", ...headers } })
 
 const expired = html(400, messagePage("This sign-in has expired", "Start again from the hotel's website."))
+
+const isAway = (e: unknown) => isInfrastructureFailure(e) || isInfrastructureFailure((e as { cause?: unknown })?.cause)
+
+/** The database away while a sign-in page is built: a page saying so, 503 with Retry-After (never "expired"). */
+const unlessAway = <E, R>(page: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  page.pipe(Effect.catchDefect((defect) => isAway(defect)
+    ? Effect.succeed(html(503, messagePage("Temporarily unavailable", "Try again in a moment."), { "retry-after": String(RETRY_AFTER_S) }))
+    : Effect.die(defect)))
 
 /** The provider's node handler, made once per provider instance (a key rotation brings a new instance). */
 const handlers = new WeakMap<Provider, ReturnType<Provider["callback"]>>()
@@ -52,7 +62,11 @@ const interaction = Effect.gen(function*() {
   const uid = new URL(request.url, "http://localhost").pathname.slice(`${OIDC_PREFIX}/interaction/`.length).split("/")[0]!
   const provider = yield* (yield* OidcProvider).current
   const { req, res } = rawOf(request)
-  const details = yield* Effect.tryPromise(() => provider.interactionDetails(req, res)).pipe(Effect.option)
+  // No interaction (expired, another browser's) is an answer; the database away is not.
+  const details = yield* Effect.tryPromise({ try: () => provider.interactionDetails(req, res), catch: (e) => e }).pipe(
+    Effect.map(Option.some),
+    Effect.catch((e) => isAway(e) ? Effect.die(e) : Effect.succeed(Option.none()))
+  )
   if (Option.isNone(details) || details.value.uid !== uid) return undefined
   const { sql } = yield* Database
   const [client] = yield* Effect.promise(() => sql`SELECT tenant_id, sandbox, name FROM oidc_clients WHERE client_id = ${String(details.value.params.client_id)}`)
@@ -118,9 +132,9 @@ export const OidcRoutes = HttpRouter.addAll(Effect.gen(function*() {
   const withServices = (e: Effect.Effect<HttpServerResponse.HttpServerResponse, never, OidcProvider | SignInCodes | Database | HttpServerRequest.HttpServerRequest>) =>
     Effect.provideContext(bounded(e), services as never) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
   return [
-    HttpRouter.route("GET", `${OIDC_PREFIX}/interaction/:uid`, withServices(start)),
-    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/login`, withServices(login)),
-    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/otp`, withServices(otp)),
+    HttpRouter.route("GET", `${OIDC_PREFIX}/interaction/:uid`, withServices(unlessAway(start))),
+    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/login`, withServices(unlessAway(login))),
+    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/otp`, withServices(unlessAway(otp))),
     HttpRouter.route("*", `${OIDC_PREFIX}/*`, withServices(passthrough))
   ]
 })).pipe(Layer.provide(SignInCodes.layer))

@@ -168,6 +168,8 @@ const ACTOR_FAILURES = {
   500: "a dead-lettered actor call: needs a poisoned actor, which the actor runtime tests cover",
   503: "a write not confirmed in time: needs NATS or the worker away, which the chaos tests cover"
 } as const
+/** Loyalty SSO's 503: the database cut under the provider's routes and the sign-in pages (test/oidc/outage.test.ts). */
+const DATABASE_AWAY = { 503: "the database away: test/oidc/outage.test.ts cuts it under a platform of its own" } as const
 const NOTHING_TO_VALIDATE = "documented by the ValidationErrors middleware of the group, but the route has no body or query to fail"
 /** A path parameter holding NUL: refused by the text policy (SafeString) with 400 naming it. */
 const nulParam = (method: string, path: string) => c(400, "NUL in a path parameter (the text policy)", () => as(method, path))
@@ -916,6 +918,13 @@ const asResult = async (res: Response): Promise<HttpResult> => {
   return { status: res.status, body, headers: res.headers }
 }
 const memberToken = async () => (await memberAccessToken(platform.baseUrl, tenant.live_key, sql)).access_token
+/** A member whose member-route budget is used up: a request with their token is over the limit. */
+const overLimitMember = async () => {
+  const m = await memberAccessToken(platform.baseUrl, tenant.live_key, sql)
+  await exhaust(`sso-member:${tenant.tenant_id}:${m.memberId}`)
+  return m.access_token
+}
+const MEMBER_LIMIT = { 429: "the same per-member limiter as GET /api/loyalty/me/balance's case" } as const
 const ssoClient = () => newClient(platform.baseUrl, tenant.live_key, SSO_REDIRECT, "http://127.0.0.1/bye")
 const withMember = (method: string, path: string, token?: string, query = "") => async () =>
   call(method, path + query, { key: token ?? await memberToken() })
@@ -938,7 +947,11 @@ const ssoRoutes: Record<string, RouteCases> = {
     ]
   },
   "GET /api/loyalty/me/balance": {
-    cases: [c(200, "the member's tier and points", withMember("GET", "/api/loyalty/me/balance")), c(401, "no access token", () => call("GET", "/api/loyalty/me/balance"))],
+    cases: [
+      c(200, "the member's tier and points", withMember("GET", "/api/loyalty/me/balance")),
+      c(401, "no access token", () => call("GET", "/api/loyalty/me/balance")),
+      c(429, "a member over the member routes' limit", async () => call("GET", "/api/loyalty/me/balance", { key: await overLimitMember() }))
+    ],
     notCaused: { 400: NOTHING_TO_VALIDATE }
   },
   "GET /api/loyalty/me/transactions": {
@@ -946,11 +959,12 @@ const ssoRoutes: Record<string, RouteCases> = {
       c(200, "the member's history", withMember("GET", "/api/loyalty/me/transactions")),
       c(400, "limit 0", withMember("GET", "/api/loyalty/me/transactions", undefined, "?limit=0")),
       c(401, "an API key is not a member's token", () => call("GET", "/api/loyalty/me/transactions", { key: tenant.live_key }))
-    ]
+    ],
+    notCaused: MEMBER_LIMIT
   },
   "POST /api/loyalty/me/club-code": {
     cases: [c(201, "a one-time club code", withMember("POST", "/api/loyalty/me/club-code")), c(401, "no access token", () => call("POST", "/api/loyalty/me/club-code"))],
-    notCaused: { 400: NOTHING_TO_VALIDATE }
+    notCaused: { 400: NOTHING_TO_VALIDATE, ...MEMBER_LIMIT }
   },
   "POST /api/loyalty/club/exchange": {
     cases: [
@@ -975,8 +989,8 @@ const ssoRoutes: Record<string, RouteCases> = {
     ],
     notCaused: { 400: NOTHING_TO_VALIDATE }
   },
-  "GET /api/oidc/.well-known/openid-configuration": { cases: [c(200, "discovery", () => oidcGet("/api/oidc/.well-known/openid-configuration"))] },
-  "GET /api/oidc/jwks": { cases: [c(200, "the public keys", () => oidcGet("/api/oidc/jwks"))] },
+  "GET /api/oidc/.well-known/openid-configuration": { cases: [c(200, "discovery", () => oidcGet("/api/oidc/.well-known/openid-configuration"))], notCaused: DATABASE_AWAY },
+  "GET /api/oidc/jwks": { cases: [c(200, "the public keys", () => oidcGet("/api/oidc/jwks"))], notCaused: DATABASE_AWAY },
   "GET /api/oidc/auth": {
     cases: [
       c(303, "to the sign-in page", async () => {
@@ -984,7 +998,8 @@ const ssoRoutes: Record<string, RouteCases> = {
         return oidcGet(`/api/oidc/auth?${new URLSearchParams({ client_id: (await ssoClient()).client_id, response_type: "code", redirect_uri: SSO_REDIRECT, scope: "openid", code_challenge: challenge, code_challenge_method: "S256" })}`)
       }),
       c(400, "an unknown client", () => oidcGet(`/api/oidc/auth?client_id=nobody&response_type=code&redirect_uri=${encodeURIComponent(SSO_REDIRECT)}`))
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   },
   "POST /api/oidc/token": {
     cases: [
@@ -994,26 +1009,30 @@ const ssoRoutes: Record<string, RouteCases> = {
       }),
       c(400, "an unknown code", async () => oidcForm("/api/oidc/token", { grant_type: "authorization_code", code: "nope", redirect_uri: SSO_REDIRECT, code_verifier: "v".repeat(43) }, { authorization: basic(await ssoClient()) })),
       c(401, "a wrong client secret", async () => oidcForm("/api/oidc/token", { grant_type: "authorization_code", code: "nope" }, { authorization: basic({ ...(await ssoClient()), client_secret: "wrong" }) }))
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   },
   "GET /api/oidc/me": {
     cases: [
       c(200, "the member's claims", async () => call("GET", "/api/oidc/me", { key: await memberToken() })),
       c(401, "no access token", () => call("GET", "/api/oidc/me"))
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   },
   "POST /api/oidc/token/revocation": {
     cases: [
       c(200, "an unknown token (revocation answers 200 whatever the token)", async () => oidcForm("/api/oidc/token/revocation", { token: "unknown" }, { authorization: basic(await ssoClient()) })),
       c(400, "no token", async () => oidcForm("/api/oidc/token/revocation", {}, { authorization: basic(await ssoClient()) })),
       c(401, "a wrong client secret", async () => oidcForm("/api/oidc/token/revocation", { token: "x" }, { authorization: basic({ ...(await ssoClient()), client_secret: "wrong" }) }))
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   },
   "GET /api/oidc/session/end": {
     cases: [
       c(200, "the sign-out page", () => oidcGet("/api/oidc/session/end")),
       c(400, "an id_token_hint that is no token", () => oidcGet("/api/oidc/session/end?id_token_hint=garbage"))
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   },
   "POST /api/oidc/session/end/confirm": {
     cases: [
@@ -1024,7 +1043,8 @@ const ssoRoutes: Record<string, RouteCases> = {
         return asResult(await m.browser.post(absolute(platform.baseUrl, form.action!), { xsrf: form.xsrf!, logout: "yes" }))
       }),
       c(400, "no sign-out in progress", () => oidcForm("/api/oidc/session/end/confirm", { xsrf: "x", logout: "yes" }))
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   },
   "GET /api/oidc/interaction/{uid}": {
     cases: [
@@ -1033,7 +1053,8 @@ const ssoRoutes: Record<string, RouteCases> = {
         return asResult(await p.b.get(p.page))
       }),
       c(400, "an interaction that is not this browser's", () => oidcGet(`/api/oidc/interaction/${NO_SUCH_ID}`))
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   },
   "POST /api/oidc/interaction/{uid}/login": {
     cases: [
@@ -1074,7 +1095,8 @@ const ssoRoutes: Record<string, RouteCases> = {
         const p = await ssoPage()
         return asResult(await p.b.post(`${p.page}/otp`, { code: "000000" }))
       })
-    ]
+    ],
+    notCaused: DATABASE_AWAY
   }
 }
 
