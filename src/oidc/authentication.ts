@@ -1,4 +1,4 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Config, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { Provider } from "oidc-provider"
 import { Database, type Sql } from "../../core/db/Database.ts"
@@ -33,13 +33,17 @@ const unlessAway = (e: unknown): undefined => {
   return undefined
 }
 
-/** Requests per minute per member on the member routes, whatever client or token they come through. */
-const MEMBER_PER_MINUTE = 120
+/**
+ * Requests per minute per member on the member routes, whatever client or token they come through;
+ * GEP_SSO_MEMBER_REQUESTS_PER_MINUTE changes it (the bench, reading with few members).
+ */
+const MemberPerMinute = Config.Int("GEP_SSO_MEMBER_REQUESTS_PER_MINUTE").pipe(Config.withDefault(120))
 
 export const MemberAuthenticationLive = Layer.effect(MemberAuthentication, Effect.gen(function*() {
   const oidc = yield* OidcProvider
   const db = yield* Database
   const limiter = yield* RateLimiter
+  const perMinute = yield* MemberPerMinute.pipe(Effect.orDie)
   const { sql } = db
   return MemberAuthentication.of({
     bearer: (httpEffect, { credential }) =>
@@ -53,8 +57,8 @@ export const MemberAuthenticationLive = Layer.effect(MemberAuthentication, Effec
           return coreErrorResponse(401, "UNAUTHORIZED", "The access token is unknown, expired or revoked (signed out), or lacks scope loyalty", {},
             { "www-authenticate": 'Bearer error="invalid_token"' })
         }
-        const decision = yield* limiter.take(`sso-member:${member.tenant_id}:${member.member_id}`, MEMBER_PER_MINUTE)
-        if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, MEMBER_PER_MINUTE)
+        const decision = yield* limiter.take(`sso-member:${member.tenant_id}:${member.member_id}`, perMinute)
+        if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, perMinute)
         return yield* Effect.provideService(httpEffect, CurrentMember, member)
       })
   })

@@ -192,6 +192,7 @@ const main = async () => {
     GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions),
     // Every sign-in of the sso phase comes from one address: the per-IP limit would measure itself.
     GEP_SSO_CODES_PER_IP_PER_MINUTE: "1000000000", GEP_SSO_CODES_PER_EMAIL_PER_MINUTE: "1000000000",
+    GEP_SSO_MEMBER_REQUESTS_PER_MINUTE: "1000000000",
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
   const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp"].some(want)
