@@ -1,19 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import nodemailer from "nodemailer"
 import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
+import type { OutgoingEmail } from "../../core/message/OutgoingEmail.ts"
 import { SendFailure } from "./SendFailure.ts"
-
-export interface OutgoingEmail {
-  /** Our message id: the Message-ID header is derived from it, the same on every attempt. */
-  readonly messageId: string
-  readonly from: { readonly address: string; readonly name: string | null }
-  readonly replyTo: string | null
-  readonly to: string
-  readonly subject: string
-  readonly text: string | null
-  readonly html: string | null
-  readonly headers: Readonly<Record<string, string>>
-}
 
 /** `<message-id@sender-domain>`: a resend after a crash carries the same Message-ID, so it is recognisable as one. */
 export const messageIdHeader = (messageId: string, fromAddress: string) =>
