@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { readEmailChannel } from "../../core/channel/repository.ts"
 import { deterministicId } from "../../core/deterministicId.ts"
+import { afterResend } from "../../core/newsletter/resend.ts"
 import { MessageProtocol } from "../message/protocol.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
@@ -9,15 +10,13 @@ import { loadContactSummaries, resolveContacts } from "../shared/identity.ts"
 import { type Confirm, LinkSuperseded, NewsletterProtocol, type Subscribe, SubscribeRefused, type SubscribeOutcome } from "./protocol.ts"
 import { confirmSubscription, findSubscription, savePending } from "./repository.ts"
 
-/** A pending address gets at most one confirmation email per this long, however often it signs up. */
-export const RESEND_AFTER_MS = 10 * 60_000
-
 /** The confirmation email's message id: one per subscription and nonce, so a redelivered send lands on the same message. */
 export const confirmationMessageId = (subscriptionId: string, nonce: string) => deterministicId(`newsletter:${subscriptionId}:${nonce}`)
 
 /**
  * A sign-up: an already subscribed address answers `subscribed` and nothing is sent; a pending one whose last email
- * left less than 10 minutes ago answers `pending` and nothing is sent. Otherwise the address resolves to its contact
+ * left less than 10 minutes ago, or that was sent three in the last 24 hours, answers `pending` and nothing is sent
+ * (core/newsletter/resend.ts). Otherwise the address resolves to its contact
  * (matched, never changed; or created without consent), the subscription stores the new nonce, and the confirmation
  * email goes to the message actor in the same transaction: the one gated send path, once per message id.
  */
@@ -27,7 +26,8 @@ const subscribe = Effect.fn("NewsletterActor.subscribe")(function*(cmd: Subscrib
   const [row, setup] = yield* Actor.query((tx) => Promise.all([findSubscription(tx, scope, cmd.subscription_id), readEmailChannel(tx, scope)]))
   if (row?.status === "subscribed") return { status: "subscribed", emailed: false, contact_id: row.contact_id } satisfies SubscribeOutcome
   const now = new Date()
-  if (row?.last_sent_at != null && now.getTime() - row.last_sent_at.getTime() < RESEND_AFTER_MS) {
+  const recentSends = afterResend(row?.recent_sends ?? [], now)
+  if (row !== undefined && recentSends === undefined) {
     return { status: "pending", emailed: false, contact_id: row.contact_id } satisfies SubscribeOutcome
   }
   if (!setup) {
@@ -46,7 +46,7 @@ const subscribe = Effect.fn("NewsletterActor.subscribe")(function*(cmd: Subscrib
   const contactId = resolved!.contact_id
   const hotelId = cmd.hotel_id
   yield* Actor.query((tx) => Promise.all([
-    savePending(tx, scope, cmd, contactId, now),
+    savePending(tx, scope, cmd, contactId, recentSends ?? [now]),
     hotelId === undefined ? undefined : linkContactsToHotels(tx, scope, [{ contact_id: contactId, hotel_id: hotelId }])
   ]))
   const messageId = confirmationMessageId(cmd.subscription_id, cmd.nonce)

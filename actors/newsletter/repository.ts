@@ -11,22 +11,29 @@ export interface SubscriptionRow {
   readonly nonce: string
   readonly source: string | null
   readonly last_sent_at: Date | null
+  /** Confirmation emails of the last 24 hours, oldest first (the resend limits). */
+  readonly recent_sends: ReadonlyArray<Date>
 }
 
 export const findSubscription = async (tx: Tx, scope: TenantScope, id: string): Promise<SubscriptionRow | undefined> => {
-  const [row] = await tx`SELECT id, contact_id, status, nonce, source, last_sent_at FROM newsletter_subscriptions
+  const [row] = await tx`SELECT id, contact_id, status, nonce, source, last_sent_at, recent_sends FROM newsletter_subscriptions
     WHERE id = ${id} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  return row as SubscriptionRow | undefined
+  if (row === undefined) return undefined
+  return { ...(row as SubscriptionRow), recent_sends: (row.recent_sends as Array<Date | string>).map((d) => new Date(d)) }
 }
 
-/** A pending subscription with the nonce of the confirmation email just queued, and what this sign-up said. */
-export const savePending = (tx: Tx, scope: TenantScope, cmd: Subscribe, contactId: string, now: Date) =>
-  tx`
+/**
+ * A pending subscription with the nonce of the confirmation email just queued (the last of `recentSends`, this
+ * sign-up's moment), and what this sign-up said.
+ */
+export const savePending = (tx: Tx, scope: TenantScope, cmd: Subscribe, contactId: string, recentSends: ReadonlyArray<Date>) => {
+  const now = recentSends[recentSends.length - 1]!
+  return tx`
     INSERT INTO newsletter_subscriptions (id, tenant_id, sandbox, email, contact_id, status, nonce, first_name, language, hotel_id,
-      source, consent_text, caller, ip, user_agent, origin, last_sent_at, sends, created_at, updated_at)
+      source, consent_text, caller, ip, user_agent, origin, last_sent_at, recent_sends, sends, created_at, updated_at)
     VALUES (${cmd.subscription_id}, ${scope.tenant_id}, ${scope.sandbox}, ${cmd.email}, ${contactId}, 'pending', ${cmd.nonce},
       ${cmd.first_name ?? null}, ${cmd.language ?? null}, ${cmd.hotel_id ?? null}, ${cmd.source ?? null}, ${cmd.consent_text ?? null},
-      ${cmd.caller}, ${cmd.ip}, ${cmd.user_agent}, ${cmd.origin}, ${now}, 1, ${now}, ${now})
+      ${cmd.caller}, ${cmd.ip}, ${cmd.user_agent}, ${cmd.origin}, ${now}, ${recentSends.map((d) => d.toISOString())}::timestamptz[], 1, ${now}, ${now})
     ON CONFLICT (id) DO UPDATE SET contact_id = EXCLUDED.contact_id, nonce = EXCLUDED.nonce,
       first_name = coalesce(EXCLUDED.first_name, newsletter_subscriptions.first_name),
       language = coalesce(EXCLUDED.language, newsletter_subscriptions.language),
@@ -34,7 +41,9 @@ export const savePending = (tx: Tx, scope: TenantScope, cmd: Subscribe, contactI
       source = coalesce(EXCLUDED.source, newsletter_subscriptions.source),
       consent_text = coalesce(EXCLUDED.consent_text, newsletter_subscriptions.consent_text),
       caller = EXCLUDED.caller, ip = EXCLUDED.ip, user_agent = EXCLUDED.user_agent, origin = EXCLUDED.origin,
-      last_sent_at = EXCLUDED.last_sent_at, sends = newsletter_subscriptions.sends + 1, updated_at = EXCLUDED.updated_at`
+      last_sent_at = EXCLUDED.last_sent_at, recent_sends = EXCLUDED.recent_sends, sends = newsletter_subscriptions.sends + 1,
+      updated_at = EXCLUDED.updated_at`
+}
 
 /**
  * The confirm click: the subscription becomes subscribed, and the contact gets email marketing consent with the

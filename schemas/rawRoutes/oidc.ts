@@ -64,6 +64,12 @@ export const OidcPaths: Record<string, unknown> = {
       responses: { "200": { description: "code form", content: html }, "400": { description: "invalid email or expired sign-in", content: html }, "429": { description: "rate limited (per IP, per email)", content: html }, "503": { description: "email could not be sent, or the database is away (Retry-After)", headers: { "Retry-After": header("seconds to wait", "integer") }, content: html }, ...tooLarge }
     }
   },
+  "/api/oidc/interaction/{uid}/abort": {
+    post: {
+      tags: ["oidc"], summary: "Cancel the sign-in: back to the client's redirect_uri with error=access_denied", parameters: [uid],
+      responses: { "303": { description: "back to the authorisation (then to redirect_uri with error=access_denied and state)" }, "400": { description: "expired sign-in", content: html }, ...away(html), ...tooLarge }
+    }
+  },
   "/api/oidc/interaction/{uid}/otp": {
     post: {
       tags: ["oidc"], summary: "The code: completes the sign-in (10 minutes, 5 tries)", parameters: [uid], requestBody: form("code", "the 6 digits from the email"),

@@ -115,6 +115,18 @@ const otp = Effect.gen(function*() {
   return HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
 })
 
+/**
+ * `POST /api/oidc/interaction/{uid}/abort`: the member cancels; the provider sends the browser back to the client's
+ * redirect_uri with `error=access_denied` (and its `state`), as OpenID Connect has a client learn of a refusal.
+ */
+const abort = Effect.gen(function*() {
+  const i = yield* interaction
+  if (i === undefined) return expired
+  const location = yield* Effect.promise(() => i.provider.interactionResult(i.req, i.res,
+    { error: "access_denied", error_description: "End-User aborted interaction" }, { mergeWithLastSubmission: false }))
+  return HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
+})
+
 /** Bodies here are a few form fields: anything over 64 KiB is refused before the provider or a page reads it. */
 const MAX_BODY = 64 * 1024
 
@@ -135,6 +147,7 @@ export const OidcRoutes = HttpRouter.addAll(Effect.gen(function*() {
     HttpRouter.route("GET", `${OIDC_PREFIX}/interaction/:uid`, withServices(unlessAway(start))),
     HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/login`, withServices(unlessAway(login))),
     HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/otp`, withServices(unlessAway(otp))),
+    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/abort`, withServices(unlessAway(abort))),
     HttpRouter.route("*", `${OIDC_PREFIX}/*`, withServices(passthrough))
   ]
 })).pipe(Layer.provide(SignInCodes.layer))

@@ -1081,6 +1081,16 @@ const ssoRoutes: Record<string, RouteCases> = {
       })
     ]
   },
+  "POST /api/oidc/interaction/{uid}/abort": {
+    cases: [
+      c(303, "the member cancels", async () => {
+        const p = await ssoPage()
+        return asResult(await p.b.post(`${p.page}/abort`, {}))
+      }),
+      c(400, "an interaction that is not this browser's", () => oidcForm(`/api/oidc/interaction/${NO_SUCH_ID}/abort`, {}))
+    ],
+    notCaused: DATABASE_AWAY
+  },
   "POST /api/oidc/interaction/{uid}/otp": {
     cases: [
       c(303, "the right code", async () => {

@@ -114,7 +114,7 @@ describe("newsletter double opt-in", () => {
     expect(mailsTo(email)).toHaveLength(1)
     expect((await subscription(email))!.sends).toBe(1)
 
-    await sql`UPDATE newsletter_subscriptions SET last_sent_at = now() - interval '11 minutes' WHERE tenant_id = ${tenant.tenant_id} AND email = ${email}`
+    await sql`UPDATE newsletter_subscriptions SET recent_sends = ARRAY[now() - interval '11 minutes'] WHERE tenant_id = ${tenant.tenant_id} AND email = ${email}`
     expect((await signUp(platform.baseUrl, publishable, { email })).body.data.status).toBe("pending")
     const second = linkIn((await mailTo(email, 2)).text)
     expect(second).not.toBe(first)
@@ -123,6 +123,26 @@ describe("newsletter double opt-in", () => {
     expect((await subscription(email))!.status).toBe("pending")
     expect((await submitConfirm(second)).status).toBe(200)
     expect((await subscription(email))!.status).toBe("subscribed")
+  })
+
+  it("a pending address gets at most three emails in 24 hours, then one again once the oldest is a day old", async () => {
+    const email = newAddress("cap")
+    await signUp(platform.baseUrl, publishable, { email })
+    await mailTo(email)
+    const hoursAgo = (h: number) => sql`UPDATE newsletter_subscriptions
+      SET recent_sends = ARRAY[now() - make_interval(hours => ${h}), now() - interval '2 hours', now() - interval '1 hour']
+      WHERE tenant_id = ${tenant.tenant_id} AND email = ${email}`
+    await hoursAgo(23)
+    const capped = await signUp(platform.baseUrl, publishable, { email })
+    expect(capped.status).toBe(202)
+    expect(capped.body.data.status).toBe("pending")
+    await settle()
+    expect(mailsTo(email)).toHaveLength(1)
+    await hoursAgo(25)
+    await signUp(platform.baseUrl, publishable, { email })
+    await mailTo(email, 2)
+    const row = await subscription(email)
+    expect(row!.recent_sends).toHaveLength(3) // the day-old send dropped, this one added
   })
 
   it("no confirmation email left twice (one Message-ID each)", async () => {

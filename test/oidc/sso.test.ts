@@ -87,6 +87,27 @@ describe("Loyalty SSO end to end with a certified relying party (openid-client)"
     expect(after.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"')
   })
 
+  it("a member who cancels on the sign-in page is sent back with error=access_denied, which the relying party reads", async () => {
+    const config = await discover(issuer, rpA.client_id, rpA.client_secret)
+    const p = await pkce()
+    const authUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT, scope: "openid loyalty", code_challenge: p.challenge, code_challenge_method: "S256", state: p.state
+    })
+    const b = browser()
+    const page = absolute(platform.baseUrl, (await b.get(authUrl.toString())).headers.get("location"))
+    const form = await (await b.get(page)).text()
+    expect(form).toContain(`action="${new URL(page).pathname}/abort"`)
+    let next = absolute(platform.baseUrl, (await b.post(`${page}/abort`, {})).headers.get("location"))
+    while (next.startsWith(platform.baseUrl)) next = absolute(platform.baseUrl, (await b.get(next)).headers.get("location"))
+    const callback = new URL(next)
+    expect(callback.searchParams.get("error")).toBe("access_denied")
+    expect(callback.searchParams.get("state")).toBe(p.state)
+    await expect(client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: p.verifier, expectedState: p.state }))
+      .rejects.toMatchObject({ error: "access_denied" })
+    // The cancelled sign-in is over: its page is gone.
+    expect((await b.get(page)).status).toBe(400)
+  })
+
   it("sign-out revokes every outstanding access token of the member, from other sessions too", async () => {
     const address = email()
     const first = await signedIn(address)
