@@ -1,5 +1,5 @@
-import { request as httpRequest, type Agent } from "node:http"
-import { Latencies, round } from "./load.ts"
+import type { Agent } from "node:http"
+import { exchange, Latencies, round } from "./load.ts"
 
 // CDP: accepted visitor events per second through POST /api/v1/cdp/events (requests of 20 events, visitors rotating
 // over a pool, tracking on), and a bulk job of 5,000 post-checkout reservations (each with a visitor and a cart, so the
@@ -7,18 +7,7 @@ import { Latencies, round } from "./load.ts"
 // then the same job without the visit (the reservation actor alone), which shows what the checkout link costs.
 
 const send = (agent: Agent, port: number, method: string, path: string, key: string, body?: string) =>
-  new Promise<{ status: number; body: string }>((resolve) => {
-    const headers: Record<string, string | number> = { authorization: `Bearer ${key}` }
-    if (body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-    const req = httpRequest({ agent, host: "127.0.0.1", port, method, path, headers }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
-      res.on("error", () => resolve({ status: 0, body: "" }))
-    })
-    req.on("error", () => resolve({ status: 0, body: "" }))
-    req.end(body)
-  })
+  exchange(agent, port, { method, path, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body })
 
 export const cdpPhase = async (o: {
   readonly agent: Agent

@@ -20,20 +20,14 @@ export interface Outcome {
 
 export const makeAgent = (maxSockets: number) => new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: "fifo" })
 
-export const post = (agent: Agent, target: Target, path: string, body: string): Promise<Outcome> =>
+/** One request to the platform on 127.0.0.1 through the pool: its status and body (-1 when no answer came). */
+export const exchange = (
+  agent: Agent, port: number, request: { method: string; path: string; headers: Record<string, string>; body?: string | undefined }
+): Promise<Outcome> =>
   new Promise((resolve) => {
-    const req = httpRequest({
-      agent,
-      host: target.host,
-      port: target.port,
-      method: "POST",
-      path,
-      headers: {
-        authorization: `Bearer ${target.key}`,
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(body)
-      }
-    }, (res) => {
+    const { body } = request
+    const headers = body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(body)) }
+    const req = httpRequest({ agent, host: "127.0.0.1", port, method: request.method, path: request.path, headers }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }))
@@ -43,6 +37,9 @@ export const post = (agent: Agent, target: Target, path: string, body: string): 
     req.on("error", () => resolve({ status: -1, body: "" }))
     req.end(body)
   })
+
+export const post = (agent: Agent, target: Target, path: string, body: string): Promise<Outcome> =>
+  exchange(agent, target.port, { method: "POST", path, headers: { authorization: `Bearer ${target.key}`, "content-type": "application/json" }, body })
 
 /** Latencies in ms, kept compactly; percentiles by sorting once. */
 export class Latencies {

@@ -1,6 +1,6 @@
-import { request as httpRequest, type Agent } from "node:http"
+import type { Agent } from "node:http"
 import type postgres from "postgres"
-import { Latencies, round } from "./load.ts"
+import { exchange, Latencies, round } from "./load.ts"
 
 // Newsletter sign-ups per second through POST /api/v1/newsletter/subscribe, as browsers send them (publishable key,
 // an allowed Origin, a new address each): each takes the whole path (newsletter actor, contact created, subscription
@@ -9,15 +9,7 @@ import { Latencies, round } from "./load.ts"
 const ORIGIN = "https://news.bench-hotel.net"
 
 const send = (agent: Agent, port: number, body: string, headers: Record<string, string>) =>
-  new Promise<number>((resolve) => {
-    const req = httpRequest({ agent, host: "127.0.0.1", port, method: "POST", path: "/api/v1/newsletter/subscribe", headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume()
-      res.on("end", () => resolve(res.statusCode ?? 0))
-      res.on("error", () => resolve(0))
-    })
-    req.on("error", () => resolve(0))
-    req.end(body)
-  })
+  exchange(agent, port, { method: "POST", path: "/api/v1/newsletter/subscribe", headers, body }).then((o) => o.status)
 
 export const newsletterPhase = async (o: {
   readonly sql: postgres.Sql

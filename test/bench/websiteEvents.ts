@@ -1,6 +1,6 @@
-import { request as httpRequest, type Agent } from "node:http"
+import type { Agent } from "node:http"
 import type postgres from "postgres"
-import { Latencies, round } from "./load.ts"
+import { exchange, Latencies, round } from "./load.ts"
 
 // Website events: accepted events per second through POST /api/v1/website-events, (1) with the server key in batches
 // of 50 and (2) as single browser-key beacons (text/plain, ?key=, an allowed Origin, one visitor per user agent so the
@@ -10,16 +10,7 @@ import { Latencies, round } from "./load.ts"
 const ORIGIN = "https://bench.hotel-guests.net"
 
 const send = (agent: Agent, port: number, path: string, body: string, headers: Record<string, string>) =>
-  new Promise<{ status: number; body: string }>((resolve) => {
-    const req = httpRequest({ agent, host: "127.0.0.1", port, method: "POST", path, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
-      res.on("error", () => resolve({ status: 0, body: "" }))
-    })
-    req.on("error", () => resolve({ status: 0, body: "" }))
-    req.end(body)
-  })
+  exchange(agent, port, { method: "POST", path, headers, body })
 
 interface Job {
   readonly path: string

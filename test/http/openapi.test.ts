@@ -7,7 +7,7 @@ import { useEncryptionKey } from "../support/messaging.ts"
 import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "./rawRouteCases.ts"
 import { newsletterRoutes } from "../newsletter/openapiCases.ts"
 import {
-  createCtiIntegration, createKey, createTenant, type HttpResult, request, startPlatform, testSql, type RunningPlatform, type TestTenant
+  createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
 import { digest } from "../../src/oidc/secrets.ts"
 import { absolute, authorizationCode, basic, browser, formOf, memberAccessToken, newClient, pkce, startInteraction, transferToken } from "../oidc/support.ts"
@@ -907,16 +907,7 @@ const cdpRoutes: Record<string, RouteCases> = {
 /** Loyalty SSO: the clients API, the member's and the club's routes, oidc-provider's endpoints and the sign-in pages. */
 const SSO_REDIRECT = "http://127.0.0.1/cb"
 const sso = { limitedClub: { client_id: "", client_secret: "" } }
-const asResult = async (res: Response): Promise<HttpResult> => {
-  const text = await res.text()
-  let body: unknown = text
-  try {
-    body = JSON.parse(text)
-  } catch {
-    // HTML pages and empty redirects
-  }
-  return { status: res.status, body, headers: res.headers }
-}
+const asResult = resultOf
 const memberToken = async () => (await memberAccessToken(platform.baseUrl, tenant.live_key, sql)).access_token
 /** A member whose member-route budget is used up: a request with their token is over the limit. */
 const overLimitMember = async () => {

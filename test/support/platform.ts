@@ -122,11 +122,15 @@ export const request = async (baseUrl: string, method: string, path: string, opt
   const headers: Record<string, string> = { ...options.headers }
   if (options.key) headers.authorization = `Bearer ${options.key}`
   if (options.body !== undefined || options.raw !== undefined) headers["content-type"] = options.contentType ?? "application/json"
-  const res = await fetch(baseUrl + path, {
+  return resultOf(await fetch(baseUrl + path, {
     method,
     headers,
     body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body))
-  })
+  }))
+}
+
+/** An answer read whole: its body parsed when it is JSON, else its text (pages, redirects, scripts). */
+export const resultOf = async (res: Response): Promise<HttpResult> => {
   const text = await res.text()
   let body: unknown = text
   try {
