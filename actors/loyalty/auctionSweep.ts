@@ -19,8 +19,9 @@ export interface AuctionSweepDeps {
 }
 
 /**
- * Each open auction of this deployment past its end and grace, not yet swept, gets one `auction_close` message, written to the outbox in
- * the transaction that marks it swept (rows another worker holds are skipped); the actor closes it once.
+ * Each open auction of this deployment past its end and grace, not yet swept, gets one `auction_close` message,
+ * written to the outbox in the transaction that marks it swept (rows another worker holds are skipped); the actor
+ * closes it once.
  */
 export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date = new Date(), limit = 500): Promise<number> => {
   const messages = await runTransaction(deps.sql, async (tx) => {

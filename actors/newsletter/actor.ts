@@ -16,9 +16,9 @@ export const confirmationMessageId = (subscriptionId: string, nonce: string) => 
 /**
  * A sign-up: an already subscribed address answers `subscribed` and nothing is sent; a pending one whose last email
  * left less than 10 minutes ago, or that was sent three in the last 24 hours, answers `pending` and nothing is sent
- * (core/newsletter/resend.ts). Otherwise the address resolves to its contact
- * (matched, never changed; or created without consent), the subscription stores the new nonce, and the confirmation
- * email goes to the message actor in the same transaction: the one gated send path, once per message id.
+ * (core/newsletter/resend.ts). Otherwise the address resolves to its contact (matched, never changed; or created
+ * without consent), the subscription stores the new nonce, and the confirmation email goes to the message actor in the
+ * same transaction: the one gated send path, once per message id.
  */
 const subscribe = Effect.fn("NewsletterActor.subscribe")(function*(cmd: Subscribe) {
   const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)

@@ -26,6 +26,10 @@ export const isInfrastructureFailure = (e: unknown): boolean => {
   return SOCKET_CODES.has(code)
 }
 
+/** The database away, as a failure says it or as the failure it wraps does (a library's error around postgres.js's). */
+export const isDatabaseAway = (e: unknown): boolean =>
+  isInfrastructureFailure(e) || isInfrastructureFailure((e as { cause?: unknown } | null | undefined)?.cause)
+
 /**
  * The data of a statement is at fault, whatever the state of the database: a data exception (class 22: invalid text
  * for a type, a number out of range, NUL or an invalid byte sequence, an unsupported Unicode escape), a not-null or

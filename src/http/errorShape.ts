@@ -1,7 +1,6 @@
 import { Cause, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { isInfrastructureFailure } from "../../core/db/Database.ts"
-import { DatabaseError, DatabaseUnavailable, isDataFailureCode } from "../../core/db/DatabaseFailure.ts"
+import { DatabaseError, DatabaseUnavailable, isDataFailureCode, isDatabaseAway } from "../../core/db/DatabaseFailure.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { RETRY_AFTER_S } from "./answers.ts"
 
@@ -43,7 +42,7 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
           ? shaped(413, "PAYLOAD_TOO_LARGE", "The request body is too large")
           : shaped(400, "INVALID_REQUEST", "The request could not be read"))
       }
-      if (error instanceof DatabaseUnavailable || isInfrastructureFailure(error) || isInfrastructureFailure((error as { cause?: unknown })?.cause)) {
+      if (error instanceof DatabaseUnavailable || isDatabaseAway(error)) {
         // The database (or NATS) is away: a retry later will work, so this is not an internal error.
         log("warn", "request failed: infrastructure unavailable", { error: errorText(error) })
         return Effect.succeed(shaped(503, "SERVICE_UNAVAILABLE", "Temporarily unavailable; retry after Retry-After seconds", { retry_after_seconds: RETRY_AFTER_S }))

@@ -2,7 +2,7 @@ import { Config, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { Provider } from "oidc-provider"
 import { Database, type Sql } from "../../core/db/Database.ts"
-import { isInfrastructureFailure } from "../../core/db/DatabaseFailure.ts"
+import { isDatabaseAway } from "../../core/db/DatabaseFailure.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { Unauthorized } from "../../schemas/errors.ts"
 import { ClubClientAuthentication, CurrentClubClient, CurrentMember, type Member, MemberAuthentication } from "../../schemas/oidcApi.ts"
@@ -18,9 +18,9 @@ import { coreErrorResponse } from "../http/errorShape.ts"
  * scope `loyalty`. The tenant is the one of the client the token was issued to.
  */
 export const memberOfToken = async (provider: Provider, sql: Sql, token: string): Promise<Member | undefined> => {
-  const at = await provider.AccessToken.find(token).catch(unlessAway)
+  const at = await provider.AccessToken.find(token).catch(noneUnlessDatabaseAway)
   if (at === undefined || at.isExpired || !at.scopes.has("loyalty") || at.grantId === undefined || at.accountId === undefined || at.clientId === undefined) return undefined
-  const grant = await provider.Grant.find(at.grantId).catch(unlessAway)
+  const grant = await provider.Grant.find(at.grantId).catch(noneUnlessDatabaseAway)
   if (grant === undefined || grant.clientId !== at.clientId || grant.accountId !== at.accountId) return undefined
   const [c] = await sql`SELECT tenant_id, sandbox FROM oidc_clients WHERE client_id = ${at.clientId}`
   if (c === undefined) return undefined
@@ -28,8 +28,8 @@ export const memberOfToken = async (provider: Provider, sql: Sql, token: string)
 }
 
 /** A token the provider cannot read is no member's; the database away is not the token's fault (503, not 401). */
-const unlessAway = (e: unknown): undefined => {
-  if (isInfrastructureFailure(e) || isInfrastructureFailure((e as { cause?: unknown })?.cause)) throw e
+const noneUnlessDatabaseAway = (e: unknown): undefined => {
+  if (isDatabaseAway(e)) throw e
   return undefined
 }
 

@@ -1,6 +1,6 @@
 import { Provider, type Configuration, type KoaContextWithOIDC } from "oidc-provider"
 import type { Sql } from "../../core/db/Database.ts"
-import { isInfrastructureFailure } from "../../core/db/DatabaseFailure.ts"
+import { isDatabaseAway } from "../../core/db/DatabaseFailure.ts"
 import { RETRY_AFTER_S } from "../http/answers.ts"
 import { clientAdapter, modelAdapter, revokeAccountTokens } from "./adapter.ts"
 import { cookieKeys } from "./secrets.ts"
@@ -102,7 +102,7 @@ export const buildProvider = (input: ProviderInput): Provider => {
   // The database away (the adapters' statements fail on the connection) is the provider's 500 `server_error`; it is
   // answered as every other route answers it: 503 with Retry-After, OAuth's `temporarily_unavailable`.
   provider.on("server_error", (ctx: KoaContextWithOIDC, err: unknown) => {
-    if (isInfrastructureFailure(err) || isInfrastructureFailure((err as { cause?: unknown })?.cause)) ctx.state.databaseAway = true
+    if (isDatabaseAway(err)) ctx.state.databaseAway = true
   })
   provider.use(async (ctx, next) => {
     await next()

@@ -4,7 +4,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "ef
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Provider } from "oidc-provider"
 import { Database } from "../../core/db/Database.ts"
-import { isInfrastructureFailure } from "../../core/db/DatabaseFailure.ts"
+import { isDatabaseAway } from "../../core/db/DatabaseFailure.ts"
 import { normaliseEmail } from "../../core/normalise/index.ts"
 import { OidcProvider } from "./OidcProvider.ts"
 import { codePage, emailPage, messagePage } from "./pages.ts"
@@ -26,11 +26,9 @@ const html = (status: number, body: string, headers: Record<string, string> = {}
 
 const expired = html(400, messagePage("This sign-in has expired", "Start again from the hotel's website."))
 
-const isAway = (e: unknown) => isInfrastructureFailure(e) || isInfrastructureFailure((e as { cause?: unknown })?.cause)
-
 /** The database away while a sign-in page is built: a page saying so, 503 with Retry-After (never "expired"). */
-const unlessAway = <E, R>(page: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  page.pipe(Effect.catchDefect((defect) => isAway(defect)
+const withUnavailablePage = <E, R>(page: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  page.pipe(Effect.catchDefect((defect) => isDatabaseAway(defect)
     ? Effect.succeed(html(503, messagePage("Temporarily unavailable", "Try again in a moment."), { "retry-after": String(RETRY_AFTER_S) }))
     : Effect.die(defect)))
 
@@ -65,7 +63,7 @@ const interaction = Effect.gen(function*() {
   // No interaction (expired, another browser's) is an answer; the database away is not.
   const details = yield* Effect.tryPromise({ try: () => provider.interactionDetails(req, res), catch: (e) => e }).pipe(
     Effect.map(Option.some),
-    Effect.catch((e) => isAway(e) ? Effect.die(e) : Effect.succeed(Option.none()))
+    Effect.catch((e) => isDatabaseAway(e) ? Effect.die(e) : Effect.succeed(Option.none()))
   )
   if (Option.isNone(details) || details.value.uid !== uid) return undefined
   const { sql } = yield* Database
@@ -144,10 +142,10 @@ export const OidcRoutes = HttpRouter.addAll(Effect.gen(function*() {
   const withServices = (e: Effect.Effect<HttpServerResponse.HttpServerResponse, never, OidcProvider | SignInCodes | Database | HttpServerRequest.HttpServerRequest>) =>
     Effect.provideContext(bounded(e), services as never) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
   return [
-    HttpRouter.route("GET", `${OIDC_PREFIX}/interaction/:uid`, withServices(unlessAway(start))),
-    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/login`, withServices(unlessAway(login))),
-    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/otp`, withServices(unlessAway(otp))),
-    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/abort`, withServices(unlessAway(abort))),
+    HttpRouter.route("GET", `${OIDC_PREFIX}/interaction/:uid`, withServices(withUnavailablePage(start))),
+    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/login`, withServices(withUnavailablePage(login))),
+    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/otp`, withServices(withUnavailablePage(otp))),
+    HttpRouter.route("POST", `${OIDC_PREFIX}/interaction/:uid/abort`, withServices(withUnavailablePage(abort))),
     HttpRouter.route("*", `${OIDC_PREFIX}/*`, withServices(passthrough))
   ]
 })).pipe(Layer.provide(SignInCodes.layer))
