@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { type LoyaltyIngress, startLoyaltyIngress } from "./loyaltyIngress.ts"
-import { spawnWorker, type WorkerProcess } from "../support/processes.ts"
+import { killOneEvery, spawnWorker, type WorkerProcess } from "../support/processes.ts"
 import { FULL } from "./load.ts"
 
 // Three workers, one SIGKILLed every second, while clients send a burst of earns, redemptions and credit holds (each with
@@ -37,18 +37,7 @@ describe("loyalty with workers killed under a burst of earns, redeems and holds"
       expect([200, 201]).toContain(res.status)
       members.push(res.body.data.member_id)
     }
-    let kills = 0
-    let stopKilling = false
-    const killer = (async () => {
-      while (!stopKilling) {
-        await new Promise((r) => setTimeout(r, 1_000))
-        if (stopKilling) break
-        const victim = Math.floor(Math.random() * workers.length)
-        workers[victim]!.child.kill("SIGKILL")
-        kills++
-        workers[victim] = await spawnWorker(ingress.config)
-      }
-    })()
+    const killer = killOneEvery(workers, 2_000, () => spawnWorker(ingress.config))
     type Op = { kind: "earn" | "redeem" | "hold"; member: string; key: string; points: number; status?: number; code?: string }
     const ops: Array<Op> = Array.from({ length: total }, (_, i) => ({
       kind: (["earn", "redeem", "hold"] as const)[i % 3]!, member: members[Math.floor(Math.random() * memberCount)]!, key: `chaos-${run}-${i}`, points: 1 + Math.floor(Math.random() * 200)
@@ -66,8 +55,8 @@ describe("loyalty with workers killed under a burst of earns, redeems and holds"
         op.code = res.body?.error?.code
       }
     }))
-    stopKilling = true
-    await killer
+    await killer.stop()
+    const kills = killer.kills()
     const seconds = (Date.now() - started) / 1000
     try {
       const applied = ops.filter((o) => o.status === 200 || o.status === 201)

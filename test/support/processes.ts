@@ -78,19 +78,30 @@ export const spawnIngress = (config: AppConfigShape, env: Record<string, string>
 
 /**
  * Kills one of the workers (chosen at random) with SIGKILL every `everyMs` and puts a fresh one in its place, until
- * stopped: the fault tests' steady rhythm of worker deaths.
+ * stopped: the fault tests' steady rhythm of worker deaths. A fresh worker takes seconds to start (many on a loaded
+ * machine), so the next death does not wait for it: the rhythm holds however slow starts are, where waiting for each
+ * start let a fast run end after one death. One worker is always left running (a victim is never a slot still being
+ * replaced, nor the last one up). `stop` returns once every replacement has started.
  */
 export const killOneEvery = (workers: Array<WorkerProcess>, everyMs: number, respawn: () => Promise<WorkerProcess>) => {
   let kills = 0
   let stopping = false
+  const replacing = new Set<number>()
+  const replacements: Array<Promise<void>> = []
   const loop = (async () => {
     while (!stopping) {
       await new Promise((r) => setTimeout(r, everyMs))
       if (stopping) break
-      const victim = Math.floor(Math.random() * workers.length)
+      const up = workers.map((_, i) => i).filter((i) => !replacing.has(i))
+      if (up.length <= 1) continue
+      const victim = up[Math.floor(Math.random() * up.length)]!
       workers[victim]!.child.kill("SIGKILL")
       kills++
-      workers[victim] = await respawn()
+      replacing.add(victim)
+      replacements.push(respawn().then((w) => {
+        workers[victim] = w
+        replacing.delete(victim)
+      }))
     }
   })()
   return {
@@ -98,6 +109,7 @@ export const killOneEvery = (workers: Array<WorkerProcess>, everyMs: number, res
     stop: async () => {
       stopping = true
       await loop
+      await Promise.all(replacements)
     }
   }
 }
