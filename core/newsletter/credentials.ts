@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto"
+import { credentialHash, randomCredential } from "../credentials.ts"
 import type { TenantScope } from "../TenantScope.ts"
 import { decryptSecret, encryptSecret } from "../webhook/secrets.ts"
 
@@ -6,19 +6,14 @@ import { decryptSecret, encryptSecret } from "../webhook/secrets.ts"
 // SHA-256 like a website browser key; it is also kept encrypted so the set-up call can show it again (it sits in every
 // page that embeds the widget, so showing it again reveals nothing). The Turnstile secret is encrypted and never shown.
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 export const PUBLISHABLE_PREFIX = "svc_pub_"
 
 /** `svc_pub_` + 32 random bytes as base62 (about 190 bits). */
-export const generatePublishableKey = (): string => {
-  let body = ""
-  for (const b of randomBytes(32)) body += BASE62[b % 62]
-  return `${PUBLISHABLE_PREFIX}${body}`
-}
+export const generatePublishableKey = (): string => randomCredential(PUBLISHABLE_PREFIX)
 
 export const looksPublishable = (key: string): boolean => /^svc_pub_[0-9A-Za-z]{20,100}$/.test(key)
 
-export const hashPublishableKey = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest()
+export const hashPublishableKey = credentialHash
 
 // The associated data names tenant, mode and purpose: a ciphertext copied to another row or column fails to decrypt.
 const aad = (scope: TenantScope, what: "publishable_key" | "bot_check_secret") => `newsletter:${scope.tenant_id}:${scope.sandbox}:${what}`

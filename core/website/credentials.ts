@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { credentialHash, randomCredential } from "../credentials.ts"
 
 // The three credentials of a website source and the webhook signature, without services.
 
@@ -8,14 +9,8 @@ export const PREFIX: Readonly<Record<KeyKind, string>> = { server: "svc_sk_", br
 /** Live keys a source may hold per kind (spec: two live keys). */
 export const MAX_LIVE_KEYS = 2
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
 /** A new credential: its prefix and 32 random bytes as base62 (about 190 bits), stored only as its SHA-256. */
-export const generateWebKey = (kind: KeyKind): string => {
-  let body = ""
-  for (const b of randomBytes(32)) body += BASE62[b % 62]
-  return `${PREFIX[kind]}${body}`
-}
+export const generateWebKey = (kind: KeyKind): string => randomCredential(PREFIX[kind])
 
 export const kindOf = (key: string): KeyKind | undefined =>
   /^svc_sk_[0-9A-Za-z]{20,100}$/.test(key) ? "server"
@@ -23,7 +18,7 @@ export const kindOf = (key: string): KeyKind | undefined =>
   : /^svc_wh_[0-9A-Za-z]{20,100}$/.test(key) ? "webhook"
   : undefined
 
-export const hashWebKey = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest()
+export const hashWebKey = credentialHash
 
 /** What an operator may see of a key: its prefix and four characters. */
 export const keyPrefix = (key: string) => key.slice(0, 11)

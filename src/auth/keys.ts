@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto"
+import { credentialHash, randomCredential } from "../../core/credentials.ts"
 
 export const Scopes = [
   "guests:read", "guests:write", "events:write", "bookings:read", "bookings:write", "reservations:write",
@@ -7,17 +7,9 @@ export const Scopes = [
 ] as const
 export type Scope = typeof Scopes[number]
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+export const generateKey = (sandbox: boolean): string => randomCredential(sandbox ? "svckr_test_" : "svckr_")
 
-/** 32 random bytes as base62 (about 190 bits): long enough that a fast hash is a safe way to store it. */
-export const generateKey = (sandbox: boolean): string => {
-  const bytes = randomBytes(32)
-  let body = ""
-  for (const b of bytes) body += BASE62[b % 62]
-  return `${sandbox ? "svckr_test_" : "svckr_"}${body}`
-}
-
-export const hashKey = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest()
+export const hashKey = credentialHash
 
 export const isSandboxKey = (key: string) => key.startsWith("svckr_test_")
 export const looksLikeKey = (key: string) => /^svckr_(test_)?[0-9A-Za-z]{20,100}$/.test(key)

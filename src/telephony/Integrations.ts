@@ -1,14 +1,13 @@
 import { Context, Effect, Layer } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { credentialHash, randomCredential } from "../../core/credentials.ts"
 import type { Integration } from "../../schemas/security.ts"
 import { Database } from "../../core/db/Database.ts"
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const PREFIX = "svccti_"
 const CACHE_MS = 5_000
 
-export const generateCtiToken = (): string => PREFIX + [...randomBytes(32)].map((b) => BASE62[b % 62]).join("")
-const hash = (token: string) => createHash("sha256").update(token, "utf8").digest()
+export const generateCtiToken = (): string => randomCredential(PREFIX)
+const hash = credentialHash
 
 /** Telephony integrations: one webhook token per tenant + provider, stored as a hash. */
 export class Integrations extends Context.Service<Integrations, {
