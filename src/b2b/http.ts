@@ -7,7 +7,7 @@ import { AccountCreated, ContactLinked, DealCreated, DealStages } from "../../sc
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, refusal } from "../http/answers.ts"
+import { answered, refusal, ok } from "../http/answers.ts"
 import { listAccounts, readAccount, readAccountDetail } from "./accountReads.ts"
 import { toAddContact, toCreateDeal, toUpdateDeal } from "./commands.ts"
 import { listDeals, readDeal } from "./dealReads.ts"
@@ -15,7 +15,6 @@ import { B2bEdge, invalid } from "./edge.ts"
 import { codeHotels, toCreateAccount, toUpdateAccount } from "./normalise.ts"
 import { isPage, isUuid, pageOf } from "./paging.ts"
 
-const ok = <A>(data: A) => ({ success: true as const, data })
 const accountNotFound = (id: string) => NotFound.of(`No B2B account with id ${JSON.stringify(id)}`, { id: ["not found"] })
 const dealNotFound = (id: string) => NotFound.of(`No deal with id ${JSON.stringify(id)}`, { id: ["not found"] })
 const hotelRefs = (ids: ReadonlyArray<string> | null | undefined) => (ids ?? []).map((hotel_id, i) => ({ hotel_id, field: `hotel_ids[${i}]` }))

@@ -11,14 +11,13 @@ import { Api } from "../../schemas/api.ts"
 import { CDP_BATCH_MAX, CDP_BULK_MAX, CdpReservationCreated, CdpReservationRequest } from "../../schemas/cdp.ts"
 import { Forbidden, NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, batchItems, batchSizeRefused } from "../http/answers.ts"
+import { answered, batchItems, batchSizeRefused, ok } from "../http/answers.ts"
 import { batchSummary } from "../reservation/submit.ts"
 import { callerScope } from "../http/handlerContext.ts"
 import { createBatch, type JobItem, readBatch } from "./batches.ts"
 import { CdpSettings } from "./CdpSettings.ts"
 import { makeSubmitCdpReservation } from "./reservations.ts"
 
-const ok = <A>(data: A) => ({ success: true as const, data })
 const hashOf = (value: unknown) => createHash("sha1").update(JSON.stringify(value)).digest("base64url")
 
 export const CdpLive = HttpApiBuilder.group(Api, "cdp", (handlers) =>

@@ -4,8 +4,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../schemas/api.ts"
 import { modeOf } from "../../core/channel/settings.ts"
 import { ChannelSettings } from "./ChannelSettings.ts"
-
-const ok = <A>(data: A) => ({ success: true as const, data })
+import { ok } from "../http/answers.ts"
 
 export const ChannelsLive = HttpApiBuilder.group(Api, "channels", (handlers) =>
   Effect.gen(function*() {

@@ -6,6 +6,9 @@ import { CORE_BODY_LIMIT } from "../../schemas/limits.ts"
 import type { ActorCallFailure } from "../../streams/ActorClient.ts"
 import { issueDetails, summarise } from "./issues.ts"
 
+/** The core success envelope `{ success: true, data }`. */
+export const ok = <A>(data: A) => ({ success: true as const, data })
+
 /** Seconds a client is told to wait (Retry-After) before retrying a 503. */
 export const RETRY_AFTER_S = 2
 

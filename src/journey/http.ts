@@ -9,7 +9,7 @@ import { isUuid } from "../../schemas/common.ts"
 import { NotFound, ValidationFailed } from "../../schemas/errors.ts"
 import { JourneyStatuses, RunStates } from "../../schemas/journey.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered } from "../http/answers.ts"
+import { answered, ok } from "../http/answers.ts"
 import { pageLimit } from "../http/cursor.ts"
 import { withEtag } from "./edge.ts"
 import { JourneyDefinitions, journeyNotFound } from "./JourneyDefinitions.ts"
@@ -18,7 +18,6 @@ import { readJourney } from "./store.ts"
 
 const runNotFound = (id: string) => NotFound.of(`No journey run with id ${JSON.stringify(id)}`, { run_id: ["not found"] })
 const badQuery = (field: string, message: string) => ValidationFailed.of(`Invalid request: ${field} ${message}`, { [field]: [message] })
-const ok = <A>(data: A) => ({ success: true as const, data })
 
 const limitOf = (raw: string | undefined) => {
   const limit = pageLimit(raw)

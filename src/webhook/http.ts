@@ -11,12 +11,12 @@ import * as Repo from "../../core/webhook/repository.ts"
 import { encryptSecret, generateSigningSecret } from "../../core/webhook/secrets.ts"
 import { checkSubscriptionUrl, decodeCursor, encodeCursor, fieldsForCreate, fieldsForUpdate, isRefusal, isUuid } from "./subscriptionRules.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
+import { ok } from "../http/answers.ts"
 
 /** Subscriptions per tenant and mode: plenty for partner integrations, bounded fan-out per event. */
 const MAX_SUBSCRIPTIONS = 50
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000
 
-const ok = <A>(data: A) => ({ success: true as const, data })
 const notFound = (id: string) => NotFound.of(`No webhook subscription with id ${JSON.stringify(id)}`, { id: ["not found"] })
 /** Logs name the host only: a path or query string may carry the partner's own tokens. */
 const hostOf = (url: string) => new URL(url).host
