@@ -14,7 +14,8 @@ import { answered } from "../http/answers.ts"
 import { statusOf } from "../../schemas/errors.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { TurnstileVerifier } from "./TurnstileVerifier.ts"
-import { failure, widgetCaller } from "./widgetCaller.ts"
+import { coreErrorResponse } from "../http/errorShape.ts"
+import { widgetCaller } from "./widgetCaller.ts"
 
 const PENDING_MESSAGE = "Check your inbox to confirm your subscription"
 
@@ -36,7 +37,7 @@ export const subscribe = Effect.fn("Newsletter.subscribe")(function*(payload: Su
   const { settings, headers } = caller
   const scope = settings.scope
   const refuse = (status: number, code: string, message: string, details: Record<string, unknown> = {}, extra: Record<string, string> = {}) =>
-    failure(status, code, message, details, { ...headers, ...extra })
+    coreErrorResponse(status, code, message, details, { ...headers, ...extra })
 
   if (payload.consent !== true) return refuse(422, "CONSENT_REQUIRED", "Consent is required to subscribe", { consent: ["must be true"] })
   if (payload._hp !== undefined && payload._hp !== "") {

@@ -25,9 +25,6 @@ export interface WidgetCaller {
   readonly headers: Record<string, string>
 }
 
-export const failure = coreErrorResponse
-
-
 export const PREFLIGHT = {
   "access-control-allow-methods": "GET, POST, OPTIONS",
   "access-control-allow-headers": "Authorization, Content-Type",
@@ -55,8 +52,7 @@ export const widgetCaller = Effect.fn("Newsletter.widgetCaller")(function*(reque
   const config = yield* AppConfig
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers["authorization"] ?? "")?.[1]
   const origin = pageOrigin(request)
-  const refuse = (status: number, code: string, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-    failure(status, code, message, details, headers)
+  const refuse = coreErrorResponse
   if (bearer === undefined) return refuse(401, "UNAUTHORIZED", "Missing key: send Authorization: Bearer <svc_pub_… publishable key>")
 
   let caller: WidgetCaller
@@ -109,6 +105,6 @@ export const NewsletterValidationErrorsLive = Layer.unwrap(Effect.gen(function*(
     const request = yield* HttpServerRequest.HttpServerRequest
     const origin = pageOrigin(request)
     const listed = origin === null ? false : yield* settings.originListed(origin)
-    return failure(400, "VALIDATION_ERROR", summarise(details), details, listed ? corsHeaders(origin) : {})
+    return coreErrorResponse(400, "VALIDATION_ERROR", summarise(details), details, listed ? corsHeaders(origin) : {})
   }))
 }))
