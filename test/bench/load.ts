@@ -6,6 +6,7 @@
  *   scheduled instant (no coordinated omission: a stalled server shows up as latency, not as a lower send rate).
  */
 import { Agent, request as httpRequest } from "node:http"
+import type postgres from "postgres"
 
 export interface Target {
   readonly host: string
@@ -16,6 +17,18 @@ export interface Target {
 export interface Outcome {
   readonly status: number
   readonly body: string
+}
+
+/** What a phase that sets its family up through the API and then drives it is given. */
+export interface PlatformPhase {
+  readonly sql: postgres.Sql
+  readonly agent: Agent
+  readonly port: number
+  readonly baseUrl: string
+  readonly coreKey: string
+  readonly tenantId: string
+  readonly runId: string
+  readonly durationS: number
 }
 
 export const makeAgent = (maxSockets: number) => new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: "fifo" })

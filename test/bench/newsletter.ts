@@ -1,6 +1,5 @@
 import type { Agent } from "node:http"
-import type postgres from "postgres"
-import { exchange, Latencies, round } from "./load.ts"
+import { exchange, Latencies, type PlatformPhase, round } from "./load.ts"
 
 // Newsletter sign-ups per second through POST /api/v1/newsletter/subscribe, as browsers send them (publishable key,
 // an allowed Origin, a new address each): each takes the whole path (newsletter actor, contact created, subscription
@@ -11,17 +10,7 @@ const ORIGIN = "https://news.bench-hotel.net"
 const send = (agent: Agent, port: number, body: string, headers: Record<string, string>) =>
   exchange(agent, port, { method: "POST", path: "/api/v1/newsletter/subscribe", headers, body }).then((o) => o.status)
 
-export const newsletterPhase = async (o: {
-  readonly sql: postgres.Sql
-  readonly agent: Agent
-  readonly port: number
-  readonly baseUrl: string
-  readonly coreKey: string
-  readonly tenantId: string
-  readonly runId: string
-  readonly durationS: number
-  readonly concurrency?: number
-}) => {
+export const newsletterPhase = async (o: PlatformPhase & { readonly concurrency?: number }) => {
   await o.sql`INSERT INTO channel_email (tenant_id, sandbox, from_address) VALUES (${o.tenantId}, false, 'news@bench-hotel.net') ON CONFLICT DO NOTHING`
   const configured = await fetch(`${o.baseUrl}/api/v1/newsletter/config`, {
     method: "PATCH", headers: { authorization: `Bearer ${o.coreKey}`, "content-type": "application/json" },

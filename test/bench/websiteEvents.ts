@@ -1,6 +1,5 @@
 import type { Agent } from "node:http"
-import type postgres from "postgres"
-import { exchange, Latencies, round } from "./load.ts"
+import { exchange, Latencies, type PlatformPhase, round } from "./load.ts"
 
 // Website events: accepted events per second through POST /api/v1/website-events, (1) with the server key in batches
 // of 50 and (2) as single browser-key beacons (text/plain, ?key=, an allowed Origin, one visitor per user agent so the
@@ -43,16 +42,7 @@ const closed = async (agent: Agent, port: number, concurrency: number, durationM
   return { seconds: round(seconds), requests: latencies.count, statuses, accepted, rejected, events_per_s: round(accepted / seconds), latency_ms: latencies.summary() }
 }
 
-export const websiteEventsPhase = async (o: {
-  readonly sql: postgres.Sql
-  readonly agent: Agent
-  readonly port: number
-  readonly baseUrl: string
-  readonly coreKey: string
-  readonly tenantId: string
-  readonly runId: string
-  readonly durationS: number
-}) => {
+export const websiteEventsPhase = async (o: PlatformPhase) => {
   const created = await fetch(`${o.baseUrl}/api/v1/website-sources`, {
     method: "POST", headers: { authorization: `Bearer ${o.coreKey}`, "content-type": "application/json" },
     body: JSON.stringify({ name: `Bench ${o.runId}`, allowed_origins: [ORIGIN] })
