@@ -27,7 +27,7 @@ import {
   WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
 } from "./webhook.ts"
 
-export { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
+export { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
 export { BodyLimit, BodyLimits } from "./limits.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
+import { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
 import { Forbidden, Unauthorized, ValidationFailed } from "../../schemas/errors.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { hasScope } from "../auth/keys.ts"
@@ -39,8 +39,12 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         const principal = yield* keys.authenticate(token)
         if (!principal) return yield* Unauthorized.of("Unknown or revoked API key")
         const required = Option.getOrUndefined(Context.getOption(endpoint.annotations, RequiredScope))
-        if (required && !hasScope(principal.scopes, required)) {
-          return yield* Forbidden.of(`This key lacks the scope ${required}`, { required_scope: required })
+        const accepted = required === undefined ? [] : acceptedScopes(required)
+        if (accepted.length > 0 && !accepted.some((scope) => hasScope(principal.scopes, scope))) {
+          return yield* Forbidden.of(
+            accepted.length === 1 ? `This key lacks the scope ${accepted[0]}` : `This key lacks a scope this endpoint accepts: ${accepted.join(" or ")}`,
+            accepted.length === 1 ? { required_scope: accepted[0] } : { required_scope: accepted.join(" or "), accepted_scopes: accepted }
+          )
         }
         const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
         const decision = yield* limiter.take(principal.key_id, limit)
