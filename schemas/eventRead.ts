@@ -1,0 +1,37 @@
+import { Schema } from "effect"
+import { DateTimeWithOffset, Uuid } from "./common.ts"
+import { EventType } from "./event.ts"
+import { listOf, ok, PageQuery } from "./list.ts"
+import { PartnerJson } from "./reservationRead.ts"
+
+// A stored event as the read routes answer it: core events (POST /api/v1/events) and the reservation family's
+// booking events (booking.created, ...) live in one table and read the same.
+
+const Text = Schema.NullOr(Schema.String)
+
+export const EventView = Schema.Struct({
+  event_id: Schema.String.annotate({ format: "uuid" }),
+  event_type: Schema.String,
+  status: Schema.String,
+  contact_id: Text,
+  hotel_id: Text,
+  /** Our id of the reservation a booking event is about (null for a core event). */
+  reservation_id: Text,
+  source: Text,
+  idempotency_key: Text,
+  payload: PartnerJson.annotate({ description: "The event's data: a core event's payload as sent, a booking event's reservation summary" }),
+  created_at: Schema.String.annotate({ description: "ISO 8601 date-time, UTC", format: "date-time" })
+})
+export type EventView = typeof EventView.Type
+
+export const EventRead = ok(EventView)
+export const EventList = listOf("events", EventView)
+
+const opt = Schema.optionalKey
+export const EventListQuery = {
+  type: opt(EventType),
+  contact_id: opt(Uuid),
+  since: opt(DateTimeWithOffset.annotate({ description: "created at or after this instant (ISO 8601 with offset)" })),
+  ...PageQuery
+}
+export const EventParams = { event_id: Uuid }
