@@ -15,8 +15,12 @@ const Instant = Schema.String.annotate({ description: "ISO 8601 date-time, UTC",
  * JSON the partner sent and the platform keeps as it came (metadata, an address): its shape is the partner's.
  * Declared rather than a record of unknowns, so the document says what it is.
  */
-export const PartnerJson = Schema.declare((_: unknown): _ is unknown => true, { expected: "a JSON value", toCodecJson: () => undefined })
-  .annotate({ description: "Free-form JSON as the partner sent it (its shape is the partner's)" })
+const AnyJson = Schema.declare((_: unknown): _ is unknown => true, { expected: "a JSON value", toCodecJson: () => undefined })
+export const PartnerJson = AnyJson.annotate({ description: "Free-form JSON as the partner sent it (its shape is the partner's)" })
+
+/** A JSON object the partner sent (metadata, an event's payload), kept as it came. */
+export const PartnerObject = AnyJson.check(Schema.makeFilter(() => true, { toJsonSchema: () => ({ type: "object" }) as never }))
+  .annotate({ description: "A free-form JSON object as the partner sent it (its keys are the partner's)" })
 
 export const ReservationGuestView = Schema.Struct({
   /** The contact the guest was resolved to (null: no phone or email to resolve by). */
@@ -93,7 +97,7 @@ export const ReservationView = Schema.Struct({
   external_created_at: Schema.NullOr(Instant),
   external_updated_at: Schema.NullOr(Instant),
   comments: Text,
-  metadata: Schema.NullOr(PartnerJson),
+  metadata: Schema.NullOr(PartnerObject),
   stays: Schema.Array(StayView),
   extras: Schema.Array(ExtraView),
   version: Schema.Number,
@@ -119,12 +123,16 @@ export const ReservationReadQuery = {
   by: opt(Schema.Literal("external").annotate({ description: "external: read the id as the partner's reservation_id only" }))
 }
 
+/** A query parameter with its description in the document (a checked schema's own description stays on its check). */
+export const described = <S extends Schema.Top>(schema: S, description: string) =>
+  opt(schema).annotateKey({ description })
+
 export const ReservationListQuery = {
-  hotel_id: opt(Uuid),
+  hotel_id: described(Uuid, "a hotel's id (UUID): its reservations only"),
   status: opt(oneOf(ReservationStatuses)),
-  check_in_from: opt(DateString.annotate({ description: "check_in on or after this day, YYYY-MM-DD" })),
-  check_in_to: opt(DateString.annotate({ description: "check_in on or before this day, YYYY-MM-DD" })),
-  updated_since: opt(DateTimeWithOffset.annotate({ description: "updated at or after this instant (ISO 8601 with offset)" })),
-  contact_id: opt(Uuid.annotate({ description: "reservations where this contact is a guest" })),
+  check_in_from: described(DateString, "check_in on or after this day, YYYY-MM-DD"),
+  check_in_to: described(DateString, "check_in on or before this day, YYYY-MM-DD"),
+  updated_since: described(DateTimeWithOffset, "updated at or after this instant, ISO 8601 with an offset, e.g. 2026-05-01T00:00:00Z"),
+  contact_id: described(Uuid, "a contact's id (UUID): reservations where this contact is a guest"),
   ...PageQuery
 }
