@@ -1,8 +1,8 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { EventView } from "../../schemas/eventRead.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 
 // Core events (the event actor) and booking events (the reservation actor) share the `events` table: one read for both.
 
@@ -40,10 +40,6 @@ export const listEvents = async (tx: Tx, scope: TenantScope, f: EventFilters, pa
       ${page.after !== undefined ? tx`AND (e.created_at, e.id) < (${page.after.at}::text::timestamptz, ${page.after.id}::uuid)` : none}
     ORDER BY e.created_at DESC, e.id DESC
     LIMIT ${page.limit + 1}`
-  const shown = rows.slice(0, page.limit)
-  const last = shown[shown.length - 1]
-  return {
-    events: shown.map(viewOf),
-    next_cursor: rows.length > page.limit && last ? encodeCursor(last.cursor_at as string, last.event_id as string) : null
-  }
+  const { shown, next_cursor } = pageOf(rows, page.limit, (e) => ({ at: e.cursor_at as string, id: e.event_id as string }))
+  return { events: shown.map(viewOf), next_cursor }
 }

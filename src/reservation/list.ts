@@ -1,8 +1,8 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ReservationStatus } from "../../schemas/reservation.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 import { RESERVATION_COLUMNS, withDetails } from "./read.ts"
 
 /** The filters of `GET /api/v1/reservations`, already checked by the route's query schema. */
@@ -38,10 +38,6 @@ export const listReservations = async (tx: Tx, scope: TenantScope, f: Reservatio
       ${page.after !== undefined ? tx`AND (r.updated_at, r.id) < (${page.after.at}::text::timestamptz, ${page.after.id}::uuid)` : none}
     ORDER BY r.updated_at DESC, r.id DESC
     LIMIT ${page.limit + 1}`
-  const shown = rows.slice(0, page.limit)
-  const last = shown[shown.length - 1]
-  return {
-    reservations: await withDetails(tx, shown.map(({ cursor_at: _c, ...r }) => r)),
-    next_cursor: rows.length > page.limit && last ? encodeCursor(last.cursor_at as string, last.reservation_id as string) : null
-  }
+  const { shown, next_cursor } = pageOf(rows, page.limit, (r) => ({ at: r.cursor_at as string, id: r.reservation_id as string }))
+  return { reservations: await withDetails(tx, shown.map(({ cursor_at: _c, ...r }) => r)), next_cursor }
 }
