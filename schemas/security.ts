@@ -12,14 +12,17 @@ export interface Principal {
 }
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("app/http/CurrentPrincipal") {}
 
+/** One scope, or a non-empty list of scopes of which any one will do. */
+export type ScopeRequirement = string | readonly [string, ...Array<string>]
+
 /**
  * Endpoint annotation: the scope a key needs for this endpoint (`*` grants all), or several of which any one will do
  * (a read open to `bookings:read` or `guests:read`).
  */
-export class RequiredScope extends Context.Service<RequiredScope, string | ReadonlyArray<string>>()("app/http/RequiredScope") {}
+export class RequiredScope extends Context.Service<RequiredScope, ScopeRequirement>()("app/http/RequiredScope") {}
 
 /** The scopes an endpoint's annotation accepts, any one of them enough. */
-export const acceptedScopes = (required: string | ReadonlyArray<string>): ReadonlyArray<string> =>
+export const acceptedScopes = (required: ScopeRequirement): ReadonlyArray<string> =>
   typeof required === "string" ? [required] : required
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(

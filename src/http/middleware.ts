@@ -19,6 +19,15 @@ export const rateLimitedResponse = (retryAfter: number, limit: number) =>
   coreErrorResponse(429, "RATE_LIMITED", `Rate limit exceeded; retry after ${retryAfter} s`, { retry_after_seconds: retryAfter },
     { "retry-after": String(retryAfter), "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": "0" })
 
+/** 403 naming the scope the endpoint needs, or every scope it accepts when any one of several will do. */
+const scopeRefused = (accepted: ReadonlyArray<string>) =>
+  accepted.length === 1
+    ? Forbidden.of(`This key lacks the scope ${accepted[0]}`, { required_scope: accepted[0] })
+    : Forbidden.of(`This key lacks a scope this endpoint accepts: ${accepted.join(" or ")}`, {
+      required_scope: accepted.join(" or "),
+      accepted_scopes: accepted
+    })
+
 /** Bearer key → principal; then the endpoint's scope; then the key's rate limit (headers on every answer). */
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
   const keys = yield* ApiKeys
@@ -39,12 +48,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         const principal = yield* keys.authenticate(token)
         if (!principal) return yield* Unauthorized.of("Unknown or revoked API key")
         const required = Option.getOrUndefined(Context.getOption(endpoint.annotations, RequiredScope))
-        const accepted = required === undefined ? [] : acceptedScopes(required)
-        if (accepted.length > 0 && !accepted.some((scope) => hasScope(principal.scopes, scope))) {
-          return yield* Forbidden.of(
-            accepted.length === 1 ? `This key lacks the scope ${accepted[0]}` : `This key lacks a scope this endpoint accepts: ${accepted.join(" or ")}`,
-            accepted.length === 1 ? { required_scope: accepted[0] } : { required_scope: accepted.join(" or "), accepted_scopes: accepted }
-          )
+        if (required !== undefined && !acceptedScopes(required).some((scope) => hasScope(principal.scopes, scope))) {
+          return yield* scopeRefused(acceptedScopes(required))
         }
         const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
         const decision = yield* limiter.take(principal.key_id, limit)
