@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { Attribution } from "./b2b.ts"
 import { DateString, DateTimeWithOffset, oneOf, Uuid } from "./common.ts"
 import { listOf, ok, PageQuery } from "./list.ts"
+import { JsonValue } from "./text.ts"
 import { ReservationSources, ReservationStatuses } from "./reservation.ts"
 
 // A stored reservation as the read routes answer it: every field typed, the partner's own free-form data (metadata,
@@ -15,11 +16,10 @@ const Instant = Schema.String.annotate({ description: "ISO 8601 date-time, UTC",
  * JSON the partner sent and the platform keeps as it came (metadata, an address): its shape is the partner's.
  * Declared rather than a record of unknowns, so the document says what it is.
  */
-const AnyJson = Schema.declare((_: unknown): _ is unknown => true, { expected: "a JSON value", toCodecJson: () => undefined })
-export const PartnerJson = AnyJson.annotate({ description: "Free-form JSON as the partner sent it (its shape is the partner's)" })
+export const PartnerJson = JsonValue.annotate({ description: "Free-form JSON as the partner sent it (its shape is the partner's)" })
 
 /** A JSON object the partner sent (metadata, an event's payload), kept as it came. */
-export const PartnerObject = AnyJson.check(Schema.makeFilter(() => true, { toJsonSchema: () => ({ type: "object" }) as never }))
+export const PartnerObject = JsonValue.check(Schema.makeFilter(() => true, { toJsonSchema: () => ({ type: "object" }) as never }))
   .annotate({ description: "A free-form JSON object as the partner sent it (its keys are the partner's)" })
 
 export const ReservationGuestView = Schema.Struct({
