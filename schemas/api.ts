@@ -21,15 +21,20 @@ import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
-import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
+import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse } from "./reservation.ts"
+import { ReservationList, ReservationListQuery, ReservationRead, ReservationReadQuery } from "./reservationRead.ts"
+import { EventList, EventListQuery, EventParams, EventRead } from "./eventRead.ts"
 import {
   CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
   WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
 } from "./webhook.ts"
 
-export { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
+export { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
 export { BodyLimit, BodyLimits } from "./limits.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+
+/** Reservations are read by a booking integration (bookings:read) and by a guest-facing one (guests:read) alike. */
+const RESERVATION_READ_SCOPES = ["bookings:read", "guests:read"] as const
 
 const Created = ReservationCreated.pipe(HttpApiSchema.status(201)).annotate({ description: "A new reservation" })
 const Updated = ReservationResponse.annotate({ description: "An existing reservation updated, or skipped" })
@@ -53,12 +58,18 @@ export const ReservationsGroup = HttpApiGroup.make("reservations")
       .annotate(OpenApi.Summary, "Up to 50 reservations; partial success with one result per item, in order")
   )
   .add(
-    HttpApiEndpoint.get("get", "/api/v1/reservations/:reservation_id", {
-      params: { reservation_id: SafeString },
-      success: StoredReservation,
+    HttpApiEndpoint.get("list", "/api/v1/reservations", { query: ReservationListQuery, success: ReservationList })
+      .annotate(RequiredScope, RESERVATION_READ_SCOPES)
+      .annotate(OpenApi.Summary, "List reservations, newest updated first, filtered by hotel, status, check-in, update time or guest")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/reservations/:id", {
+      params: { id: SafeString },
+      query: ReservationReadQuery,
+      success: ReservationRead,
       error: NotFound
-    }).annotate(RequiredScope, "bookings:read")
-      .annotate(OpenApi.Summary, "Read a reservation by the partner's reservation_id")
+    }).annotate(RequiredScope, RESERVATION_READ_SCOPES)
+      .annotate(OpenApi.Summary, "Read a reservation by our reservation_id (UUID) or the partner's; by=external forces the partner's")
   )
   .middleware(ValidationErrors)
   .middleware(Authentication)
@@ -113,6 +124,16 @@ export const EventsGroup = HttpApiGroup.make("events")
       error: [Unprocessable, Unavailable, InternalError]
     }).annotate(RequiredScope, "events:write")
       .annotate(OpenApi.Summary, "Send an event that can start journeys")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/events", { query: EventListQuery, success: EventList })
+      .annotate(RequiredScope, "guests:read")
+      .annotate(OpenApi.Summary, "List events (core and booking events), newest first, by type, contact or time")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/events/:event_id", { params: EventParams, success: EventRead, error: NotFound })
+      .annotate(RequiredScope, "guests:read")
+      .annotate(OpenApi.Summary, "Read one event (core or booking event) by its event_id")
   )
   .middleware(ValidationErrors)
   .middleware(Authentication)

@@ -175,10 +175,5 @@ export const batchResponseOf = <S extends Schema.Top>(result: S) => Schema.Struc
 export const BatchResponse = batchResponseOf(Schema.Union([ReservationResult, SkippedResult]))
 export type BatchResponse = typeof BatchResponse.Type
 
-export const StoredReservation = Schema.Struct({
-  success: Schema.Literal(true),
-  data: Schema.Record(Schema.String, Schema.Unknown)
-})
-
 /** A new reservation: the same body as ReservationResponse, answered 201 (a plain ReservationResponse is answered 200). */
 export class ReservationCreated extends Schema.Class<ReservationCreated>("ReservationCreated")(ReservationResponse) {}

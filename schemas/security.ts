@@ -12,8 +12,18 @@ export interface Principal {
 }
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("app/http/CurrentPrincipal") {}
 
-/** Endpoint annotation: the scope a key needs for this endpoint (`*` grants all). */
-export class RequiredScope extends Context.Service<RequiredScope, string>()("app/http/RequiredScope") {}
+/** One scope, or a non-empty list of scopes of which any one will do. */
+export type ScopeRequirement = string | readonly [string, ...Array<string>]
+
+/**
+ * Endpoint annotation: the scope a key needs for this endpoint (`*` grants all), or several of which any one will do
+ * (a read open to `bookings:read` or `guests:read`).
+ */
+export class RequiredScope extends Context.Service<RequiredScope, ScopeRequirement>()("app/http/RequiredScope") {}
+
+/** The scopes an endpoint's annotation accepts, any one of them enough. */
+export const acceptedScopes = (required: ScopeRequirement): ReadonlyArray<string> =>
+  typeof required === "string" ? [required] : required
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
   "app/http/Authentication",

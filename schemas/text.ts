@@ -132,7 +132,7 @@ export const DocumentedFreeForm = (maxBytes: number) =>
  * Any JSON value, taken as it is (no recursive decode: a value thousands of levels deep costs nothing here). Declared
  * rather than `Schema.Unknown` so the checks on it appear in the JSON Schema (Unknown's are left out).
  */
-const JsonValue = Schema.declare((_: unknown): _ is unknown => true, { expected: "a JSON value", toCodecJson: () => undefined })
+export const JsonValue = Schema.declare((_: unknown): _ is unknown => true, { expected: "a JSON value", toCodecJson: () => undefined })
 
 /** Any free-form JSON value (object, array, string, number...) under the same rules as `FreeFormObject`. */
 export const FreeFormValue = (limits: Partial<FreeFormLimits> = {}) =>

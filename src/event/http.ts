@@ -4,7 +4,10 @@ import { randomUUID } from "node:crypto"
 import { EventProtocol, type RecordEvent } from "../../actors/event/protocol.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
-import { Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { Database, withTenant } from "../../core/db/Database.ts"
+import { pageRequest } from "../http/paging.ts"
+import { listEvents, readEvent } from "./read.ts"
 import { EventCreated } from "../../schemas/event.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, hotelNotFound } from "../http/answers.ts"
@@ -14,7 +17,21 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   Effect.gen(function*() {
     const hotels = yield* Hotels
     const actors = yield* ActorClient
-    return handlers.handle("record", Effect.fn("Events.record")(function*({ payload: r }) {
+    const db = yield* Database
+    return handlers
+      .handle("list", Effect.fn("Events.list")(function*({ query }) {
+        const principal = yield* CurrentPrincipal
+        const page = yield* pageRequest(query)
+        const data = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => listEvents(tx, principal, query, page)))
+        return { success: true as const, data }
+      }))
+      .handle("get", Effect.fn("Events.get")(function*({ params }) {
+        const principal = yield* CurrentPrincipal
+        const found = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => readEvent(tx, principal, params.event_id)))
+        if (found === undefined) return yield* NotFound.of(`No event with event_id ${params.event_id}`, { event_id: ["not found"] })
+        return { success: true as const, data: found }
+      }))
+      .handle("record", Effect.fn("Events.record")(function*({ payload: r }) {
       const principal = yield* CurrentPrincipal
       let guestPhone: string | undefined
       if (r.guest_phone !== undefined && r.contact_id === undefined) {

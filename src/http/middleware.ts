@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
+import { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
 import { Forbidden, Unauthorized, ValidationFailed } from "../../schemas/errors.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { hasScope } from "../auth/keys.ts"
@@ -18,6 +18,15 @@ export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(
 export const rateLimitedResponse = (retryAfter: number, limit: number) =>
   coreErrorResponse(429, "RATE_LIMITED", `Rate limit exceeded; retry after ${retryAfter} s`, { retry_after_seconds: retryAfter },
     { "retry-after": String(retryAfter), "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": "0" })
+
+/** 403 naming the scope the endpoint needs, or every scope it accepts when any one of several will do. */
+const scopeRefused = (accepted: ReadonlyArray<string>) =>
+  accepted.length === 1
+    ? Forbidden.of(`This key lacks the scope ${accepted[0]}`, { required_scope: accepted[0] })
+    : Forbidden.of(`This key lacks a scope this endpoint accepts: ${accepted.join(" or ")}`, {
+      required_scope: accepted.join(" or "),
+      accepted_scopes: accepted
+    })
 
 /** Bearer key → principal; then the endpoint's scope; then the key's rate limit (headers on every answer). */
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
@@ -39,8 +48,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         const principal = yield* keys.authenticate(token)
         if (!principal) return yield* Unauthorized.of("Unknown or revoked API key")
         const required = Option.getOrUndefined(Context.getOption(endpoint.annotations, RequiredScope))
-        if (required && !hasScope(principal.scopes, required)) {
-          return yield* Forbidden.of(`This key lacks the scope ${required}`, { required_scope: required })
+        if (required !== undefined && !acceptedScopes(required).some((scope) => hasScope(principal.scopes, scope))) {
+          return yield* scopeRefused(acceptedScopes(required))
         }
         const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
         const decision = yield* limiter.take(principal.key_id, limit)

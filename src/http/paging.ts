@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ValidationFailed } from "../../schemas/errors.ts"
-import { decodeCursor } from "./cursor.ts"
+import { decodeCursor, encodeCursor } from "./cursor.ts"
 
 /** A list request's page: how many items, and the (time, id) of the last item already shown. */
 export interface PageRequest {
@@ -31,3 +31,14 @@ export const pageRequest = Effect.fn("Paging.pageRequest")(function*(
 
 /** The next page's cursor: the last row's (time, id) when the page is full, else null. */
 export { encodeCursor } from "./cursor.ts"
+
+/**
+ * The page of a keyset query that fetched `limit + 1` rows: the first `limit`, and the cursor of the last of them when
+ * there was one more (null on the last page).
+ */
+export const pageOf = <R>(rows: ReadonlyArray<R>, limit: number, keyOf: (row: R) => { readonly at: string; readonly id: string }) => {
+  const shown = rows.slice(0, limit)
+  const last = shown[shown.length - 1]
+  const key = rows.length > limit && last !== undefined ? keyOf(last) : undefined
+  return { shown, next_cursor: key === undefined ? null : encodeCursor(key.at, key.id) }
+}

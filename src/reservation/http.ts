@@ -2,9 +2,11 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Database, withTenant } from "../../core/db/Database.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
-import { NotFound } from "../../schemas/errors.ts"
+import { NotFound, ValidationFailed } from "../../schemas/errors.ts"
 import { ReservationCreated, ReservationRequest } from "../../schemas/reservation.ts"
-import { asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
+import { batchItems, batchSizeRefused } from "../http/answers.ts"
+import { pageRequest } from "../http/paging.ts"
+import { listReservations } from "./list.ts"
 import { readReservation } from "./read.ts"
 import { batchSummary, makeSubmitReservation } from "./submit.ts"
 
@@ -30,13 +32,24 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
           const answers = yield* Effect.forEach(items, reservationItem((r) => submit(principal, r)), { concurrency: "unbounded" })
           return { success: true as const, data: batchSummary(answers) }
         }))
-      .handle("get", ({ params }) =>
-        Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
-          const found = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => readReservation(tx, principal, params.reservation_id)))
-          if (found === undefined) {
-            return yield* NotFound.of(`No reservation with reservation_id ${JSON.stringify(params.reservation_id)}`, { reservation_id: ["not found"] })
-          }
-          return { success: true as const, data: asJson(found) }
-        }))
+      .handle("get", Effect.fn("Reservations.get")(function*({ params, query }) {
+        const principal = yield* CurrentPrincipal
+        const found = yield* db.query((sql) =>
+          withTenant(sql, principal.tenant_id, (tx) => readReservation(tx, principal, params.id, query.by === "external")))
+        if (found === undefined) {
+          return yield* NotFound.of(`No reservation with id ${JSON.stringify(params.id)}`, { id: ["not found"] })
+        }
+        return { success: true as const, data: found }
+      }))
+      .handle("list", Effect.fn("Reservations.list")(function*({ query }) {
+        const principal = yield* CurrentPrincipal
+        const page = yield* pageRequest(query)
+        if (query.check_in_from !== undefined && query.check_in_to !== undefined && query.check_in_to < query.check_in_from) {
+          return yield* ValidationFailed.of("Invalid request: check_in_to must not be before check_in_from", {
+            check_in_to: ["must not be before check_in_from"]
+          })
+        }
+        const data = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => listReservations(tx, principal, query, page)))
+        return { success: true as const, data }
+      }))
   }))

@@ -64,7 +64,7 @@ const cases: ReadonlyArray<Case> = [
   { name: "an amount out of range", method: "POST", path: at("/api/v1/reservations"), body: res({ amount: 1e300 }), status: 400, field: "amount" },
   { name: "a headcount out of range", method: "POST", path: at("/api/v1/reservations"), body: res({ stays: [{ start_date: "2026-12-01", end_date: "2026-12-02", adults: 5_000 }] }), status: 400, field: "stays[0].adults" },
   { name: "NUL in a batch item: refused on its own", method: "POST", path: at("/api/v1/reservations/batch"), body: () => ({ reservations: [res({ comments: "\u0000" })()] }), status: 200, field: "" },
-  { name: "NUL in a path parameter", method: "GET", path: at("/api/v1/reservations/%00"), status: 400, field: "reservation_id" },
+  { name: "NUL in a path parameter", method: "GET", path: at("/api/v1/reservations/%00"), status: 400, field: "id" },
   { name: "NUL in a guest", method: "POST", path: at("/api/v1/guests"), body: () => ({ phone: "+34600123457", first_name: "A", last_name: "B\u0000" }), status: 400, field: "last_name" },
   { name: "NUL in a custom field value", method: "POST", path: at("/api/v1/guests"), body: () => ({ phone: "+34600123457", first_name: "A", last_name: "B", custom_fields: { x: "\u0000" } }), status: 400, field: "custom_fields.x" },
   { name: "NUL in a query parameter", method: "GET", path: at("/api/v1/guests?phone=%00"), status: 400, field: "phone" },

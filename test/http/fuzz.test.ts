@@ -51,6 +51,9 @@ let ctiToken: string
 let newsletterKey: string
 let contactId: string
 let webhookId: string
+/** A stored reservation (our id) and its booking event: the reservation and event reads get past 404. */
+let reservationId: string
+let eventId: string
 /** Loyalty SSO: a member's access token, its club client and a transfer token (the /api/loyalty/me and /club routes). */
 let sso: { access_token: string; client: { client_id: string; client_secret: string }; transfer: string }
 /** A website source of the tenant (not signing, a high limit): its server key and webhook token. */
@@ -68,6 +71,11 @@ beforeAll(async () => {
   ])
   const guest = await request(platform.baseUrl, "POST", "/api/v1/guests", { key, body: { phone: e164(4_242), first_name: "Fuzz", last_name: "Target" } })
   contactId = guest.body.data.contact_id
+  const booked = await request(platform.baseUrl, "POST", "/api/v1/reservations", { key, body: {
+    reservation_id: uniqueId("fz"), hotel_id: tenant.hotel_id, check_in: "2026-12-01", check_out: "2026-12-04", guests: [{ first_name: "Fuzz", phone: e164(4_242) }]
+  } })
+  reservationId = booked.body.data.reservation_id
+  eventId = booked.body.data.event_id
   const hook = await request(platform.baseUrl, "POST", "/api/v1/webhooks", { key, body: { url: "https://127.0.0.1:1/fuzz", event_types: ["broadcast.completed"], enabled: false } })
   webhookId = hook.body.data.id
   // Visitor events reach the visitor actor only while tracking is on.
@@ -118,7 +126,8 @@ const mostly = <A>(good: ReadonlyArray<A>, bad: ReadonlyArray<A>) =>
 const dates = mostly(["2026-12-01", "2026-12-03", "2026-12-05"], ["2026-02-30", "1899-12-31"])
 const instants = mostly(["2026-11-20T10:00:00Z", "2026-11-20T10:04:05+02:00"], ["2026-11-20T10:00:00"])
 /** The id a route's `{id}` takes: of a webhook subscription or of a contact. */
-const idFor = (path: string) => (path.startsWith("/api/v1/webhooks/") ? webhookId : contactId)
+const idFor = (path: string) =>
+  path.startsWith("/api/v1/webhooks/") ? webhookId : path.startsWith("/api/v1/reservations/") ? reservationId : contactId
 
 /** A telephony provider's body (free-form in the document: its shape is read by the CTI parser). */
 const ctiBody = fc.oneof(
@@ -141,6 +150,8 @@ const hints = (path: string): Hints => ({
   contact_id: fc.constant(contactId),
   id: fc.constantFrom(idFor(path), "00000000-0000-4000-8000-000000000000"),
   call_record_id: fc.uuid(), provider: fc.constant("aircall"),
+  event_id: fc.constantFrom(eventId, "00000000-0000-4000-8000-000000000000"),
+  check_in_from: dates, check_in_to: dates, updated_since: instants, since: instants,
   // A source webhook's token (the credential is in the path), and the names website events take.
   token: fc.constantFrom(webSource.webhook_token, "svc_wh_000000000000000000000000"),
   occurred_at: mostly([null], ["2026-02-30T10:00:00Z"]).map((v) => v ?? new Date().toISOString()), captured_at: instants,

@@ -6,6 +6,7 @@ import { unsubscribeToken } from "../../core/message/unsubscribe.ts"
 import { useEncryptionKey } from "../support/messaging.ts"
 import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "./rawRouteCases.ts"
 import { newsletterRoutes } from "../newsletter/openapiCases.ts"
+import { readRoutes } from "../reservation/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -1127,6 +1128,7 @@ const routes: Record<string, RouteCases> = {
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
     notCausedActorFailures: ACTOR_FAILURES
   }),
+  ...readRoutes({ call, keyCases, tenant: () => tenant }),
   "POST /api/v1/reservations": {
     cases: [
       c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),
@@ -1153,18 +1155,6 @@ const routes: Record<string, RouteCases> = {
       ...keyCases("POST", "/api/v1/reservations/batch", { reservations: [] })
     ],
     notCaused: { 503: ACTOR_FAILURES[503] }
-  },
-  "GET /api/v1/reservations/{reservation_id}": {
-    cases: [
-      c(200, "a stored reservation", async () => {
-        const body = reservation({ hotel_code: tenant.hotel_code })
-        await data(as("POST", "/api/v1/reservations", body))
-        return as("GET", `/api/v1/reservations/${encodeURIComponent(body.reservation_id)}`)
-      }),
-      c(404, "an unknown reservation_id", () => as("GET", "/api/v1/reservations/NO-SUCH-RESERVATION")),
-      nulParam("GET", "/api/v1/reservations/%00"),
-      ...keyCases("GET", "/api/v1/reservations/x")
-    ]
   },
   "POST /api/v1/guests": {
     cases: [
