@@ -44,6 +44,7 @@ export const WebsiteEventPaths = {
   "/api/v1/website-events": {
     post: {
       tags: ["website events"],
+      operationId: "sendWebsiteEvents",
       summary: "Send website events with the source's server key (Authorization: Bearer svc_sk_…) or browser key (X-SVC-Key or ?key=svc_pk_…, only from an allowed origin)",
       parameters: [
         param("X-SVC-Key", "header", "a browser key (svc_pk_…)"),
@@ -54,6 +55,7 @@ export const WebsiteEventPaths = {
     },
     options: {
       tags: ["website events"],
+      operationId: "preflightWebsiteEvents",
       summary: "CORS preflight: 204, with the CORS headers only for an origin some source allows",
       responses: { "204": { description: "No content", headers: { ...CORS_HEADERS, "Access-Control-Allow-Methods": header("POST, OPTIONS"), "Access-Control-Allow-Headers": header("Content-Type, X-SVC-Key") } } }
     }
@@ -61,6 +63,7 @@ export const WebsiteEventPaths = {
   "/api/v1/website-events/hooks/{token}": {
     get: {
       tags: ["website events"],
+      operationId: "checkWebsiteHook",
       summary: "Readiness of a source webhook: 200 when a POST would be accepted, else the 401 or 403 a POST would get",
       parameters: [TOKEN, TEST],
       responses: {
@@ -71,6 +74,7 @@ export const WebsiteEventPaths = {
     },
     post: {
       tags: ["website events"],
+      operationId: "receiveWebsiteHook",
       summary: "A partner's webhook: its JSON mapped onto the contract (X-SVC-Signature: t=…,v1=… over '<t>.<raw body>' when the source signs)",
       parameters: [
         TOKEN, TEST,
