@@ -25,10 +25,9 @@ export const TagDescriptions: Readonly<Record<string, string>> = {
   newsletterConfig: "The newsletter widget's setup: enabled, allowed origins, fields, bot check",
   newsletter: "The newsletter widget's public routes: its configuration and the double opt-in sign-up",
   newsletterConfirm: "The confirmation link of a newsletter sign-up email",
-  "website events": "Website events in: a site's server or a browser beacon, or a partner's webhook mapped onto the contract",
+  "website events": "Website events in: a site's server or a browser beacon, or a partner's webhook mapped onto the contract; the page of their error codes",
   "browser sdk": "The browser script sending website events, its integrity value and the development demo page",
   messaging: "Routes providers and guests reach: WhatsApp Cloud API's webhook and the unsubscribe links of emails",
   operations: "For operators: liveness, readiness and Prometheus metrics",
-  oidc: "Loyalty single sign-on: the OpenID Connect provider's endpoints and the passwordless sign-in pages",
-  documentation: "Pages explaining the platform's answers (the links in error bodies point here)"
+  oidc: "Loyalty single sign-on: the OpenID Connect provider's endpoints and the passwordless sign-in pages"
 }

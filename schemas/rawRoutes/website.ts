@@ -41,6 +41,20 @@ const TOKEN = param("token", "path", "the source's webhook token (svc_wh_…)")
 const TEST = { name: "test", in: "query", required: false, description: "1: judged and answered, never stored", schema: { type: "string", enum: ["1"] } }
 
 export const WebsiteEventPaths = {
+  "/docs/website-events": {
+    get: {
+      tags: ["website events"],
+      operationId: "getWebsiteEventErrorCodes",
+      summary: "The error codes of website events, one section per code (its anchor), with its status, meaning and fix: the `docs` link of every error body",
+      responses: {
+        "200": {
+          description: "The page (HTML, no script), cached five minutes",
+          headers: { "Cache-Control": header("public, max-age=300") },
+          content: { "text/html": { schema: { type: "string" } } }
+        }
+      }
+    }
+  },
   "/api/v1/website-events": {
     post: {
       tags: ["website events"],
