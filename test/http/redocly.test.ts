@@ -63,4 +63,11 @@ describe("/openapi.json under Redocly's recommended rules", () => {
     expect(found, found.join("\n")).toEqual([])
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 })
   })
+
+  it("declares every HTTP auth scheme in lower case, the spelling /docs (Scalar) recognises: `Bearer` made it show Basic", async () => {
+    const doc = await (await fetch(`${platform.baseUrl}/openapi.json`)).json() as { components: { securitySchemes: Record<string, { type: string; scheme?: string }> } }
+    const http = Object.entries(doc.components.securitySchemes).filter(([, s]) => s.type === "http")
+    expect(http.length).toBeGreaterThan(0)
+    for (const [name, s] of http) expect(s.scheme, name).toBe(s.scheme!.toLowerCase())
+  })
 })
