@@ -20,6 +20,7 @@ import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
+import { TagDescriptions } from "./tags.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse } from "./reservation.ts"
 import { ReservationList, ReservationListQuery, ReservationRead, ReservationReadQuery } from "./reservationRead.ts"
@@ -188,6 +189,21 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .middleware(ValidationErrors)
   .middleware(Authentication)
 
+/** A webhook's operationId: its event type in camelCase (`loyalty.points.earned` → `loyaltyPointsEarned`). */
+const camelCase = (eventType: string) => eventType.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase())
+
+/** Every tag with its description (a group's own annotation first), the raw routes' tags included. */
+const documentedTags = (tags: ReadonlyArray<{ readonly name: string; readonly description?: string | undefined }>) => {
+  const named = new Set(tags.map((t) => t.name))
+  return [
+    ...tags.map((t) => {
+      const description = t.description ?? TagDescriptions[t.name]
+      return description === undefined ? t : { ...t, description }
+    }),
+    ...Object.entries(TagDescriptions).filter(([name]) => !named.has(name)).map(([name, description]) => ({ name, description }))
+  ]
+}
+
 export const Api = HttpApi.make("gep")
   .add(ReservationsGroup)
   .add(GuestsGroup)
@@ -220,12 +236,14 @@ export const Api = HttpApi.make("gep")
     ...spec,
     paths: { ...spec.paths, ...RawRoutePaths } as typeof spec.paths,
     components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
+    tags: documentedTags(spec.tags),
     webhooks: {
       ...spec.webhooks,
       ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
         const doc = Schema.toJsonSchemaDocument(schema as never)
         return [eventType, {
           post: {
+            operationId: camelCase(eventType),
             summary: `${eventType}, delivered to subscriptions listening to it`,
             requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
             responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
@@ -235,5 +253,9 @@ export const Api = HttpApi.make("gep")
     }
   }))
   .annotate(OpenApi.Version, "1.0.0")
+  // Relative: the API is served where this document is (each deployment's own host; /docs tries requests there).
+  .annotate(OpenApi.Servers, [{ url: "/", description: "The host serving this document" }])
+  // Not open source: an SPDX LicenseRef (OpenAPI 3.1 takes an SPDX expression), there being no public licence text to link.
+  .annotate(OpenApi.License, { name: "Proprietary: for the platform's customers and their integrators", identifier: "LicenseRef-Proprietary" })
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })

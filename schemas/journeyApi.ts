@@ -85,7 +85,8 @@ export const RunView = Schema.Struct({
   reservation_id: Schema.NullOr(Schema.String),
   state: Schema.Literals(RunStates),
   exit_reason: Schema.NullOr(Schema.String),
-  error: Schema.NullOr(Schema.Unknown),
+  // Why a failed run failed (actors/journey/run.ts RunError); null for every other run.
+  error: Schema.NullOr(Schema.Struct({ code: Schema.String, message: Schema.String, step_id: Schema.NullOr(Schema.String) })),
   started_at: Schema.String,
   ended_at: Schema.NullOr(Schema.String),
   wake_at: Schema.NullOr(Schema.String),

@@ -2,7 +2,7 @@ import { Context, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { RateLimited, Unauthorized, ValidationFailed } from "./errors.ts"
 import { LoyaltyData } from "./loyalty.ts"
-import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { Authentication, Bearer, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
 
 // Loyalty SSO's HTTP contract besides oidc-provider's own endpoints (those are in the discovery document, and in
@@ -22,7 +22,7 @@ export class CurrentMember extends Context.Service<CurrentMember, Member>()("app
 /** `Authorization: Bearer <access_token>` from `/api/oidc/token` (scope `loyalty`), limited per member. */
 export class MemberAuthentication extends HttpApiMiddleware.Service<MemberAuthentication, { provides: CurrentMember }>()(
   "app/oidc/MemberAuthentication",
-  { error: [Unauthorized, RateLimited], security: { bearer: HttpApiSecurity.bearer } }
+  { error: [Unauthorized, RateLimited], security: { bearer: Bearer } }
 ) {}
 
 /** A club client (an OIDC client of the tenant): `X-Client-Id` plus `X-Client-Secret`. */

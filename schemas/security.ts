@@ -12,6 +12,13 @@ export interface Principal {
 }
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("app/http/CurrentPrincipal") {}
 
+/**
+ * `Authorization: Bearer <key>`. Declared with the lower-case scheme name: HTTP auth schemes are case-insensitive (the
+ * credential is matched either way), but Scalar, the /docs renderer, recognises only `bearer` and otherwise shows
+ * every request sample with `Authorization: Basic` (HttpApiSecurity.bearer declares `Bearer`).
+ */
+export const Bearer = HttpApiSecurity.http({ scheme: "bearer" })
+
 /** One scope, or a non-empty list of scopes of which any one will do. */
 export type ScopeRequirement = string | readonly [string, ...Array<string>]
 
@@ -27,7 +34,7 @@ export const acceptedScopes = (required: ScopeRequirement): ReadonlyArray<string
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
   "app/http/Authentication",
-  { error: [Unauthorized, Forbidden, RateLimited], security: { bearer: HttpApiSecurity.bearer } }
+  { error: [Unauthorized, Forbidden, RateLimited], security: { bearer: Bearer } }
 ) {}
 
 /** Turns schema decoding failures into the core error shape with per-field details. */
@@ -46,5 +53,5 @@ export class CurrentIntegration extends Context.Service<CurrentIntegration, Inte
 /** `Authorization: Bearer <WEBHOOK_TOKEN>` of a CTI integration, plus the per-tenant telephony rate limit. */
 export class CtiAuthentication extends HttpApiMiddleware.Service<CtiAuthentication, { provides: CurrentIntegration }>()(
   "app/http/CtiAuthentication",
-  { error: [Unauthorized, Forbidden, RateLimited], security: { bearer: HttpApiSecurity.bearer } }
+  { error: [Unauthorized, Forbidden, RateLimited], security: { bearer: Bearer } }
 ) {}

@@ -130,7 +130,7 @@ export const WebsiteHookReadiness = Schema.Struct({
 export const SdkIntegrity = Schema.Struct({
   version: Schema.String,
   url: Schema.String,
-  integrity: Schema.String.annotate({ description: "sha384-… of the bytes served, for <script integrity>" }),
+  integrity: Schema.String.annotate({ description: "sha384-… of the bytes served: the script tag's integrity attribute" }),
   bytes: Schema.Int,
   gzip_bytes: Schema.Int
 })

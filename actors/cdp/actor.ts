@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import type { IdentifyResult } from "../../schemas/cdp.ts"
 import * as Actor from "../runtime/Actor.ts"
-import { resolveClaims } from "../shared/identity.ts"
+import { contactChangeCommands } from "../shared/contactEvents.ts"
+import { loadContactSummaries, resolveClaims } from "../shared/identity.ts"
 import { checkoutWave } from "./checkout.ts"
 import { type IdentifyVisitor, type TrackVisit, VisitorProtocol } from "./protocol.ts"
 import * as Repo from "./repository.ts"
@@ -23,7 +24,7 @@ const track = Effect.fn("VisitorActor.track")(function*(visit: TrackVisit) {
  * visitor already pointing at another contact (a shared device) is re-pointed: the two contacts stay apart.
  */
 const identify = Effect.fn("VisitorActor.identify")(function*(cmd: IdentifyVisitor) {
-  const { scope } = yield* Effect.service(Actor.GroupTransaction)
+  const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
   const { envelopeId } = yield* Effect.service(Actor.ActorTransaction)
   const [resolved] = yield* Actor.query((tx) => resolveClaims(tx, scope, [{
     profile: { email: cmd.email, phone: cmd.phone, first_name: cmd.first_name, last_name: cmd.last_name },
@@ -35,6 +36,11 @@ const identify = Effect.fn("VisitorActor.identify")(function*(cmd: IdentifyVisit
     Repo.touchVisitor(tx, scope, cmd.visitor_id),
     cmd.session_id === undefined ? undefined : Repo.touchSession(tx, scope, { session_id: cmd.session_id, visitor_id: cmd.visitor_id })
   ]))
+  // Matched, never changed: a created contact is news for the webhooks (`contact.created`, as every path).
+  if (contact.is_new) {
+    const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, [contact.contact_id]))
+    yield* Actor.emit(contactChangeCommands(subject, { ...scope, occurred_at: new Date().toISOString() }, [contact], summaries, null))
+  }
   const kind = previous === null ? "linked" as const : previous === contact.contact_id ? "already_linked" as const : "reassigned" as const
   const backfilled = yield* Actor.query((tx) =>
     Repo.linkVisitor(tx, scope, { visitor_id: cmd.visitor_id, session_id: cmd.session_id, contact_id: contact.contact_id, previous, kind }))

@@ -1,6 +1,7 @@
 import { Effect, Result } from "effect"
 import * as Actor from "../runtime/Actor.ts"
-import { resolveClaims } from "../shared/identity.ts"
+import { contactChangeCommands } from "../shared/contactEvents.ts"
+import { loadContactSummaries, resolveClaims } from "../shared/identity.ts"
 import { consentOutcome, consentWarning } from "./consent.ts"
 import { type ApplyWebsiteEvent, type WebsiteEventApplied, WebsiteProtocol } from "./protocol.ts"
 import { claimKeys, IDEMPOTENCY_TTL_S, listening, NATURAL_TTL_S, optedOutOf, originalsOf, recordConsent, storeEvents } from "./repository.ts"
@@ -38,6 +39,9 @@ const apply = (items: ReadonlyArray<Actor.WaveItem<ApplyWebsiteEvent>>) => Effec
     }
   })))
   const contactOf = new Map(fresh.map((n, k) => [n, resolved[k]!]))
+  // Contacts are matched, never changed: only a created one has news for the webhooks (`contact.created`, as every path).
+  const created = resolved.flatMap((r) => (r?.is_new ? [r.contact_id] : []))
+  const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, created))
   const consenting = fresh.filter((n) => items[n]!.payload.consent?.email_marketing === true).map((n) => contactOf.get(n)!.contact_id)
   const optedOut = yield* Actor.query((tx) => optedOutOf(tx, consenting))
   const listens = yield* Actor.query((tx) => listening(tx, scope, fresh.map((n) => ({ event: items[n]!.payload.event, hotel_id: items[n]!.payload.hotel_id }))))
@@ -68,13 +72,16 @@ const apply = (items: ReadonlyArray<Actor.WaveItem<ApplyWebsiteEvent>>) => Effec
     claimKeys(tx, scope, toStore.flatMap((s, i) => dedupeKeys(s.cmd).map((k) => ({ ...k, event_id: s.cmd.event_id, contact: s.contact, order: i }))))
   ]))
   const storedIds = new Set(toStore.map((s) => s.cmd.event_id))
+  const occurred_at = new Date(now).toISOString()
   return items.map((item, n): Actor.WaveResult<Applied, never> => {
     const cmd = item.payload
     const a = answers[n]!
     const publish = a.status === "accepted" && storedIds.has(cmd.event_id)
+    const r = contactOf.get(n)
+    const contactNews = r === undefined ? [] : contactChangeCommands(subject, { ...scope, occurred_at }, [r], summaries, cmd.hotel_id)
     return {
       result: Result.succeed(a),
-      outbox: publish
+      outbox: [...contactNews, ...(publish
         ? [{
           id: cmd.event_id,
           subject: subject("evt", cmd.event),
@@ -83,7 +90,7 @@ const apply = (items: ReadonlyArray<Actor.WaveItem<ApplyWebsiteEvent>>) => Effec
             hotel_id: cmd.hotel_id, source: cmd.source_id, origin: "website", data: cmd.data
           }
         }]
-        : []
+        : [])]
     }
   })
 })

@@ -4,6 +4,7 @@
  * definition check refuses unknown tags and paths when a journey is saved; the run renders with the context frozen at
  * its start (the starting event) and the contact and hotel as they are when the step runs.
  */
+import { escapeHtml } from "../html.ts"
 
 export interface MergeContext {
   /** The event that started the run, frozen at its start. */
@@ -76,9 +77,6 @@ export const isKnownTag = (tag: string): boolean => resolverOf(tag) !== undefine
 /** A scalar as text; anything else (missing, null, an object) is no value. */
 const scalar = (v: unknown): string | undefined =>
   typeof v === "string" ? v : typeof v === "number" && Number.isFinite(v) ? String(v) : typeof v === "boolean" ? String(v) : undefined
-
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 /** Renders every tag: a known tag without a value renders empty; in HTML the values are escaped. */
 export const render = (text: string, c: MergeContext, options: { readonly html: boolean }): string =>

@@ -19,6 +19,7 @@ export const MessagingPaths = {
   "/api/webhooks/whatsapp": {
     get: {
       tags: ["messaging"],
+      operationId: "verifyWhatsAppWebhook",
       summary: "Meta's verification handshake: answers hub.challenge when hub.verify_token is a configured channel's",
       parameters: [query("hub.mode", "subscribe"), query("hub.verify_token", "the channel's verify_token"), query("hub.challenge", "echoed back")],
       responses: {
@@ -29,6 +30,7 @@ export const MessagingPaths = {
     },
     post: {
       tags: ["messaging"],
+      operationId: "receiveWhatsAppWebhook",
       summary: "Statuses and guests' messages from WhatsApp Cloud API, verified with the number's app secret before anything is stored",
       parameters: [param("X-Hub-Signature-256", "header", "sha256=<hex HMAC-SHA256 of the raw body with the app secret>", true)],
       // Meta's envelope (its documentation is the contract; unknown fields are ignored, as Meta adds them): described as
@@ -46,12 +48,14 @@ export const MessagingPaths = {
   "/api/v1/unsubscribe/{token}": {
     get: {
       tags: ["messaging"],
+      operationId: "getUnsubscribePage",
       summary: "The unsubscribe link of a marketing email: a page with a button, changing nothing (scanners fetch links)",
       parameters: [TOKEN],
       responses: { "200": html("the page with the button"), "404": html("a link that does not verify"), "503": html("try again in a moment") }
     },
     post: {
       tags: ["messaging"],
+      operationId: "unsubscribe",
       summary: "Unsubscribe: the button above, or a mail client's one-click request (List-Unsubscribe-Post, RFC 8058)",
       parameters: [TOKEN],
       responses: {

@@ -34,45 +34,46 @@ const form = (field: string, description: string) => ({
   required: true,
   content: { "application/x-www-form-urlencoded": { schema: { type: "object", required: [field], properties: { [field]: { ...json(SafeString), description } } } } }
 })
-const provider = (summary: string, responses: Record<string, unknown>) => ({ tags: ["oidc"], summary, responses: { ...responses, ...away(oauthError) } })
+const provider = (operationId: string, summary: string, responses: Record<string, unknown>) =>
+  ({ tags: ["oidc"], operationId, summary, responses: { ...responses, ...away(oauthError) } })
 
 export const OidcPaths: Record<string, unknown> = {
-  "/api/oidc/.well-known/openid-configuration": { get: provider("OpenID Connect discovery: issuer, endpoints, jwks_uri", { "200": { description: "Discovery document", content: anyJson } }) },
-  "/api/oidc/jwks": { get: provider("RS256 public keys (current, next, recently retired)", { "200": { description: "JWK Set", content: { "application/jwk-set+json": { schema: { type: "object" } } } } }) },
+  "/api/oidc/.well-known/openid-configuration": { get: provider("getOidcDiscovery", "OpenID Connect discovery: issuer, endpoints, jwks_uri", { "200": { description: "Discovery document", content: anyJson } }) },
+  "/api/oidc/jwks": { get: provider("getOidcJwks", "RS256 public keys (current, next, recently retired)", { "200": { description: "JWK Set", content: { "application/jwk-set+json": { schema: { type: "object" } } } } }) },
   "/api/oidc/auth": {
-    get: provider("Authorization Code with PKCE S256 (response_type=code, code_challenge, code_challenge_method=S256, client_id, redirect_uri, scope, state)",
+    get: provider("oidcAuthorize", "Authorization Code with PKCE S256 (response_type=code, code_challenge, code_challenge_method=S256, client_id, redirect_uri, scope, state)",
       { "303": { description: "to the sign-in page, or back to redirect_uri with code or error", content: redirectText }, "400": { description: "unknown client or unregistered redirect_uri (never redirected to)", content: oauthError } })
   },
   "/api/oidc/token": {
-    post: provider("Code exchange (grant_type=authorization_code, code, redirect_uri, code_verifier), client_secret_basic",
+    post: provider("oidcToken", "Code exchange (grant_type=authorization_code, code, redirect_uri, code_verifier), client_secret_basic",
       { "200": { description: "access_token (opaque, 15 min), id_token (RS256)", content: anyJson }, "400": { description: "invalid_grant, invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge })
   },
-  "/api/oidc/me": { get: provider("UserInfo (Bearer access token)", { "200": { description: "claims", content: anyJson }, "401": { description: "invalid_token", content: oauthError } }) },
-  "/api/oidc/token/revocation": { post: provider("Token revocation (RFC 7009), client_secret_basic", { "200": { description: "revoked (or unknown)" }, "400": { description: "invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge }) },
+  "/api/oidc/me": { get: provider("oidcUserInfo", "UserInfo (Bearer access token)", { "200": { description: "claims", content: anyJson }, "401": { description: "invalid_token", content: oauthError } }) },
+  "/api/oidc/token/revocation": { post: provider("oidcRevokeToken", "Token revocation (RFC 7009), client_secret_basic", { "200": { description: "revoked (or unknown)" }, "400": { description: "invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge }) },
   "/api/oidc/session/end": {
-    get: provider("RP-initiated sign-out (id_token_hint, post_logout_redirect_uri, state): a confirmation form", { "200": { description: "form posting to /api/oidc/session/end/confirm", content: html }, "400": { description: "invalid id_token_hint or post_logout_redirect_uri", content: oauthError } })
+    get: provider("oidcEndSession", "RP-initiated sign-out (id_token_hint, post_logout_redirect_uri, state): a confirmation form", { "200": { description: "form posting to /api/oidc/session/end/confirm", content: html }, "400": { description: "invalid id_token_hint or post_logout_redirect_uri", content: oauthError } })
   },
   "/api/oidc/session/end/confirm": {
-    post: provider("Sign-out confirmed (xsrf, logout=yes): every SSO access token of the member is revoked", { "303": { description: "to post_logout_redirect_uri", content: redirectText }, "400": { description: "no sign-out in progress (xsrf)", content: oauthError }, ...tooLarge })
+    post: provider("oidcConfirmEndSession", "Sign-out confirmed (xsrf, logout=yes): every SSO access token of the member is revoked", { "303": { description: "to post_logout_redirect_uri", content: redirectText }, "400": { description: "no sign-out in progress (xsrf)", content: oauthError }, ...tooLarge })
   },
   "/api/oidc/interaction/{uid}": {
-    get: { tags: ["oidc"], summary: "Sign-in page: the email form", parameters: [uid], responses: { "200": { description: "email form", content: html }, "400": { description: "expired sign-in", content: html }, ...away(html) } }
+    get: { tags: ["oidc"], operationId: "getSignInPage", summary: "Sign-in page: the email form", parameters: [uid], responses: { "200": { description: "email form", content: html }, "400": { description: "expired sign-in", content: html }, ...away(html) } }
   },
   "/api/oidc/interaction/{uid}/login": {
     post: {
-      tags: ["oidc"], summary: "Email a 6-digit code (same answer whether or not the email is a member's)", parameters: [uid], requestBody: form("email", "the member's email"),
+      tags: ["oidc"], operationId: "sendSignInCode", summary: "Email a 6-digit code (same answer whether or not the email is a member's)", parameters: [uid], requestBody: form("email", "the member's email"),
       responses: { "200": { description: "code form", content: html }, "400": { description: "invalid email or expired sign-in", content: html }, "429": { description: "rate limited (per IP, per email)", content: html }, "503": { description: "email could not be sent, or the database is away (Retry-After)", headers: { "Retry-After": header("seconds to wait", "integer") }, content: html }, ...tooLarge }
     }
   },
   "/api/oidc/interaction/{uid}/abort": {
     post: {
-      tags: ["oidc"], summary: "Cancel the sign-in: back to the client's redirect_uri with error=access_denied", parameters: [uid],
+      tags: ["oidc"], operationId: "abortSignIn", summary: "Cancel the sign-in: back to the client's redirect_uri with error=access_denied", parameters: [uid],
       responses: { "303": { description: "back to the authorisation (then to redirect_uri with error=access_denied and state)" }, "400": { description: "expired sign-in", content: html }, ...away(html), ...tooLarge }
     }
   },
   "/api/oidc/interaction/{uid}/otp": {
     post: {
-      tags: ["oidc"], summary: "The code: completes the sign-in (10 minutes, 5 tries)", parameters: [uid], requestBody: form("code", "the 6 digits from the email"),
+      tags: ["oidc"], operationId: "completeSignIn", summary: "The code: completes the sign-in (10 minutes, 5 tries)", parameters: [uid], requestBody: form("code", "the 6 digits from the email"),
       responses: { "303": { description: "back to the authorisation (then to redirect_uri with code)" }, "400": { description: "wrong or expired code", content: html }, ...away(html), ...tooLarge }
     }
   }

@@ -10,6 +10,7 @@ export const OperationsPaths = {
   "/healthz": {
     get: {
       tags: ["operations"],
+      operationId: "getLiveness",
       summary: "Liveness: the process answers",
       responses: { "200": { description: "Alive", content: jsonContent(Schema.Struct({ status: Schema.Literal("ok") })) } }
     }
@@ -17,6 +18,7 @@ export const OperationsPaths = {
   "/readyz": {
     get: {
       tags: ["operations"],
+      operationId: "getReadiness",
       summary: "Readiness: PostgreSQL answers, NATS answers and the streams exist (each within 2 s)",
       responses: {
         "200": { description: "Ready", content: jsonContent(Readiness) },
@@ -27,6 +29,7 @@ export const OperationsPaths = {
   "/metrics": {
     get: {
       tags: ["operations"],
+      operationId: "getMetrics",
       summary: "Prometheus metrics of this process (text exposition format)",
       responses: { "200": { description: "The metrics", content: { "text/plain": { schema: { type: "string" } } } } }
     }

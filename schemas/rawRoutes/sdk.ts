@@ -8,6 +8,7 @@ export const SdkPaths = {
   "/sdk/svc-events.js": {
     get: {
       tags: ["browser sdk"],
+      operationId: "getSdkScript",
       summary: "The browser script (one IIFE, no cookies, no dependencies); ETag with 304, cached five minutes, CORS open",
       parameters: [param("If-None-Match", "header", "the ETag of the copy held")],
       responses: {
@@ -20,6 +21,7 @@ export const SdkPaths = {
   "/sdk/svc-events.js.sri": {
     get: {
       tags: ["browser sdk"],
+      operationId: "getSdkIntegrity",
       summary: "The script's Subresource Integrity value (sha384 of the bytes served) and its sizes",
       responses: { "200": { description: "The integrity value", content: jsonContent(SdkIntegrity) } }
     }
@@ -27,6 +29,7 @@ export const SdkPaths = {
   "/sdk/demo.html": {
     get: {
       tags: ["browser sdk"],
+      operationId: "getSdkDemoPage",
       summary: "A demo booking page exercising the script: served only in development (`gep start` sets GEP_SDK_DEMO)",
       responses: {
         "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } },

@@ -41,9 +41,24 @@ const TOKEN = param("token", "path", "the source's webhook token (svc_wh_…)")
 const TEST = { name: "test", in: "query", required: false, description: "1: judged and answered, never stored", schema: { type: "string", enum: ["1"] } }
 
 export const WebsiteEventPaths = {
+  "/docs/website-events": {
+    get: {
+      tags: ["website events"],
+      operationId: "getWebsiteEventErrorCodes",
+      summary: "The error codes of website events, one section per code (its anchor), with its status, meaning and fix: the `docs` link of every error body",
+      responses: {
+        "200": {
+          description: "The page (HTML, no script), cached five minutes",
+          headers: { "Cache-Control": header("public, max-age=300") },
+          content: { "text/html": { schema: { type: "string" } } }
+        }
+      }
+    }
+  },
   "/api/v1/website-events": {
     post: {
       tags: ["website events"],
+      operationId: "sendWebsiteEvents",
       summary: "Send website events with the source's server key (Authorization: Bearer svc_sk_…) or browser key (X-SVC-Key or ?key=svc_pk_…, only from an allowed origin)",
       parameters: [
         param("X-SVC-Key", "header", "a browser key (svc_pk_…)"),
@@ -54,6 +69,7 @@ export const WebsiteEventPaths = {
     },
     options: {
       tags: ["website events"],
+      operationId: "preflightWebsiteEvents",
       summary: "CORS preflight: 204, with the CORS headers only for an origin some source allows",
       responses: { "204": { description: "No content", headers: { ...CORS_HEADERS, "Access-Control-Allow-Methods": header("POST, OPTIONS"), "Access-Control-Allow-Headers": header("Content-Type, X-SVC-Key") } } }
     }
@@ -61,6 +77,7 @@ export const WebsiteEventPaths = {
   "/api/v1/website-events/hooks/{token}": {
     get: {
       tags: ["website events"],
+      operationId: "checkWebsiteHook",
       summary: "Readiness of a source webhook: 200 when a POST would be accepted, else the 401 or 403 a POST would get",
       parameters: [TOKEN, TEST],
       responses: {
@@ -71,6 +88,7 @@ export const WebsiteEventPaths = {
     },
     post: {
       tags: ["website events"],
+      operationId: "receiveWebsiteHook",
       summary: "A partner's webhook: its JSON mapped onto the contract (X-SVC-Signature: t=…,v1=… over '<t>.<raw body>' when the source signs)",
       parameters: [
         TOKEN, TEST,

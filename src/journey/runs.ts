@@ -19,7 +19,7 @@ interface RunRecord {
   reservation_id: string | null
   state: RunState
   exit_reason: string | null
-  error: unknown
+  error: RunView["error"]
   started_at: Date
   ended_at: Date | null
   wake_at: Date | null

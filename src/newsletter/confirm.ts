@@ -6,8 +6,8 @@ import { verifyConfirmToken } from "../../core/newsletter/confirmToken.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { Api } from "../../schemas/api.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
+import { escapeHtml as escape } from "../../core/html.ts"
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 // A page no one else frames, caches, indexes or learns the token from (it is in this page's URL).
 const PAGE_HEADERS = {

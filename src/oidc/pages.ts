@@ -1,8 +1,8 @@
 import type { KoaContextWithOIDC } from "oidc-provider"
+import { escapeHtml as escape } from "../../core/html.ts"
 
 // The member's pages: plain HTML forms that a browser shows and a script can post (no JavaScript needed).
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +

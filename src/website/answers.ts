@@ -9,7 +9,8 @@ export type RequestErrorCode =
   | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid"
   | "signature_expired" | "rate_limited" | "internal_error"
 
-const ERRORS: Record<RequestErrorCode, { status: number; message: string; fix: string }> = {
+/** The catalogue of request-level errors: each code's status, meaning and fix (the page at DOCS is made from it). */
+export const REQUEST_ERRORS: Readonly<Record<RequestErrorCode, { status: number; message: string; fix: string }>> = {
   invalid_json: { status: 400, message: "The body is not JSON", fix: "Send one JSON event object or { \"events\": [...] }, UTF-8 encoded" },
   invalid_body: { status: 422, message: "The body is neither one event nor an events array", fix: "Send one event object or { \"events\": [1..50 events] } and nothing else" },
   body_too_large: { status: 413, message: "The body is too large", fix: "Keep a request under 64 KB (256 KB for a webhook); split the events into several requests" },
@@ -26,9 +27,12 @@ const ERRORS: Record<RequestErrorCode, { status: number; message: string; fix: s
   internal_error: { status: 500, message: "Internal error", fix: "Retry with the same idempotency_key: a repeat gives no duplicate result" }
 }
 
+/** The page explaining every code (src/website/errorsPage.ts); each error body links to its code's anchor there. */
 export const DOCS = "/docs/website-events"
 
-export const statusOfCode = (code: RequestErrorCode) => ERRORS[code].status
+export const docsLink = (code: RequestErrorCode) => `${DOCS}#${code}`
+
+export const statusOfCode = (code: RequestErrorCode) => REQUEST_ERRORS[code].status
 
 export const PREFLIGHT_HEADERS = {
   "access-control-allow-methods": "POST, OPTIONS",
@@ -37,12 +41,12 @@ export const PREFLIGHT_HEADERS = {
 }
 
 export const errorBody = (code: RequestErrorCode, detail?: string) => ({
-  error: { code, message: ERRORS[code].message, ...(detail === undefined ? {} : { detail }), fix: ERRORS[code].fix, docs: `${DOCS}#${code}` }
+  error: { code, message: REQUEST_ERRORS[code].message, ...(detail === undefined ? {} : { detail }), fix: REQUEST_ERRORS[code].fix, docs: docsLink(code) }
 })
 
 export const requestError = (code: RequestErrorCode, headers: Record<string, string>, detail?: string, retryAfter?: number) =>
   HttpServerResponse.jsonUnsafe(errorBody(code, detail), {
-    status: ERRORS[code].status,
+    status: REQUEST_ERRORS[code].status,
     headers: retryAfter === undefined ? headers : { ...headers, "retry-after": String(retryAfter) }
   })
 

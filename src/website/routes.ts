@@ -9,6 +9,7 @@ import { Hotels } from "../tenancy/Hotels.ts"
 import { corsHeaders } from "../http/cors.ts"
 import { DOCS, PREFLIGHT_HEADERS, requestError, type RequestErrorCode } from "./answers.ts"
 import { Catalogue } from "./Catalogue.ts"
+import { errorsPageResponse } from "./errorsPage.ts"
 import { ingest, SERVER_BODY_LIMIT, WEBHOOK_BODY_LIMIT } from "./ingest.ts"
 import { WebSources } from "./WebSources.ts"
 
@@ -116,6 +117,7 @@ export const WebsiteEventRoutes = HttpRouter.addAll(Effect.gen(function*() {
     HttpRouter.route("OPTIONS", WEBSITE_EVENTS_PATH, provide(preflight)),
     HttpRouter.route("POST", WEBSITE_EVENTS_PATH, provide(postEvents)),
     HttpRouter.route("GET", WEBSITE_HOOKS_PATH, provide(getHook)),
-    HttpRouter.route("POST", WEBSITE_HOOKS_PATH, provide(postHook))
+    HttpRouter.route("POST", WEBSITE_HOOKS_PATH, provide(postHook)),
+    HttpRouter.route("GET", DOCS, Effect.sync(errorsPageResponse))
   ]
 }))

@@ -113,6 +113,7 @@ export const rawRouteCases = (f: RawRouteFixtures): Record<string, RouteCases> =
       ],
       notCaused: { 500: "a script that does not compile: the SDK tests compile it and run it in Chromium" }
     },
+    "GET /docs/website-events": { cases: [c(200, "the page every website-events error links to", () => call("GET", "/docs/website-events"))] },
     "GET /sdk/svc-events.js.sri": { cases: [c(200, "the integrity value", () => call("GET", "/sdk/svc-events.js.sri"))] },
     ...messagingCases(f),
     ...operationsCases(call),
