@@ -21,6 +21,7 @@ import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
+import { HotelsGroup, KeysGroup, TelephonyIntegrationsGroup } from "./tenancyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
   CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
@@ -190,6 +191,9 @@ export const Api = HttpApi.make("gep")
   .add(NewsletterConfigGroup)
   .add(NewsletterGroup)
   .add(NewsletterConfirmGroup)
+  .add(HotelsGroup)
+  .add(KeysGroup)
+  .add(TelephonyIntegrationsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
