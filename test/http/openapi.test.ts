@@ -6,6 +6,7 @@ import { unsubscribeToken } from "../../core/message/unsubscribe.ts"
 import { useEncryptionKey } from "../support/messaging.ts"
 import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "./rawRouteCases.ts"
 import { newsletterRoutes } from "../newsletter/openapiCases.ts"
+import { tenancyRoutes } from "../tenancy/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -1127,6 +1128,7 @@ const routes: Record<string, RouteCases> = {
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
     notCausedActorFailures: ACTOR_FAILURES
   }),
+  ...tenancyRoutes({ c, call, keyCases, tenant: () => tenant, other: () => unconfigured }),
   "POST /api/v1/reservations": {
     cases: [
       c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),
