@@ -1,25 +1,20 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Database, withTenant, type Tx } from "../../core/db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import { Api } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
 import { NotFound } from "../../schemas/errors.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { ok } from "../http/answers.ts"
-import { callerScope } from "../http/handlerContext.ts"
 import { pageRequest } from "../http/paging.ts"
 import { createIntegration, Integrations, listIntegrations, revokeIntegration } from "../telephony/Integrations.ts"
-import { malformedId } from "./hotelsHttp.ts"
+import { inAccount, malformedId } from "./edge.ts"
 import { insertKey, listKeys, revokeKey } from "./keyStore.ts"
 
 // API keys and telephony tokens (scope keys:manage): objects of the account, not of a mode, so a keys:manage key of
 // either mode sees and manages both. keys:manage is the administrator's scope: it may grant any scope, itself included
 // (a key that can revoke every other key and mint `*` keys already holds the account; a subset rule would add ceremony,
 // not a boundary).
-
-/** In one transaction confined to the caller's account by row-level security. */
-const inAccount = (db: typeof Database.Service) => <A>(f: (tx: Tx, tenantId: string) => Promise<A>) =>
-  Effect.flatMap(callerScope, ({ tenant_id }) => db.query((sql) => withTenant(sql, tenant_id, (tx) => f(tx, tenant_id))))
 
 export const KeysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
   Effect.gen(function*() {
