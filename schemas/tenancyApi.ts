@@ -30,6 +30,7 @@ export const HotelsGroup = HttpApiGroup.make("hotels")
     .annotate(OpenApi.Summary, "Change a hotel: the fields given are set, null clears an optional one"))
   .middleware(ValidationErrors)
   .middleware(Authentication)
+  .annotate(OpenApi.Description, "The account's hotels, shared by its live and sandbox modes: what reservations and guests name by hotel_id, hotel_code or hotel_name")
 
 const key = { key_id: SafeString }
 
@@ -43,6 +44,7 @@ export const KeysGroup = HttpApiGroup.make("keys")
     .annotate(RequiredScope, "keys:manage").annotate(OpenApi.Summary, "Revoke a key: refused (401) within 5 s on every ingress, at once on this one"))
   .middleware(ValidationErrors)
   .middleware(Authentication)
+  .annotate(OpenApi.Description, "API keys of the account, both modes (scope keys:manage, which * does not grant); a secret is shown once, when made")
 
 const integration = { integration_id: SafeString }
 
@@ -59,3 +61,4 @@ export const TelephonyIntegrationsGroup = HttpApiGroup.make("telephonyIntegratio
   }).annotate(RequiredScope, "keys:manage").annotate(OpenApi.Summary, "Revoke an integration's token: refused (401) within 5 s on every ingress"))
   .middleware(ValidationErrors)
   .middleware(Authentication)
+  .annotate(OpenApi.Description, "Telephony providers' webhook tokens for /api/webhooks/cti (scope keys:manage); a token is shown once, when made")
