@@ -24,7 +24,8 @@ const TimeZone = SafeString.check(Schema.makeFilter((s: string) =>
 const CountryCode = SafeString.check(Schema.makeFilter((s: string) =>
   (/^[A-Z]{2}$/u.test(s) && countries.isValid(s)) || "must be an ISO 3166-1 alpha-2 code in capitals, e.g. ES"))
 
-const HotelCode = NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 64 || "must be at most 64 characters"))
+const HotelCode = NonEmptyString.check(Schema.makeFilter((s: string) =>
+  ([...s].length <= 64 && s.trim() === s) || "must be at most 64 characters, without spaces around it"))
   .annotate({ description: "the code partners send as hotel_code (unique in the account)" })
 const HotelName = NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 200 || "must be at most 200 characters"))
   .annotate({ description: "unique in the account, case aside; partners may send it as hotel_name" })

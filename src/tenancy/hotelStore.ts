@@ -62,6 +62,8 @@ export const listHotels = async (tx: Tx, tenantId: string, page: PageRequest) =>
 /** Sets the fields given (`null` clears an optional one); undefined when the account has no such hotel. */
 export const updateHotel = async (tx: Tx, tenantId: string, hotelId: string, patch: UpdateHotelRequest): Promise<Hotel | HotelClash | undefined> => {
   const given = (field: keyof UpdateHotelRequest) => patch[field] !== undefined
+  // Nothing to change: the hotel as it is (its updated_at unmoved).
+  if (!(Object.keys(patch) as Array<keyof UpdateHotelRequest>).some(given)) return readHotel(tx, tenantId, hotelId)
   const rows = await unlessClash(tx, (sp) => sp.unsafe(
     `UPDATE hotels SET
        code = CASE WHEN $3 THEN $4 ELSE code END,

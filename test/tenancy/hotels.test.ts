@@ -73,6 +73,8 @@ describe("POST /api/v1/hotels", () => {
       [{ check_in_time: "24:00" }, "check_in_time"],
       [{ check_out_time: "9:00" }, "check_out_time"],
       [{ code: " " }, "code"],
+      [{ code: " BCN" }, "code"],
+      [{ code: "x".repeat(65) }, "code"],
       [{ name: "" }, "name"],
       [{ code: "A\u0000B" }, "code"]
     ]
@@ -147,6 +149,13 @@ describe("GET and PATCH /api/v1/hotels/{hotel_id}", () => {
     const old = await call("POST", "/api/v1/reservations", tenant.live_key, reservation({ hotel_code: hotel.code }))
     expect(old.status).toBe(422)
     expect((await call("GET", `/api/v1/hotels/${hotel.hotel_id}`, reader)).body.data.code).toBe(code)
+  })
+
+  it("answers an empty change with the hotel as it is", async () => {
+    const hotel = await created(call("POST", "/api/v1/hotels", manager, newHotel()))
+    const res = await call("PATCH", `/api/v1/hotels/${hotel.hotel_id}`, manager, {})
+    expect(res.status).toBe(200)
+    expect(res.body.data).toEqual(hotel)
   })
 
   it("refuses a code another hotel has with 409 naming code, and bad fields with 400", async () => {
