@@ -1,6 +1,6 @@
 import { Context, Data, Effect, Layer, Result, Schema } from "effect"
 import { Scopes } from "../auth/keys.ts"
-import { actAsTenant, Database, type Sql } from "../../core/db/Database.ts"
+import { actAsTenant, Database, type Sql, type Tx } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { isProviderName } from "../../schemas/apiKey.ts"
 import { CreateHotelRequest, type Hotel } from "../../schemas/hotel.ts"
@@ -34,7 +34,7 @@ export class Tenancy extends Context.Service<Tenancy, {
     const { attempt, attemptTransaction } = yield* Database
     const fail = (message: string) => Effect.fail(new TenancyError({ message }))
 
-    const newKey = (sql: Sql, tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, rate?: number, name?: string) =>
+    const newKey = (sql: Sql | Tx, tenantId: string, scopes: ReadonlyArray<string>, sandbox: boolean, rate?: number, name?: string) =>
       insertKey(sql, tenantId, { scopes, sandbox, rate_limit_per_minute: rate, name }).then(({ key_id, key }) => ({ key_id, key }))
 
     const tenantExists = (id: string) =>
@@ -47,8 +47,8 @@ export class Tenancy extends Context.Service<Tenancy, {
       return yield* attempt((sql) => sql.begin(async (tx) => {
         const [t] = await tx`INSERT INTO tenants (name) VALUES (${name}) RETURNING id`
         const tenant_id = t!.id as string
-        const live = await newKey(tx as unknown as Sql, tenant_id, ["*"], false)
-        const test = await newKey(tx as unknown as Sql, tenant_id, ["*"], true)
+        const live = await newKey(tx, tenant_id, ["*"], false)
+        const test = await newKey(tx, tenant_id, ["*"], true)
         return { tenant_id, live_key: live.key, test_key: test.key }
       }))
     })
