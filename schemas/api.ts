@@ -25,6 +25,7 @@ import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse } from "./reservation.ts"
 import { ReservationList, ReservationListQuery, ReservationRead, ReservationReadQuery } from "./reservationRead.ts"
 import { EventList, EventListQuery, EventParams, EventRead } from "./eventRead.ts"
+import { HotelsGroup, KeysGroup, TelephonyIntegrationsGroup } from "./tenancyApi.ts"
 import {
   CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
   WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
@@ -227,6 +228,9 @@ export const Api = HttpApi.make("gep")
   .add(NewsletterConfigGroup)
   .add(NewsletterGroup)
   .add(NewsletterConfirmGroup)
+  .add(HotelsGroup)
+  .add(KeysGroup)
+  .add(TelephonyIntegrationsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

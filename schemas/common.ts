@@ -76,3 +76,12 @@ export const Warning = Schema.Struct({
   message: Schema.String
 })
 export type Warning = typeof Warning.Type
+
+/** A local wall-clock time `HH:MM`, 24 h. */
+export const LocalTime = SafeString.check(Schema.makeFilter((s: string) =>
+  /^([01]\d|2[0-3]):[0-5]\d$/u.test(s) || "must be a local time HH:MM (00:00 to 23:59)"
+)).annotate({ description: "HH:MM, 24 h" })
+
+/** A language as the platform takes it: ISO 639-1 letters, then optional BCP 47 subtags (`en`, `pt-BR`, `es_ES`). */
+export const LanguageCode = maxLength(35).check(Schema.makeFilter((s: string) =>
+  /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/u.test(s) || "must be a language code such as en, pt-BR or es_ES"))

@@ -43,6 +43,8 @@ import { WebhooksLive } from "../webhook/http.ts"
 import { ChannelsLive } from "../channel/http.ts"
 import { ChannelSettings } from "../channel/ChannelSettings.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
+import { HotelsLive } from "../tenancy/hotelsHttp.ts"
+import { KeysLive, TelephonyIntegrationsLive } from "../tenancy/keysHttp.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { MessagesLive } from "../message/http.ts"
@@ -121,6 +123,7 @@ const ApiRoutes = Layer.mergeAll(
   OidcRoutes
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive]),
+  Layer.provide([HotelsLive, KeysLive, TelephonyIntegrationsLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
   // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
   Layer.provide([OidcProvider.layer, SignInMail]),

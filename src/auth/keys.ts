@@ -1,11 +1,7 @@
 import { credentialHash, randomCredential } from "../../core/credentials.ts"
+import { ExplicitScopes } from "../../schemas/scopes.ts"
 
-export const Scopes = [
-  "guests:read", "guests:write", "events:write", "bookings:read", "bookings:write", "reservations:write",
-  "conversions:write", "custom_fields:write", "webhooks:manage", "cdp:read", "cdp:write", "b2b:read", "b2b:write",
-  "surveys:write", "channels:read", "channels:write", "journeys:read", "journeys:write", "website_sources:manage", "*"
-] as const
-export type Scope = typeof Scopes[number]
+export { ExplicitScopes, type Scope, Scopes } from "../../schemas/scopes.ts"
 
 export const generateKey = (sandbox: boolean): string => randomCredential(sandbox ? "svckr_test_" : "svckr_")
 
@@ -17,5 +13,9 @@ export const looksLikeKey = (key: string) => /^svckr_(test_)?[0-9A-Za-z]{20,100}
 /** What an operator may see of a key: its prefix and first characters. */
 export const displayPrefix = (key: string) => key.slice(0, key.startsWith("svckr_test_") ? 15 : 10)
 
+/**
+ * Whether a key's scopes grant `required`: named, or covered by `*` unless it is one of the `ExplicitScopes`
+ * (`keys:manage`), which only a key naming it holds. The one place a scope is checked.
+ */
 export const hasScope = (granted: ReadonlyArray<string>, required: string) =>
-  granted.includes("*") || granted.includes(required)
+  granted.includes(required) || (granted.includes("*") && !(ExplicitScopes as ReadonlyArray<string>).includes(required))

@@ -6,6 +6,7 @@ import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
+import { Scopes } from "../../schemas/scopes.ts"
 import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 import { ensureDemoWebSource } from "./sdkDemo.ts"
@@ -20,9 +21,12 @@ const USAGE = `gep <command>
   serve [--role all|ingress|worker]            run the platform (PORT picks the HTTP port)
   migrate                                      create the database if missing and apply migrations
   tenant create --name NAME                    -> {"tenant_id","live_key","test_key"}
-  key create --tenant ID --scopes a,b [--test] [--rate-limit N] -> {"key_id","key"}
+  key create --tenant ID --scopes a,b [--test] [--rate-limit N] [--name N] -> {"key_id","key"}
+                                               scopes: ${Scopes.join(", ")}
+                                               (* grants all but keys:manage, which must be named)
   key revoke --key-id ID                       -> {"key_id","revoked"}
-  hotel create --tenant ID --code C --name N --timezone IANA -> {"hotel_id"}
+  hotel create --tenant ID --code C --name N --timezone IANA [--country ES] [--language es]
+               [--check-in-time 15:00] [--check-out-time 12:00] -> the hotel, as GET /api/v1/hotels/{hotel_id}
   channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}
   conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first
   cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)
@@ -46,6 +50,9 @@ const { positionals, values } = parseArgs({
     "rate-limit": { type: "string" },
     code: { type: "string" },
     timezone: { type: "string" },
+    country: { type: "string" },
+    "check-in-time": { type: "string" },
+    "check-out-time": { type: "string" },
     type: { type: "string" },
     provider: { type: "string" },
     ...CHANNEL_OPTIONS,
@@ -163,7 +170,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         const tenant = yield* need("tenant", values.tenant)
         const scopes = (yield* need("scopes", values.scopes)).split(",").map((s) => s.trim()).filter(Boolean)
         const rate = values["rate-limit"] === undefined ? undefined : Number(values["rate-limit"])
-        return yield* (yield* Tenancy).createKey(tenant, scopes, values.test ?? false, rate)
+        return yield* (yield* Tenancy).createKey(tenant, scopes, values.test ?? false, rate, values.name)
       }))
     case "key revoke":
       return admin(Effect.gen(function*() {
@@ -175,7 +182,10 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         const code = yield* need("code", values.code)
         const name = yield* need("name", values.name)
         const timezone = yield* need("timezone", values.timezone)
-        return yield* (yield* Tenancy).createHotel(tenant, { code, name, timezone })
+        return yield* (yield* Tenancy).createHotel(tenant, {
+          code, name, timezone, country: values.country, default_language: values.language,
+          check_in_time: values["check-in-time"], check_out_time: values["check-out-time"]
+        })
       }))
     case "channel-map set":
       return admin(Effect.gen(function*() {

@@ -20,6 +20,8 @@ const CACHE_MS = 30_000
  */
 export class Hotels extends Context.Service<Hotels, {
   readonly resolve: (tenantId: string, ref: HotelRef) => Effect.Effect<HotelResolution>
+  /** Drops this process's cached references of an account (one of its hotels changed its code or name here). */
+  readonly forget: (tenantId: string) => Effect.Effect<void>
 }>()("app/tenancy/Hotels") {
   static readonly layer = Layer.effect(Hotels, Effect.gen(function*() {
     const db = yield* Database
@@ -45,6 +47,9 @@ export class Hotels extends Context.Service<Hotels, {
       cache.set(cacheKey, { id, until: Date.now() + CACHE_MS })
       return { found: true, hotel_id: id } as HotelResolution
     })
-    return Hotels.of({ resolve })
+    const forget = Effect.fn("Hotels.forget")(function*(tenantId: string) {
+      for (const cacheKey of cache.keys()) if (cacheKey.startsWith(`${tenantId}|`)) cache.delete(cacheKey)
+    })
+    return Hotels.of({ resolve, forget })
   }))
 }

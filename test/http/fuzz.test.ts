@@ -54,6 +54,8 @@ let webhookId: string
 /** A stored reservation (our id) and its booking event: the reservation and event reads get past 404. */
 let reservationId: string
 let eventId: string
+/** A hotel of the tenant the fuzz may change (PATCH /api/v1/hotels/{hotel_id}); the tenant's own hotel stays as it is. */
+let fuzzHotelId: string
 /** Loyalty SSO: a member's access token, its club client and a transfer token (the /api/loyalty/me and /club routes). */
 let sso: { access_token: string; client: { client_id: string; client_secret: string }; transfer: string }
 /** A website source of the tenant (not signing, a high limit): its server key and webhook token. */
@@ -66,7 +68,8 @@ beforeAll(async () => {
   platform = await startPlatform("fuzz")
   tenant = await createTenant("fuzz")
   ;[key, ctiToken] = await Promise.all([
-    createKey(tenant.tenant_id, ["*"], { rate: 10_000_000 }).then((k) => k.key),
+    // keys:manage besides *, which does not grant it: the key and telephony integration routes are fuzzed too.
+    createKey(tenant.tenant_id, ["*", "keys:manage"], { rate: 10_000_000 }).then((k) => k.key),
     createCtiIntegration(tenant.tenant_id, "aircall").then((i) => i.token)
   ])
   const guest = await request(platform.baseUrl, "POST", "/api/v1/guests", { key, body: { phone: e164(4_242), first_name: "Fuzz", last_name: "Target" } })
@@ -78,6 +81,7 @@ beforeAll(async () => {
   eventId = booked.body.data.event_id
   const hook = await request(platform.baseUrl, "POST", "/api/v1/webhooks", { key, body: { url: "https://127.0.0.1:1/fuzz", event_types: ["broadcast.completed"], enabled: false } })
   webhookId = hook.body.data.id
+  fuzzHotelId = (await request(platform.baseUrl, "POST", "/api/v1/hotels", { key, body: { code: "FUZZ-H", name: "Fuzz hotel", timezone: "UTC" } })).body.data.hotel_id
   // Visitor events reach the visitor actor only while tracking is on.
   await request(platform.baseUrl, "PATCH", "/api/v1/cdp/settings", { key, body: { visitor_tracking: true } })
   const member = await memberAccessToken(platform.baseUrl, key, sql)
@@ -127,7 +131,8 @@ const dates = mostly(["2026-12-01", "2026-12-03", "2026-12-05"], ["2026-02-30", 
 const instants = mostly(["2026-11-20T10:00:00Z", "2026-11-20T10:04:05+02:00"], ["2026-11-20T10:00:00"])
 /** The id a route's `{id}` takes: of a webhook subscription or of a contact. */
 const idFor = (path: string) =>
-  path.startsWith("/api/v1/webhooks/") ? webhookId : path.startsWith("/api/v1/reservations/") ? reservationId : contactId
+  path.startsWith("/api/v1/webhooks/") ? webhookId : path.startsWith("/api/v1/reservations/") ? reservationId
+    : path.startsWith("/api/v1/hotels/") ? fuzzHotelId : contactId
 
 /** A telephony provider's body (free-form in the document: its shape is read by the CTI parser). */
 const ctiBody = fc.oneof(
@@ -146,7 +151,17 @@ const ctiBody = fc.oneof(
 
 const hints = (path: string): Hints => ({
   ...(path.startsWith("/api/webhooks/cti") ? { "": ctiBody } : {}),
-  hotel_code: fc.constant(tenant.hotel_code), hotel_id: fc.constant(tenant.hotel_id), hotel_name: fc.constant(tenant.hotel_name),
+  hotel_code: fc.constant(tenant.hotel_code), hotel_id: fc.constant(path.startsWith("/api/v1/hotels/") ? fuzzHotelId : tenant.hotel_id),
+  hotel_name: fc.constant(tenant.hotel_name),
+  // Hotels, keys and telephony integrations: new codes mostly (a taken one is 409), real time zones and countries mostly;
+  // random key and integration ids, so the fuzz never revokes its own credentials.
+  ...(path.startsWith("/api/v1/hotels") ? {
+    code: mostly([null], ["FUZZ-H"]).map((v) => v ?? uniqueId("FZH")), name: fc.constant(null).map(() => uniqueId("Fuzz")),
+    timezone: mostly(["Europe/Madrid", "UTC", "America/Argentina/Buenos_Aires"], ["Mars/Olympus", "+01:00"]),
+    country: mostly(["ES", "PT"], ["XX"]), default_language: mostly(["es", "pt-BR"], ["??"])
+  } : {}),
+  key_id: fc.uuid(), integration_id: fc.uuid(),
+  ...(path.startsWith("/api/v1/keys") ? { scopes: mostly<unknown>([["guests:read"], ["*", "keys:manage"]], [["guests:delete"]]) } : {}),
   contact_id: fc.constant(contactId),
   id: fc.constantFrom(idFor(path), "00000000-0000-4000-8000-000000000000"),
   call_record_id: fc.uuid(), provider: fc.constant("aircall"),

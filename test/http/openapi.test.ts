@@ -7,6 +7,7 @@ import { useEncryptionKey } from "../support/messaging.ts"
 import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "./rawRouteCases.ts"
 import { newsletterRoutes } from "../newsletter/openapiCases.ts"
 import { readRoutes } from "../reservation/openapiCases.ts"
+import { tenancyRoutes } from "../tenancy/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -1129,6 +1130,7 @@ const routes: Record<string, RouteCases> = {
     notCausedActorFailures: ACTOR_FAILURES
   }),
   ...readRoutes({ call, keyCases, tenant: () => tenant }),
+  ...tenancyRoutes({ c, call, keyCases, tenant: () => tenant, other: () => unconfigured }),
   "POST /api/v1/reservations": {
     cases: [
       c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),

@@ -1,0 +1,17 @@
+/**
+ * The scopes an API key may hold: the one list (the contract's enum of `POST /api/v1/keys`, the CLI's `--scopes`
+ * check and `hasScope` in src/auth/keys.ts all read it).
+ */
+export const Scopes = [
+  "guests:read", "guests:write", "events:write", "bookings:read", "bookings:write", "reservations:write",
+  "conversions:write", "custom_fields:write", "webhooks:manage", "cdp:read", "cdp:write", "b2b:read", "b2b:write",
+  "surveys:write", "channels:read", "channels:write", "journeys:read", "journeys:write", "website_sources:manage",
+  "hotels:manage", "keys:manage", "*"
+] as const
+export type Scope = typeof Scopes[number]
+
+/**
+ * Scopes `*` does not grant: they must be named in the key's scopes. `keys:manage` mints and revokes credentials, so
+ * the all-scope keys every tenant starts with (and any key handed to an integration as `*`) cannot create keys.
+ */
+export const ExplicitScopes: ReadonlyArray<Scope> = ["keys:manage"]
