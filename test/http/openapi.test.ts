@@ -215,11 +215,19 @@ const loyaltyRoutes: Record<string, RouteCases> = {
     ]
   },
   "GET /api/v1/loyalty/rewards": {
-    cases: [c(200, "the catalogue", async () => {
-      await loyaltyReward()
-      return as("GET", "/api/v1/loyalty/rewards")
-    }), ...keyCases("GET", "/api/v1/loyalty/rewards")],
-    notCaused: { 400: NOTHING_TO_VALIDATE }
+    cases: [
+      c(200, "the catalogue", async () => {
+        await loyaltyReward()
+        return as("GET", "/api/v1/loyalty/rewards")
+      }),
+      c(200, "a page and the next one", async () => {
+        await Promise.all([loyaltyReward(), loyaltyReward()])
+        const first = await data(as("GET", "/api/v1/loyalty/rewards?limit=1"))
+        return as("GET", `/api/v1/loyalty/rewards?limit=1&cursor=${first.next_cursor}`)
+      }),
+      c(400, "a cursor this API never returned", () => as("GET", "/api/v1/loyalty/rewards?cursor=garbage")),
+      ...keyCases("GET", "/api/v1/loyalty/rewards")
+    ]
   },
   "POST /api/v1/loyalty/enroll": {
     cases: [
