@@ -101,10 +101,30 @@ describe("programme set-up", () => {
     const id = await reward({ name: "Spa", stock: 3, auto_fulfill: false })
     const list = await api("GET", "/api/v1/loyalty/rewards")
     expect(list.body.data.rewards).toContainEqual(expect.objectContaining({ reward_id: id, name: "Spa", auto_fulfill: false, stock_remaining: 3, points_cost: 500 }))
-    expect(list.body.data.next_cursor).toBeNull()
     const bad = await api("POST", "/api/v1/loyalty/rewards", { name: "X", type: "amenity", points_cost: 0, auto_fulfill: true })
     expect(bad.status).toBe(400)
     expect(bad.body.error.details).toHaveProperty("points_cost")
+  })
+
+  it("GET /rewards pages the catalogue in the order rewards were added, each once; a bad limit or cursor is a 400 naming it", async () => {
+    const added = [await reward({ name: "A" }), await reward({ name: "B" }), await reward({ name: "C" })]
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    do {
+      const page: { status: number; body: { data: { rewards: Array<{ reward_id: string }>; next_cursor: string | null } } } =
+        await api("GET", `/api/v1/loyalty/rewards?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
+      expect(page.status).toBe(200)
+      expect(page.body.data.rewards.length).toBeLessThanOrEqual(2)
+      seen.push(...page.body.data.rewards.map((r) => r.reward_id))
+      cursor = page.body.data.next_cursor
+    } while (cursor !== null)
+    expect(new Set(seen).size).toBe(seen.length)
+    expect(seen.filter((id) => added.includes(id))).toEqual(added)
+    for (const [query, field] of [["limit=101", "limit"], ["limit=0", "limit"], ["cursor=nope", "cursor"]] as const) {
+      const refused = await api("GET", `/api/v1/loyalty/rewards?${query}`)
+      expect(refused.status).toBe(400)
+      expect(refused.body.error.details).toHaveProperty(field)
+    }
   })
 })
 
