@@ -5,7 +5,7 @@ import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed }
 import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
 import { SafeString } from "./text.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
-import { FieldsRequest, FieldsResponse } from "./fields.ts"
+import { FieldsList, FieldsRequest, FieldsResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
@@ -111,7 +111,7 @@ export const FieldsGroup = HttpApiGroup.make("fields")
       .annotate(OpenApi.Summary, "Create or update up to 50 custom field definitions (upsert by field_key)")
   )
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/fields", { success: FieldsResponse })
+    HttpApiEndpoint.get("list", "/api/v1/fields", { success: FieldsList })
       .annotate(RequiredScope, "guests:read")
       .annotate(OpenApi.Summary, "The account's custom field definitions, in display order")
   )

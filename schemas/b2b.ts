@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import {
   boundedInt, boundedNumber, CurrencyCode, DateString, FreeFormValue, MAX_AMOUNT, maxLength, NonEmptyString, oneOf, SafeString, Uuid, Warning
 } from "./common.ts"
+import { listOf, ok } from "./list.ts"
 
 // The B2B CRM's public contract: accounts in a hierarchy of at most three levels, their codes, contacts and deals,
 // and the attribution of reservations to accounts. Requests refuse JSON null where a field cannot be cleared.
@@ -135,7 +136,6 @@ export const AccountDetail = Schema.Struct({
   production: Production
 })
 
-const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
 
 export const AccountCreatedData = Schema.Struct({
   account_id: Schema.String,
@@ -146,7 +146,7 @@ export const AccountCreatedData = Schema.Struct({
 export class AccountCreated extends Schema.Class<AccountCreated>("AccountCreated")(ok(AccountCreatedData)) {}
 export const AccountResponse = ok(AccountView)
 export const AccountDetailResponse = ok(AccountDetail)
-export const AccountListResponse = ok(Schema.Struct({ accounts: Schema.Array(AccountView), next_cursor: Schema.NullOr(Schema.String) }))
+export const AccountListResponse = listOf("accounts", AccountView)
 
 export const AddContactRequest = Schema.Struct({
   first_name: NonEmptyString,
@@ -241,7 +241,7 @@ export const DealView = Schema.Struct({
 export type DealView = typeof DealView.Type
 export const DealResponse = ok(DealView)
 export class DealCreated extends Schema.Class<DealCreated>("DealCreated")(DealResponse) {}
-export const DealListResponse = ok(Schema.Struct({ deals: Schema.Array(DealView), next_cursor: Schema.NullOr(Schema.String) }))
+export const DealListResponse = listOf("deals", DealView)
 
 /** Which account a reservation is attributed to, by which rule and code; a domain match only suggests. */
 export const Attribution = Schema.Struct({

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { boundedInt, oneOf } from "./common.ts"
 import { isSafeText, SafeString, TEXT_POLICY_MESSAGE } from "./text.ts"
+import { ok } from "./list.ts"
 
 // Channel configuration of an account, per mode (a sandbox key reads and writes the sandbox configuration, a live key
 // the live one). A PUT sets the fields it sends; a field it does not send keeps its stored value (its default on the
@@ -165,7 +166,6 @@ export const WhatsAppChannelView = Schema.Struct({
 })
 export type WhatsAppChannelView = typeof WhatsAppChannelView.Type
 
-const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
 export const EmailChannelResponse = ok(EmailChannelView)
 export const WhatsAppChannelResponse = ok(WhatsAppChannelView)
 export const TemplateResponse = ok(Schema.Struct({ mode: Mode, ...WhatsAppTemplate.fields }))

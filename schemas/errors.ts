@@ -5,7 +5,8 @@ import { Schema } from "effect"
  * One class per HTTP status so HttpApi can document and encode each; `details` maps a field path
  * (e.g. `guests[0].phone`) to its messages.
  */
-const ErrorDetail = Schema.Struct({
+/** The `error` of a failure body (also each failed item of a batch). */
+export const ErrorDetail = Schema.Struct({
   message: Schema.String,
   code: Schema.String,
   details: Schema.Record(Schema.String, Schema.Unknown)

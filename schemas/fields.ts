@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { boundedInt, maxLength, NonEmptyString, SafeString } from "./common.ts"
+import { ok, page } from "./list.ts"
 
 export const FieldTypes = ["string", "text", "number", "boolean", "date", "datetime", "select", "multiselect"] as const
 export type FieldType = typeof FieldTypes[number]
@@ -53,3 +54,5 @@ export const FieldsResponse = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String })
 })
+/** The definitions in the one list shape (unpaged: an account defines a bounded set, shown whole; next_cursor is always null). */
+export const FieldsList = ok(Schema.Struct({ ...page("fields", FieldDefinition).fields, message: Schema.String }))

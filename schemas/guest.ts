@@ -112,13 +112,33 @@ export const GuestBatchResponse = Schema.Struct({
   })
 })
 
-export const GuestProfile = Schema.Struct({
-  success: Schema.Literal(true),
-  data: Schema.Record(Schema.String, Schema.Unknown).annotate({
-    description: "contact_id, phone, email, names, language, profile fields, consent (with its audit trail), " +
-      "subscription_status, tags, custom_fields, hotels[], reservations[] (latest 20), created_at, updated_at"
-  })
+const NullString = Schema.NullOr(Schema.String)
+/** A contact's profile as GET /api/v1/guests answers it. */
+export const GuestProfileData = Schema.Struct({
+  contact_id: Schema.String, phone: NullString, email: NullString, first_name: NullString, last_name: NullString, language: NullString,
+  date_of_birth: NullString, gender: NullString, nationality: NullString, document_type: NullString, document_number: NullString,
+  address: Schema.NullOr(Schema.Unknown).annotate({ description: "the address as last sent (any JSON value)" }),
+  subscription_status: NullString, source: NullString,
+  tags: Schema.Array(Schema.String),
+  custom_fields: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "values by field_key, each of its field's type" }),
+  consent: Schema.Struct({
+    email: Schema.NullOr(Schema.Boolean),
+    whatsapp_marketing: Schema.NullOr(Schema.Boolean),
+    /** The latest 50 consent changes, newest first. */
+    history: Schema.Array(Schema.Struct({
+      channel: Schema.Literals(["email", "whatsapp"]), granted: Schema.Boolean, source: Schema.String, captured_at: NullString, recorded_at: Schema.String
+    }))
+  }),
+  hotels: Schema.Array(Schema.Struct({ hotel_id: Schema.String, code: Schema.String, name: Schema.String, first_seen_at: Schema.String, last_seen_at: Schema.String })),
+  /** The latest 20 by check-in. */
+  reservations: Schema.Array(Schema.Struct({
+    reservation_id: Schema.String, external_reservation_id: Schema.String, hotel_id: Schema.String, status: Schema.String, guest_stage: NullString,
+    check_in: Schema.String, check_out: Schema.String, is_holder: Schema.Boolean
+  })),
+  created_at: Schema.String,
+  updated_at: Schema.String
 })
+export const GuestProfile = Schema.Struct({ success: Schema.Literal(true), data: GuestProfileData })
 
 /** A new contact: the same body as GuestResponse, answered 201 (an existing contact is a plain GuestResponse, 200). */
 export class GuestCreated extends Schema.Class<GuestCreated>("GuestCreated")(GuestResponse) {}

@@ -6,11 +6,11 @@ import { JourneyDefinition, JourneyStatuses, JourneyStep, JourneyTrigger, RunSta
 import { BodyLimit, MiB } from "./limits.ts"
 import { Authentication, RequiredScope } from "./security.ts"
 import { SafeString } from "./text.ts"
+import { listOf, ok } from "./list.ts"
 
 // The journeys API: definitions (saved in immutable versions, with a status) and the read side of their runs.
 
 const opt = Schema.optionalKey
-const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
 
 /**
  * Schema failures of this group: a body that is not a valid definition is a 422 VALIDATION_ERROR naming each field
@@ -122,7 +122,7 @@ export const JourneysGroup = HttpApiGroup.make("journeys")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/journeys", {
       query: { ...page, status: opt(SafeString), trigger_event: opt(SafeString), hotel_id: opt(SafeString) },
-      success: ok(Schema.Struct({ journeys: Schema.Array(JourneySummary), next_cursor: Schema.NullOr(Schema.String) })),
+      success: listOf("journeys", JourneySummary),
       error: ValidationFailed
     }).annotate(RequiredScope, "journeys:read")
       .annotate(OpenApi.Summary, "The journeys of this account and mode, newest first (limit 1-100, default 25); filters status, trigger_event, hotel_id")
@@ -150,7 +150,7 @@ export const JourneysGroup = HttpApiGroup.make("journeys")
     HttpApiEndpoint.get("runs", "/api/v1/journeys/:id/runs", {
       params: journey,
       query: { ...page, state: opt(SafeString), contact_id: opt(SafeString) },
-      success: ok(Schema.Struct({ runs: Schema.Array(RunSummary), next_cursor: Schema.NullOr(Schema.String) })),
+      success: listOf("runs", RunSummary),
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "journeys:read")
       .annotate(OpenApi.Summary, "A journey's runs, newest first (limit 1-100, default 25); filters state, contact_id")

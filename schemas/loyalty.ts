@@ -1,4 +1,6 @@
 import { Schema } from "effect"
+import { ok } from "./list.ts"
+import { Enrolled } from "./loyaltyAnswers.ts"
 import { BatchItems, boundedInt, CurrencyCode, maxLength, NonEmptyString, oneOf, SafeString, Uuid } from "./common.ts"
 
 // The Loyalty REST family's public contract: programme set-up, members, earning and redeeming points.
@@ -117,9 +119,5 @@ export const RedemptionBatchRequest = Schema.Struct({
   items: BatchItems("RedeemRequest", "1 to 100 /redeem requests, each decoded and answered on its own")
 })
 
-const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
-/** Loyalty answers: `{ success: true, data }`, the fields of each listed in the README's Loyalty section. */
-export const LoyaltyData = ok(Schema.Record(Schema.String, Schema.Unknown))
-export const LoyaltyList = ok(Schema.Array(Schema.Record(Schema.String, Schema.Unknown)))
 /** A new member (answered 201; an existing one is answered 200 with the same shape). */
-export class MemberEnrolled extends Schema.Class<MemberEnrolled>("MemberEnrolled")(LoyaltyData) {}
+export class MemberEnrolled extends Schema.Class<MemberEnrolled>("MemberEnrolled")(ok(Enrolled)) {}

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { boundedInt, DateTimeWithOffset, maxLength, NonEmptyString, SafeString, Uuid } from "./common.ts"
 import { Conflict, InternalError, NotFound, Unavailable, ValidationFailed } from "./errors.ts"
-import { LoyaltyData } from "./loyalty.ts"
+import { BidPlaced, ExperienceView, ok } from "./loyaltyAnswers.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 
 // Experience auctions of the Loyalty REST family: set-up and reads with a core key, and the spec's
@@ -38,7 +38,7 @@ export const BidRequest = Schema.Struct({
 export type BidRequest = typeof BidRequest.Type
 
 /** A new experience (answered 201). */
-export class ExperienceCreated extends Schema.Class<ExperienceCreated>("ExperienceCreated")(LoyaltyData) {}
+export class ExperienceCreated extends Schema.Class<ExperienceCreated>("ExperienceCreated")(ok(ExperienceView)) {}
 
 const writeErrors = [ValidationFailed, Unavailable, InternalError] as const
 
@@ -54,13 +54,13 @@ export const LoyaltyAuctionsGroup = HttpApiGroup.make("loyaltyAuctions")
     HttpApiEndpoint.post("bid", "/api/v1/loyalty/experiences/bid", {
       payload: BidRequest,
       headers: { "idempotency-key": Schema.optionalKey(SafeString.annotate({ description: "the retry key, when the body has no external_reference_id" })) },
-      success: LoyaltyData, error: [NotFound, Conflict, ...writeErrors]
+      success: ok(BidPlaced), error: [NotFound, Conflict, ...writeErrors]
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Bid points on an experience: the points are held until outbid (released) or the auction closes (the winner's are spent)")
   )
   .add(
     HttpApiEndpoint.get("experience", "/api/v1/loyalty/experiences/:experience_id", {
-      params: { experience_id: Uuid }, success: LoyaltyData, error: [ValidationFailed, NotFound]
+      params: { experience_id: Uuid }, success: ok(ExperienceView), error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
       .annotate(OpenApi.Summary, "An experience's auction: status, current high bid, next minimum, bids, winner")
   )

@@ -7,8 +7,8 @@ import {
 import { BodyLimit, MiB } from "./limits.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
+import { ok } from "./list.ts"
 
-const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
 
 export const MessagesGroup = HttpApiGroup.make("messages")
   .add(

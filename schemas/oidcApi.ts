@@ -1,7 +1,8 @@
 import { Context, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { RateLimited, Unauthorized, ValidationFailed } from "./errors.ts"
-import { LoyaltyData } from "./loyalty.ts"
+import { PageQuery } from "./list.ts"
+import { ClubCode, ClubMemberView, LedgerPage, MemberBalanceView, ok, TransferToken } from "./loyaltyAnswers.ts"
 import { Authentication, Bearer, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
 
@@ -67,17 +68,17 @@ export const OidcClientsGroup = HttpApiGroup.make("oidcClients")
   .middleware(Authentication)
 
 export const LoyaltyMeGroup = HttpApiGroup.make("loyaltyMe")
-  .add(HttpApiEndpoint.get("balance", "/api/loyalty/me/balance", { success: LoyaltyData })
+  .add(HttpApiEndpoint.get("balance", "/api/loyalty/me/balance", { success: ok(MemberBalanceView) })
     .annotate(OpenApi.Summary, "The signed-in member's tier and points (SSO access token with scope loyalty)"))
   .add(
     HttpApiEndpoint.get("transactions", "/api/loyalty/me/transactions", {
-      query: { limit: Schema.optionalKey(SafeString), cursor: Schema.optionalKey(SafeString) },
-      success: LoyaltyData,
+      query: PageQuery,
+      success: ok(LedgerPage),
       error: ValidationFailed
-    }).annotate(OpenApi.Summary, "The signed-in member's points history, newest first; limit 1-100 (50), cursor = next_cursor")
+    }).annotate(OpenApi.Summary, "The signed-in member's points history, newest first; limit 1-100 (25), cursor = next_cursor")
   )
   .add(
-    HttpApiEndpoint.post("clubCode", "/api/loyalty/me/club-code", { success: LoyaltyData.pipe(HttpApiSchema.status(201)) })
+    HttpApiEndpoint.post("clubCode", "/api/loyalty/me/club-code", { success: ok(ClubCode).pipe(HttpApiSchema.status(201)) })
       .annotate(OpenApi.Summary, "A one-time code (2 minutes) the member hands to a partner club site")
   )
   .middleware(ValidationErrors)
@@ -87,12 +88,12 @@ export const LoyaltyClubGroup = HttpApiGroup.make("loyaltyClub")
   .add(
     HttpApiEndpoint.post("exchange", "/api/loyalty/club/exchange", {
       payload: Schema.Struct({ code: SafeString.annotate({ description: "the member's one-time club code" }) }),
-      success: LoyaltyData,
+      success: ok(TransferToken),
       error: ValidationFailed
     }).annotate(OpenApi.Summary, "Exchange a member's one-time code, once, for a transfer token (15 minutes, bound to this client)")
   )
   .add(
-    HttpApiEndpoint.get("me", "/api/loyalty/club/me", { success: LoyaltyData })
+    HttpApiEndpoint.get("me", "/api/loyalty/club/me", { success: ok(ClubMemberView) })
       .annotate(OpenApi.Summary, "The member of a transfer token (Authorization: Bearer clubt_…) with the client credentials")
   )
   .middleware(ValidationErrors)

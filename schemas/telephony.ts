@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { boundedNumber, DateTimeWithOffset, FreeFormObject, maxLength, NonEmptyString, oneOf, SafeNumber, SafeString } from "./common.ts"
+import { boundedNumber, DateTimeWithOffset, FreeFormObject, maxLength, NonEmptyString, oneOf, SafeNumber, SafeString, Warning } from "./common.ts"
+import { listOf, ok } from "./list.ts"
 import { CTI_BODY_LIMIT } from "./limits.ts"
 
 const opt = Schema.optionalKey
@@ -66,7 +67,6 @@ export const CtiPayload = FreeFormObject({ maxKeys: 20_000, maxBytes: CTI_BODY_L
     "completed-call record (`event`: call_completed). Keys in snake_case or camelCase, at the top level or under `data`."
 })
 
-export const CtiResponse = Schema.Struct({ success: Schema.Literal(true), data: Schema.Record(Schema.String, Schema.Unknown) })
 
 export const DialRequest = Schema.Struct({
   to: opt(NonEmptyString.annotate({ description: "E.164; defaults to the contact's phone" })),
@@ -75,13 +75,6 @@ export const DialRequest = Schema.Struct({
 })
 export type DialRequest = typeof DialRequest.Type
 
-export const CallsPage = Schema.Struct({
-  success: Schema.Literal(true),
-  data: Schema.Struct({
-    calls: Schema.Array(Schema.Record(Schema.String, Schema.Unknown)),
-    next_cursor: Schema.NullOr(Schema.String)
-  })
-})
 
 const Timestamp = Schema.String.annotate({ format: "date-time" })
 
@@ -124,13 +117,52 @@ export const CallRecord = Schema.Struct({
   transcript_received_at: Schema.NullOr(Timestamp),
   summary: Schema.NullOr(Schema.String),
   language: Schema.NullOr(Schema.String),
-  metadata: Schema.Record(Schema.String, Schema.Unknown),
+  metadata: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "The provider's own metadata of the call, as it sent it" }),
   created_at: Timestamp,
   updated_at: Timestamp
 })
 export type CallRecord = typeof CallRecord.Type
 
-export const CallRecordResponse = Schema.Struct({ success: Schema.Literal(true), data: CallRecord })
+export const CallRecordResponse = ok(CallRecord)
+
+/** One call of a contact's list: the record without its transcript, caller and outcome_raw, and whether it has a transcript. */
+const { transcript: _t, caller: _c, outcome_raw: _o, transcript_truncated: _tt, transcript_received_at: _tr, contact_id: _ci, ...summary } = CallRecord.fields
+export const CallSummary = Schema.Struct({ ...summary, has_transcript: Schema.Boolean })
+export const CallsPage = listOf("calls", CallSummary)
+
+const NullString = Schema.NullOr(Schema.String)
+const StaySummary = Schema.NullOr(Schema.Struct({
+  reservation_id: Schema.String, external_reservation_id: Schema.String, hotel_id: Schema.String, hotel_name: Schema.String,
+  status: Schema.String, check_in: Schema.String, check_out: Schema.String
+}))
+/** What an agent's screen shows when the phone rings (call_ringing only). */
+export const ScreenPop = Schema.Struct({
+  matched: Schema.Boolean,
+  contact: Schema.NullOr(Schema.Struct({
+    id: Schema.String, first_name: NullString, last_name: NullString, language: NullString, email: NullString,
+    tier: Schema.NullOr(Schema.Struct({ slug: Schema.String, name: Schema.String })).annotate({ description: "the loyalty tier of the contact's email" }),
+    last_stay: StaySummary,
+    next_stay: StaySummary
+  }))
+})
+/** What a CTI message did to its call. */
+export const CallAnswer = Schema.Struct({
+  call_id: Schema.String,
+  call_record_id: Schema.String,
+  kind: Schema.Literals(["event", "full_record", "patch"]),
+  event_type: Schema.String,
+  status: NullString,
+  contact_id: NullString,
+  is_new_contact: Schema.Boolean,
+  warnings: Schema.Array(Warning),
+  screen_pop: Schema.optionalKey(ScreenPop)
+})
+export const CtiResponse = ok(CallAnswer)
 
 /** The first message about a call: the same body as CtiResponse, answered 201 (later ones are answered 200). */
 export class CallCreated extends Schema.Class<CallCreated>("CallCreated")(CtiResponse) {}
+
+/** A click-to-call request, recorded and handed to the provider adapter. */
+export const DialRequested = ok(Schema.Struct({
+  dial_request_id: Schema.String, status: Schema.Literal("requested"), contact_id: Schema.String, to: Schema.String, provider: Schema.String
+}))

@@ -1,10 +1,10 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BodyLimit, CTI_BODY_LIMIT } from "./limits.ts"
 import { Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
-import { CallCreated, CallRecordResponse, CallsPage, CtiPayload, CtiResponse, DialRequest } from "./telephony.ts"
+import { CallCreated, CallRecordResponse, CallsPage, CtiPayload, CtiResponse, DialRequest, DialRequested } from "./telephony.ts"
+import { PageQuery } from "./list.ts"
 
 const ctiSuccess = [
   CallCreated.pipe(HttpApiSchema.status(201)).annotate({ description: "First message of this call_id" }),
@@ -32,7 +32,7 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
   .add(
     HttpApiEndpoint.get("calls", "/api/contacts/:id/calls", {
       params: { id: SafeString },
-      query: { cursor: Schema.optionalKey(SafeString), limit: Schema.optionalKey(SafeString) },
+      query: PageQuery,
       success: CallsPage,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
@@ -50,7 +50,7 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
     HttpApiEndpoint.post("dial", "/api/contacts/:id/call", {
       params: { id: SafeString },
       payload: DialRequest,
-      success: CtiResponse.pipe(HttpApiSchema.status(202)).annotate({ description: "Dial request recorded and handed to the provider adapter" }),
+      success: DialRequested.pipe(HttpApiSchema.status(202)).annotate({ description: "Dial request recorded and handed to the provider adapter" }),
       error: [ValidationFailed, NotFound, Unprocessable]
     }).annotate(RequiredScope, "guests:write")
       .annotate(OpenApi.Summary, "Click-to-call: ask the tenant's telephony provider to dial the contact")

@@ -4,6 +4,7 @@ import { boundedInt, FreeFormObject, maxLength, NonEmptyString, oneOf, Uuid } fr
 import { Conflict, NotFound, ValidationFailed } from "./errors.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
+import { listOf } from "./list.ts"
 
 // Website sources, managed with a core key (scope website_sources:manage): the three credentials, the origin and
 // event allow-lists, consent mode, rate limit, webhook mapping and signing; the delivery log and the event catalogue.
@@ -91,7 +92,13 @@ export const DeliveryView = Schema.Struct({
   rejected: Schema.Number,
   results: Schema.NullOr(Schema.Array(Schema.Unknown))
 })
-export const DeliveryPage = Schema.Struct({ deliveries: Schema.Array(DeliveryView), next_cursor: Schema.NullOr(Schema.String) })
+const deprecated = (what: string) => ({ description: `deprecated: ${what}, kept one release; read data` })
+/** The delivery log in the one list shape; the old top-level `deliveries` and `next_cursor` are kept one release. */
+export const DeliveryPage = Schema.Struct({
+  ...listOf("deliveries", DeliveryView).fields,
+  deliveries: Schema.Array(DeliveryView).annotate(deprecated("the same list as data.deliveries")),
+  next_cursor: Schema.NullOr(Schema.String).annotate(deprecated("the same as data.next_cursor"))
+})
 
 export const CatalogueEntry = Schema.Struct({
   name: Schema.String,
@@ -100,7 +107,16 @@ export const CatalogueEntry = Schema.Struct({
   status: Schema.Literals(["received", "not received"]),
   first_received_at: Schema.NullOr(Schema.String)
 })
-export const CatalogueList = Schema.Struct({ events: Schema.Array(CatalogueEntry) })
+/** The catalogue (unpaged: a source's event names are few) in the one list shape; the old top-level `events` is kept one release. */
+export const CatalogueList = Schema.Struct({
+  ...listOf("events", CatalogueEntry).fields,
+  events: Schema.Array(CatalogueEntry).annotate(deprecated("the same list as data.events"))
+})
+/** The sources (unpaged: an account has a site or app per source, a few) in the one list shape; the old top-level `sources` is kept one release. */
+export const SourceList = Schema.Struct({
+  ...listOf("sources", SourceView).fields,
+  sources: Schema.Array(SourceView).annotate(deprecated("the same list as data.sources"))
+})
 export const DeclareEventRequest = Schema.Struct({ name: EventName, description: opt(maxLength(500)) })
 
 const source = { id: SafeString }
@@ -109,7 +125,7 @@ export const WebsiteSourcesGroup = HttpApiGroup.make("websiteSources")
   .add(HttpApiEndpoint.post("create", "/api/v1/website-sources", {
     payload: CreateSourceRequest, success: SourceCreated.pipe(HttpApiSchema.status(201)), error: ValidationFailed
   }).annotate(RequiredScope, "website_sources:manage").annotate(OpenApi.Summary, "A website source and its server key, browser key and webhook token (and signing secret), shown once"))
-  .add(HttpApiEndpoint.get("list", "/api/v1/website-sources", { success: Schema.Struct({ sources: Schema.Array(SourceView) }) }).annotate(RequiredScope, "website_sources:manage").annotate(OpenApi.Summary, "The website sources of this account and mode"))
+  .add(HttpApiEndpoint.get("list", "/api/v1/website-sources", { success: SourceList }).annotate(RequiredScope, "website_sources:manage").annotate(OpenApi.Summary, "The website sources of this account and mode"))
   .add(HttpApiEndpoint.get("get", "/api/v1/website-sources/:id", { params: source, success: SourceView, error: NotFound }).annotate(RequiredScope, "website_sources:manage").annotate(OpenApi.Summary, "One website source (never its keys or secret)"))
   .add(HttpApiEndpoint.patch("update", "/api/v1/website-sources/:id", {
     params: source, payload: PatchSourceRequest, success: SourceView, error: [ValidationFailed, NotFound]

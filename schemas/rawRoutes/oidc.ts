@@ -8,7 +8,26 @@ import { header, json, param } from "./document.ts"
 const html = { "text/html": { schema: { type: "string" } } }
 /** oidc-provider's redirects carry Koa's "Redirecting to …" body, HTML or text by the Accept header. */
 const redirectText = { "text/html": { schema: { type: "string" } }, "text/plain": { schema: { type: "string" } } }
-const anyJson = { "application/json": { schema: { type: "object" } } }
+const strings = { type: "array", items: { type: "string" } }
+const str = { type: "string" }
+/** A JSON object with these properties (those listed in `required` always present); others may appear, as OpenID Connect allows. */
+const openObject = (properties: Record<string, unknown>, required: ReadonlyArray<string>) =>
+  ({ "application/json": { schema: { type: "object", required, properties } } })
+/** OpenID Connect Discovery 1.0 metadata, as oidc-provider publishes it for this configuration. */
+const discovery = openObject({
+  issuer: str, authorization_endpoint: str, token_endpoint: str, userinfo_endpoint: str, jwks_uri: str, end_session_endpoint: str,
+  revocation_endpoint: str, scopes_supported: strings, claims_supported: strings, response_types_supported: strings,
+  grant_types_supported: strings, subject_types_supported: strings, id_token_signing_alg_values_supported: strings,
+  token_endpoint_auth_methods_supported: strings, code_challenge_methods_supported: strings
+}, ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri", "response_types_supported", "subject_types_supported", "id_token_signing_alg_values_supported"])
+/** The code exchange's answer (RFC 6749 5.1, OpenID Connect Core 3.1.3.3): an opaque access token and an id_token. */
+const tokenAnswer = openObject({
+  access_token: str, token_type: { const: "Bearer" }, expires_in: { type: "integer" }, id_token: str, scope: str
+}, ["access_token", "token_type", "expires_in", "id_token", "scope"])
+/** UserInfo claims of the scopes granted (openid, email, profile, loyalty). */
+const userInfo = openObject({
+  sub: str, email: str, email_verified: { type: "boolean" }, given_name: str, family_name: str, member_id: str, tenant_id: str
+}, ["sub"])
 /** OAuth 2.0 error answers (RFC 6749 5.2), as oidc-provider writes them. */
 const oauthError = { "application/json": { schema: { type: "object", required: ["error"], properties: { error: { type: "string" }, error_description: { type: "string" } } } } }
 /** A body over 64 KiB is refused before the provider or the page reads it, in the core error shape. */
@@ -38,7 +57,7 @@ const provider = (operationId: string, summary: string, responses: Record<string
   ({ tags: ["oidc"], operationId, summary, responses: { ...responses, ...away(oauthError) } })
 
 export const OidcPaths: Record<string, unknown> = {
-  "/api/oidc/.well-known/openid-configuration": { get: provider("getOidcDiscovery", "OpenID Connect discovery: issuer, endpoints, jwks_uri", { "200": { description: "Discovery document", content: anyJson } }) },
+  "/api/oidc/.well-known/openid-configuration": { get: provider("getOidcDiscovery", "OpenID Connect discovery: issuer, endpoints, jwks_uri", { "200": { description: "Discovery document", content: discovery } }) },
   "/api/oidc/jwks": { get: provider("getOidcJwks", "RS256 public keys (current, next, recently retired)", { "200": { description: "JWK Set", content: { "application/jwk-set+json": { schema: { type: "object" } } } } }) },
   "/api/oidc/auth": {
     get: provider("oidcAuthorize", "Authorization Code with PKCE S256 (response_type=code, code_challenge, code_challenge_method=S256, client_id, redirect_uri, scope, state)",
@@ -46,9 +65,9 @@ export const OidcPaths: Record<string, unknown> = {
   },
   "/api/oidc/token": {
     post: provider("oidcToken", "Code exchange (grant_type=authorization_code, code, redirect_uri, code_verifier), client_secret_basic",
-      { "200": { description: "access_token (opaque, 15 min), id_token (RS256)", content: anyJson }, "400": { description: "invalid_grant, invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge })
+      { "200": { description: "access_token (opaque, 15 min), id_token (RS256)", content: tokenAnswer }, "400": { description: "invalid_grant, invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge })
   },
-  "/api/oidc/me": { get: provider("oidcUserInfo", "UserInfo (Bearer access token)", { "200": { description: "claims", content: anyJson }, "401": { description: "invalid_token", content: oauthError } }) },
+  "/api/oidc/me": { get: provider("oidcUserInfo", "UserInfo (Bearer access token)", { "200": { description: "claims", content: userInfo }, "401": { description: "invalid_token", content: oauthError } }) },
   "/api/oidc/token/revocation": { post: provider("oidcRevokeToken", "Token revocation (RFC 7009), client_secret_basic", { "200": { description: "revoked (or unknown)" }, "400": { description: "invalid_request", content: oauthError }, "401": { description: "invalid_client", content: oauthError }, ...tooLarge }) },
   "/api/oidc/session/end": {
     get: provider("oidcEndSession", "RP-initiated sign-out (id_token_hint, post_logout_redirect_uri, state): a confirmation form", { "200": { description: "form posting to /api/oidc/session/end/confirm", content: html }, "400": { description: "invalid id_token_hint or post_logout_redirect_uri", content: oauthError } })

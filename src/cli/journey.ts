@@ -38,7 +38,7 @@ const run = (action: string | undefined, flags: JourneyFlags) =>
         if (flags.status !== undefined && !(JourneyStatuses as ReadonlyArray<string>).includes(flags.status)) {
           return yield* Effect.fail(refused(`--status must be one of: ${JourneyStatuses.join(", ")}`))
         }
-        const page = yield* journeys.list(scope, { status: flags.status }, { limit: 100 })
+        const page = yield* journeys.list(scope, { status: flags.status }, { limit: 100, after: undefined })
         return { journeys: page.journeys }
       }
       case "show":

@@ -4,6 +4,7 @@ import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import type { FieldDefinition, FieldDefinitionInput } from "../../schemas/fields.ts"
 import { Database, type Sql } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
+import { ok } from "../http/answers.ts"
 
 const COLUMNS = `field_key, field_label, field_type, options, description, is_required, is_visible, display_order,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
@@ -58,6 +59,6 @@ export const FieldsLive = HttpApiBuilder.group(Api, "fields", (handlers) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const rows = yield* db.query((sql) => listDefinitions(sql, principal))
-          return { success: true as const, data: { fields: [...rows], message: `${rows.length} field definition(s)` } }
+          return ok({ fields: [...rows], next_cursor: null, message: `${rows.length} field definition(s)` })
         }))
   }))

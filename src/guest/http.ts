@@ -8,7 +8,7 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound, ValidationFailed } from "../../schemas/errors.ts"
 import { GuestCreated, GuestRequest, type GuestResult } from "../../schemas/guest.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, asJson, batchItems, batchResults, batchSizeRefused, hotelNotFound, type Outcome, refusal } from "../http/answers.ts"
+import { answered, batchItems, batchResults, batchSizeRefused, hotelNotFound, type Outcome, refusal } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { checkCustomFields, type FieldRule } from "./customFields.ts"
@@ -103,6 +103,6 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
           if (!phone.ok) return yield* ValidationFailed.of("Invalid request: phone is not a valid international number", { phone: ["must be a valid phone number with its country code"] })
           const profile = yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => readGuestProfile(tx, principal, phone.e164)))
           if (profile === undefined) return yield* NotFound.of("No contact with this phone", { phone: ["not found"] })
-          return { success: true as const, data: asJson(profile) }
+          return { success: true as const, data: profile }
         }))
   }))

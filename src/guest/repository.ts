@@ -1,5 +1,7 @@
 import type { Sql, Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
+import type { GuestProfileData } from "../../schemas/guest.ts"
+import { asJson } from "../http/answers.ts"
 import type { FieldRule } from "./customFields.ts"
 
 export const fieldRules = async (sql: Sql, p: TenantScope): Promise<Array<FieldRule>> =>
@@ -18,7 +20,7 @@ export const contactIdByPhone = async (sql: Sql, p: TenantScope, phone: string) 
 }
 
 /** The guest profile as GET /api/v1/guests answers it. */
-export const readGuestProfile = async (sql: Sql | Tx, p: TenantScope, phone: string) => {
+export const readGuestProfile = async (sql: Sql | Tx, p: TenantScope, phone: string): Promise<typeof GuestProfileData.Type | undefined> => {
   const [c] = await sql`
     SELECT id AS contact_id, phone, email, first_name, last_name, language, to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth,
       gender, nationality, document_type, document_number, address, subscription_status, source, tags, custom_fields,
@@ -36,10 +38,11 @@ export const readGuestProfile = async (sql: Sql | Tx, p: TenantScope, phone: str
         ORDER BY r.id, g.is_holder DESC`
   ])
   const { email_consent, whatsapp_marketing_consent, ...profile } = c
-  return {
+  // Timestamps as ISO strings, as the JSON answer carries them.
+  return asJson({
     ...profile,
     consent: { email: email_consent, whatsapp_marketing: whatsapp_marketing_consent, history: [...consents] },
     hotels: [...hotels],
     reservations: [...reservations].sort((a, b) => String(b.check_in).localeCompare(String(a.check_in))).slice(0, 20)
-  }
+  }) as unknown as typeof GuestProfileData.Type
 }

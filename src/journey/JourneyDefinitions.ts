@@ -9,6 +9,7 @@ import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
 import type { CreateJourneyRequest, JourneyView, PatchJourneyRequest } from "../../schemas/journeyApi.ts"
 import { canonical, invalidDefinition, matches } from "./edge.ts"
 import { accountFacts, insertJourney, type JourneyFilters, listJourneys, readJourney, saveVersion, setStatus, storedDefinition } from "./store.ts"
+import type { PageRequest } from "../http/paging.ts"
 
 /** Why a definition change or read is refused; nothing of it was written. */
 export type JourneyRefusal = NotFound | Conflict | PreconditionFailed | Unprocessable | ValidationFailed
@@ -47,7 +48,7 @@ const check = async (tx: Tx, scope: TenantScope, d: JourneyDefinition): Promise<
   return errors.length > 0 ? new Refused(invalidDefinition(errors)) : [...own.warnings, ...account.warnings]
 }
 
-type JourneyPage = Exclude<Awaited<ReturnType<typeof listJourneys>>, { error: "cursor" }>
+type JourneyPage = Awaited<ReturnType<typeof listJourneys>>
 
 const definitionOf = (j: JourneyView): JourneyDefinition => ({ name: j.name, hotel_ids: j.hotel_ids, trigger: j.trigger, steps: j.steps })
 
@@ -60,7 +61,7 @@ type Result<A, E extends JourneyRefusal = JourneyRefusal> = Effect.Effect<A, E |
  */
 export class JourneyDefinitions extends Context.Service<JourneyDefinitions, {
   readonly create: (scope: TenantScope, r: CreateJourneyRequest) => Result<{ journey_id: string; version: number; status: JourneyStatus; warnings: ReadonlyArray<Issue> }, Unprocessable>
-  readonly list: (scope: TenantScope, f: JourneyFilters, page: { cursor?: string | undefined; limit: number }) => Result<JourneyPage, ValidationFailed>
+  readonly list: (scope: TenantScope, f: JourneyFilters, page: PageRequest) => Result<JourneyPage>
   readonly get: (scope: TenantScope, id: string) => Result<JourneyView, NotFound>
   readonly update: (scope: TenantScope, id: string, patch: PatchJourneyRequest, ifMatch: string | undefined) => Result<JourneyView & { warnings: ReadonlyArray<Issue> }>
   readonly transition: (scope: TenantScope, id: string, action: Transition) => Result<JourneyView, NotFound | Conflict | Unprocessable>
@@ -89,10 +90,7 @@ export class JourneyDefinitions extends Context.Service<JourneyDefinitions, {
         return { journey_id: id, version: 1, status, warnings }
       }),
       list: (scope, f, page) =>
-        inTenant<JourneyPage, ValidationFailed>(scope, async (tx) => {
-          const found = await listJourneys(tx, scope, f, page)
-          return "error" in found ? new Refused(ValidationFailed.of("Invalid request: cursor is not a cursor this API returned", { cursor: ["is not a cursor this API returned"] })) : found
-        }),
+        inTenant<JourneyPage, never>(scope, (tx) => listJourneys(tx, scope, f, page)),
       get: (scope, id) => inTenant<JourneyView, NotFound>(scope, async (tx) => (await readJourney(tx, scope, id)) ?? new Refused(journeyNotFound(id))),
       update: Effect.fn("JourneyDefinitions.update")(function*(scope, id, patch, ifMatch) {
         return yield* inTenant<JourneyView & { warnings: ReadonlyArray<Issue> }, JourneyRefusal>(scope, async (tx) => {

@@ -10,7 +10,7 @@ import { NotFound, ValidationFailed } from "../../schemas/errors.ts"
 import { JourneyStatuses, RunStates } from "../../schemas/journey.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, ok } from "../http/answers.ts"
-import { pageLimit } from "../http/cursor.ts"
+import { pageRequest } from "../http/paging.ts"
 import { withEtag } from "./edge.ts"
 import { JourneyDefinitions, journeyNotFound } from "./JourneyDefinitions.ts"
 import { journeyRuns, readRun } from "./runs.ts"
@@ -19,10 +19,6 @@ import { readJourney } from "./store.ts"
 const runNotFound = (id: string) => NotFound.of(`No journey run with id ${JSON.stringify(id)}`, { run_id: ["not found"] })
 const badQuery = (field: string, message: string) => ValidationFailed.of(`Invalid request: ${field} ${message}`, { [field]: [message] })
 
-const limitOf = (raw: string | undefined) => {
-  const limit = pageLimit(raw)
-  return limit === undefined ? Effect.fail(badQuery("limit", "must be an integer from 1 to 100")) : Effect.succeed(limit)
-}
 
 export const JourneysLive = HttpApiBuilder.group(Api, "journeys", (handlers) =>
   Effect.gen(function*() {
@@ -43,12 +39,12 @@ export const JourneysLive = HttpApiBuilder.group(Api, "journeys", (handlers) =>
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(scope, (s) => orDieOnDatabase(journeys.create(s, payload))).pipe(Effect.map(ok)))
       .handle("list", Effect.fn("Journeys.list")(function*({ query }) {
-        const limit = yield* limitOf(query.limit)
+        const page = yield* pageRequest(query)
         if (query.status !== undefined && !(JourneyStatuses as ReadonlyArray<string>).includes(query.status)) {
           return yield* badQuery("status", `must be one of: ${JourneyStatuses.join(", ")}`)
         }
         if (query.hotel_id !== undefined && !isUuid(query.hotel_id)) return yield* badQuery("hotel_id", "must be a UUID")
-        return ok(yield* orDieOnDatabase(journeys.list(yield* scope, query, { cursor: query.cursor, limit })))
+        return ok(yield* orDieOnDatabase(journeys.list(yield* scope, query, page)))
       }))
       .handle("get", Effect.fn("Journeys.get")(function*({ params }) {
         const found = yield* orDieOnDatabase(journeys.get(yield* scope, params.id))
@@ -64,7 +60,7 @@ export const JourneysLive = HttpApiBuilder.group(Api, "journeys", (handlers) =>
       .handle("pause", transition("pause"))
       .handle("archive", transition("archive"))
       .handle("runs", Effect.fn("Journeys.runs")(function*({ params, query }) {
-        const limit = yield* limitOf(query.limit)
+        const request = yield* pageRequest(query)
         if (query.state !== undefined && !(RunStates as ReadonlyArray<string>).includes(query.state)) {
           return yield* badQuery("state", `must be one of: ${RunStates.join(", ")}`)
         }
@@ -72,9 +68,8 @@ export const JourneysLive = HttpApiBuilder.group(Api, "journeys", (handlers) =>
         const page = yield* read(async (tx, s) =>
           (await readJourney(tx, s, params.id)) === undefined
             ? undefined
-            : journeyRuns(tx, params.id, { cursor: query.cursor, limit, state: query.state, contact_id: query.contact_id }))
+            : journeyRuns(tx, params.id, { ...request, state: query.state, contact_id: query.contact_id }))
         if (page === undefined) return yield* journeyNotFound(params.id)
-        if ("error" in page) return yield* badQuery("cursor", "is not a cursor this API returned")
         return ok(page)
       }))
       .handle("run", Effect.fn("Journeys.run")(function*({ params }) {

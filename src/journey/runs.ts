@@ -3,7 +3,8 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
 import type { RunState } from "../../schemas/journey.ts"
 import type { RunView } from "../../schemas/journeyApi.ts"
-import { decodeCursor, encodeCursor, exactTime } from "../http/cursor.ts"
+import { encodeCursor, exactTime } from "../http/cursor.ts"
+import type { PageRequest } from "../http/paging.ts"
 
 // Reads of journey runs (the journey actor writes them), confined to the caller's tenant and mode.
 
@@ -96,10 +97,9 @@ export const readRun = async (tx: Tx, scope: TenantScope, runId: string): Promis
 export const journeyRuns = async (
   tx: Tx,
   journeyId: string,
-  o: { cursor?: string | undefined; limit: number; state?: string | undefined; contact_id?: string | undefined }
+  o: PageRequest & { readonly state?: string | undefined; readonly contact_id?: string | undefined }
 ) => {
-  const after = o.cursor === undefined ? undefined : decodeCursor(o.cursor)
-  if (o.cursor !== undefined && after === undefined) return { error: "cursor" as const }
+  const after = o.after
   const rows = await tx.unsafe<Array<RunRecord>>(
     `SELECT ${COLUMNS} FROM journey_runs WHERE journey_id = $1
        AND ($2::text IS NULL OR state = $2)

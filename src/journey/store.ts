@@ -5,7 +5,8 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
 import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
 import type { JourneyView } from "../../schemas/journeyApi.ts"
-import { decodeCursor, encodeCursor, exactTime } from "../http/cursor.ts"
+import { encodeCursor, exactTime } from "../http/cursor.ts"
+import type { PageRequest } from "../http/paging.ts"
 
 // Journey definitions as the API writes and reads them, in a transaction confined to the caller's tenant (row-level
 // security) and filtered by its mode. The header row keeps what an event's match reads (status, trigger event type,
@@ -124,9 +125,8 @@ export interface JourneyFilters {
 }
 
 /** The journeys, newest first, keyset-paginated on (created_at, id); a definition's step count instead of its steps. */
-export const listJourneys = async (tx: Tx, scope: TenantScope, f: JourneyFilters, o: { cursor?: string | undefined; limit: number }) => {
-  const after = o.cursor === undefined ? undefined : decodeCursor(o.cursor)
-  if (o.cursor !== undefined && after === undefined) return { error: "cursor" as const }
+export const listJourneys = async (tx: Tx, scope: TenantScope, f: JourneyFilters, o: PageRequest) => {
+  const after = o.after
   const rows = await tx.unsafe<Array<JourneyRecord>>(
     `SELECT ${COLUMNS} FROM journey_definitions d JOIN journey_versions v ON v.journey_id = d.id AND v.version = d.version
      WHERE d.tenant_id = $1 AND d.sandbox = $2

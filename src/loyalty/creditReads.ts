@@ -1,5 +1,6 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { Principal } from "../../schemas/api.ts"
+import type { ReservationSnapshot } from "../../schemas/loyaltyAnswers.ts"
 
 // Reads of the credit, reversal and report endpoints, each inside the principal's tenant and mode.
 
@@ -54,6 +55,19 @@ export const readLiability = async (tx: Tx, p: Principal) => {
     | "wallets_held" | "issued" | "redeemed" | "expired" | "reversed" | "restored", number>
 }
 
+type SnapshotHold = typeof ReservationSnapshot.Type["credit"]["holds"][number]
+/** A hold of a reservation as stored: its amount in minor units (the snapshot answers it in major units). */
+export type HoldRow = Omit<SnapshotHold, "amount"> & { readonly amount_minor: number | null }
+export interface EarnRow {
+  readonly transaction_id: string
+  readonly member_id: string
+  readonly points: number
+  readonly lot_status: string
+  readonly reversal_id: string | null
+  readonly reversed_points: number | null
+  readonly created_at: string
+}
+
 /** A reservation's holds (with refunds) and earnings, across the members they belong to. */
 export const readReservation = async (tx: Tx, p: Principal, reservationId: string) => {
   const holds = await tx`
@@ -70,5 +84,5 @@ export const readReservation = async (tx: Tx, p: Principal, reservationId: strin
     WHERE e.tenant_id = ${p.tenant_id} AND e.sandbox = ${p.sandbox} AND e.reservation_id = ${reservationId} AND e.kind = 'earn' ORDER BY e.seq`
   const stamp = (r: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Date ? iso(v) : v]))
-  return { holds: holds.map(stamp), earns: earns.map(stamp) }
+  return { holds: holds.map(stamp) as unknown as Array<HoldRow>, earns: earns.map(stamp) as unknown as Array<EarnRow> }
 }

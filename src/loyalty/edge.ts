@@ -2,12 +2,15 @@ import { Effect } from "effect"
 import type { LoyaltyRefused } from "../../actors/loyalty/protocol.ts"
 import { normaliseEmail } from "../../core/normalise/index.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
-import { asJson } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
 
 // What the loyalty handlers share: the answer envelope and the core error shapes of refusals.
 
-export const ok = <A>(data: A) => ({ success: true as const, data: asJson(data) as Record<string, unknown> })
+/** The core success envelope: each handler returns its typed answer, encoded through its declared schema. */
+export { ok } from "../http/answers.ts"
+/** A ledger page as answered: `transactions`, and the same list as `items` (its old name, kept one release). */
+export const ledgerPage = <A>(memberId: string, page: { readonly transactions: ReadonlyArray<A>; readonly next_cursor: string | null }) =>
+  ({ member_id: memberId, transactions: page.transactions, items: page.transactions, next_cursor: page.next_cursor })
 export const invalid = (details: Record<string, Array<string>>) => ValidationFailed.of(summarise(details), details)
 export const memberNotFound = (field: string) => NotFound.of("No loyalty member matches", { [field]: ["no such member"] }, "MEMBER_NOT_FOUND")
 

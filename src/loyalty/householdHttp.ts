@@ -28,8 +28,10 @@ export const LoyaltyHouseholds = Effect.gen(function*() {
     if (found === undefined) return yield* householdNotFound()
     const { h, members, pool } = found
     return ok({
-      household_id: h.household_id, name: h.name, owner_member_id: h.owner_member_id, created_at: h.created_at,
-      members: members.map((m) => ({ ...m })), pooled_balance: pool!.points_balance, pooled_available: pool!.points_available,
+      household_id: h.household_id as string, name: h.name as string, owner_member_id: h.owner_member_id as string, created_at: (h.created_at as Date).toISOString(),
+      members: members.map((m) => ({
+        member_id: m.member_id as string, email: m.email as string, role: m.role as "owner" | "member", joined_at: (m.joined_at as Date).toISOString()
+      })), pooled_balance: pool!.points_balance, pooled_available: pool!.points_available,
       next_expiry: pool!.next_expiry, limits: { max_members: 11 }
     })
   })
@@ -68,7 +70,7 @@ export const LoyaltyHouseholds = Effect.gen(function*() {
       const { op: _op, balances, ...c } = yield* send(p, {
         op: "household_contribute", member_id: memberId, household_id: r.household_id, points: r.points, external_reference_id: key.key
       }, "contributed", spendRefusal)
-      return ok({ member_id: memberId, ...c, transfer_status: "accepted", ...balances })
+      return ok({ member_id: memberId, ...c, transfer_status: "accepted" as const, ...balances })
     }
     // redeem: the pool pays, for a member of the household.
     const [member] = yield* read(p, (tx) => tx`SELECT 1 FROM loyalty_household_members WHERE household_id = ${r.household_id!} AND member_id = ${memberId}`)

@@ -4,14 +4,16 @@ import { randomUUID } from "node:crypto"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { MemberEnrolled, RedeemRequest } from "../../schemas/loyalty.ts"
-import { asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
+import type { RedemptionBatch } from "../../schemas/loyaltyAnswers.ts"
+import { batchItems, batchSizeRefused } from "../http/answers.ts"
+import { pageRequest } from "../http/paging.ts"
 import { conversionQuery, convert } from "./conversion.ts"
 import { actionRuleIssues, insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
-import { emailOf, invalid, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
+import { emailOf, invalid, ledgerPage, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
 import { memberIdFor } from "../../core/loyalty/memberId.ts"
-import { findEarnMember, findMemberId, readMember, readProgram, readRewards, readTiers, readTransactions } from "./reads.ts"
-import { decodeSeqCursor, encodeSeqCursor, retryKey, toEarn, toRedeem } from "./requests.ts"
+import { findEarnMember, findMemberId, readMember, readProgram, readReward, readRewards, readTiers, readTransactions } from "./reads.ts"
+import { retryKey, toEarn, toRedeem } from "./requests.ts"
 
 export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
   Effect.gen(function*() {
@@ -50,7 +52,7 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
           const who = String(m.member_id ?? (typeof m.email === "string" ? m.email.trim().toLowerCase() : `#${i}`))
           groups.set(who, [...(groups.get(who) ?? []), i])
         })
-        const answers = new Array<{ index: number; status: "ok" | "error"; data?: unknown; error?: unknown }>(items.length)
+        const answers = new Array<typeof RedemptionBatch.Type["results"][number]>(items.length)
         yield* Effect.forEach([...groups.values()], (indexes) =>
           Effect.forEach(indexes, (i) =>
             Effect.map(redeemItem((r) => Effect.map(redeemOne(p, r, undefined), (data) => ({ created: false, data })))(items[i]), (a) => {
@@ -62,7 +64,7 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         const p = yield* CurrentPrincipal
         const asked = conversionQuery(query)
         if (!asked.ok) return yield* invalid(asked.details)
-        const program = (yield* read(p, (tx) => readProgram(tx, p))) as { currency: string; point_value: number } | undefined
+        const program = yield* read(p, (tx) => readProgram(tx, p))
         if (program === undefined || program.point_value <= 0) {
           return yield* Unprocessable.of("PROGRAM_NOT_CONFIGURED", "No programme point_value: PUT /api/v1/loyalty/program first", { points: ["no point_value to convert with"] })
         }
@@ -77,10 +79,11 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         const p = yield* CurrentPrincipal
         const issues = actionRuleIssues(payload)
         if (Object.keys(issues).length > 0) return yield* invalid(issues)
-        return ok(yield* read(p, async (tx) => {
+        const program = yield* read(p, async (tx) => {
           await writeProgram(tx, p, payload)
           return readProgram(tx, p)
-        }))
+        })
+        return ok(program!)
       }))
       .handle("putTiers", Effect.fn("Loyalty.putTiers")(function*({ payload }) {
         const p = yield* CurrentPrincipal
@@ -90,24 +93,25 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
           await replaceTiers(tx, p, payload)
           return readTiers(tx, p)
         })
-        return { success: true as const, data: tiers }
+        return ok({ tiers, next_cursor: null })
       }))
       .handle("getTiers", Effect.fn("Loyalty.getTiers")(function*() {
         const p = yield* CurrentPrincipal
-        return { success: true as const, data: yield* read(p, (tx) => readTiers(tx, p)) }
+        return ok({ tiers: yield* read(p, (tx) => readTiers(tx, p)), next_cursor: null })
       }))
       .handle("createReward", Effect.fn("Loyalty.createReward")(function*({ payload }) {
         const p = yield* CurrentPrincipal
         const rewardId = randomUUID()
-        const rewards = yield* read(p, async (tx) => {
+        const reward = yield* read(p, async (tx) => {
           await insertReward(tx, p, rewardId, payload)
-          return readRewards(tx, p)
+          return readReward(tx, p, rewardId)
         })
-        return ok(rewards.find((r) => (r as { reward_id?: string }).reward_id === rewardId)!)
+        return ok(reward!)
       }))
-      .handle("listRewards", Effect.fn("Loyalty.listRewards")(function*() {
+      .handle("listRewards", Effect.fn("Loyalty.listRewards")(function*({ query }) {
         const p = yield* CurrentPrincipal
-        return { success: true as const, data: asJson(yield* read(p, (tx) => readRewards(tx, p))) }
+        const page = yield* pageRequest(query)
+        return ok(yield* read(p, (tx) => readRewards(tx, p, page)))
       }))
       .handle("enroll", Effect.fn("Loyalty.enroll")(function*({ payload }) {
         const p = yield* CurrentPrincipal
@@ -151,15 +155,9 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       }))
       .handle("transactions", Effect.fn("Loyalty.transactions")(function*({ query }) {
         const p = yield* CurrentPrincipal
-        const limit = query.limit === undefined ? 50 : Number(query.limit)
-        if (!Number.isInteger(limit) || limit < 1 || limit > 100) return yield* invalid({ limit: ["must be a whole number from 1 to 100"] })
-        const before = query.cursor === undefined ? undefined : decodeSeqCursor(query.cursor)
-        if (before === null) return yield* invalid({ cursor: ["is not a cursor this API issued"] })
+        const page = yield* pageRequest(query)
         const id = yield* resolve(p, { member_id: query.member_id, email: query.email })
-        const rows = yield* read(p, (tx) => readTransactions(tx, p, id, limit + 1, before))
-        const page = rows as Array<Record<string, unknown>>
-        const items = page.slice(0, limit).map(({ seq: _seq, ...r }) => r)
-        return ok({ member_id: id, items, next_cursor: page.length > limit ? encodeSeqCursor(page[limit - 1]!.seq as number) : null })
+        return ok(ledgerPage(id, yield* read(p, (tx) => readTransactions(tx, p, id, page))))
       }))
       .handle("earn", Effect.fn("Loyalty.earn")(function*({ payload, headers }) {
         const p = yield* CurrentPrincipal

@@ -5,9 +5,9 @@ import { Api, type Principal } from "../../schemas/api.ts"
 import { Unauthorized } from "../../schemas/errors.ts"
 import { CurrentMember, type Member } from "../../schemas/oidcApi.ts"
 import { digest, newClubCode } from "../oidc/secrets.ts"
-import { invalid, ok } from "./edge.ts"
+import { pageRequest } from "../http/paging.ts"
+import { ledgerPage, ok } from "./edge.ts"
 import { readMember, readTransactions } from "./reads.ts"
-import { decodeSeqCursor, encodeSeqCursor } from "./requests.ts"
 
 /** A club code is handed over by the member's browser at once: two minutes is plenty. */
 export const CLUB_CODE_TTL_S = 120
@@ -39,13 +39,8 @@ export const LoyaltyMeLive = HttpApiBuilder.group(Api, "loyaltyMe", (handlers) =
       }))
       .handle("transactions", Effect.fn("LoyaltyMe.transactions")(function*({ query }) {
         const m = yield* CurrentMember
-        const limit = query.limit === undefined ? 50 : Number(query.limit)
-        if (!Number.isInteger(limit) || limit < 1 || limit > 100) return yield* invalid({ limit: ["must be a whole number from 1 to 100"] })
-        const before = query.cursor === undefined ? undefined : decodeSeqCursor(query.cursor)
-        if (before === null) return yield* invalid({ cursor: ["is not a cursor this API issued"] })
-        const page = (yield* read(m, (tx, p) => readTransactions(tx, p, m.member_id, limit + 1, before))) as Array<Record<string, unknown>>
-        const items = page.slice(0, limit).map(({ seq: _seq, ...r }) => r)
-        return ok({ member_id: m.member_id, items, next_cursor: page.length > limit ? encodeSeqCursor(page[limit - 1]!.seq as number) : null })
+        const page = yield* pageRequest(query)
+        return ok(ledgerPage(m.member_id, yield* read(m, (tx, p) => readTransactions(tx, p, m.member_id, page))))
       }))
       .handle("clubCode", Effect.fn("LoyaltyMe.clubCode")(function*() {
         const m = yield* CurrentMember

@@ -6,8 +6,8 @@ import { Conflict, NotFound, Unprocessable } from "../../schemas/errors.ts"
 import type { CalculateRequest } from "../../schemas/loyaltyCredit.ts"
 import { invalid, ok } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
-import { readLiability, readReservation } from "./creditReads.ts"
-import { readMember, readProgram, readRewards, readTiers } from "./reads.ts"
+import { type EarnRow, readLiability, readReservation } from "./creditReads.ts"
+import { readMember, readProgram, readReward, readTiers } from "./reads.ts"
 
 // The read-only loyalty endpoints of the second group: credit quote, calculator, liability, reservation snapshot.
 
@@ -89,11 +89,11 @@ export const LoyaltyReports = Effect.gen(function*() {
     if (holds.length === 0 && earns.length === 0) return yield* NotFound.of("No loyalty activity for this reservation", { reservation_id: ["no holds and no earnings"] }, "RESERVATION_NOT_FOUND")
     const n = (v: unknown) => (v as number | null) ?? 0
     const spent = holds.filter((h) => h.status === "confirmed" || h.status === "reversed")
-    const earnStatus = (e: Record<string, unknown>) =>
+    const earnStatus = (e: EarnRow): "reversed" | "pending" | "voided" | "confirmed" =>
       e.reversal_id !== null ? "reversed" : e.lot_status === "pending" ? "pending" : e.lot_status === "voided" ? "voided" : "confirmed"
     return ok({
       reservation_id: reservationId,
-      member_ids: [...new Set([...holds, ...earns].map((x) => x.member_id as string))],
+      member_ids: [...new Set([...holds, ...earns].map((x) => x.member_id))],
       credit: {
         holds: holds.map(({ amount_minor, ...h }) => ({ ...h, amount: n(amount_minor) / 100 })),
         net_points_spent: spent.reduce((s, h) => s + n(h.points) - n(h.points_restored), 0),
@@ -108,7 +108,7 @@ export const LoyaltyReports = Effect.gen(function*() {
 
   /** A free-night reward of the catalogue (404 unknown, 409 not a free night). */
   const reward = Effect.fn("Loyalty.freeNightReward")(function*(p: Principal, rewardId: string) {
-    const found = ((yield* read(p, (tx) => readRewards(tx, p))) as unknown as Array<{ reward_id: string; type: string }>).find((r) => r.reward_id === rewardId)
+    const found = yield* read(p, (tx) => readReward(tx, p, rewardId))
     if (found === undefined) return yield* NotFound.of(`No reward with reward_id ${JSON.stringify(rewardId)}`, { reward_id: ["not found"] }, "REWARD_NOT_FOUND")
     if (found.type !== "free_night") return yield* Conflict.of("REWARD_UNAVAILABLE", "The reward is not a free night", { reward_id: ["is not a free_night reward"] })
     return { reward_id: rewardId }

@@ -58,12 +58,3 @@ export const toRedeem = (r: RedeemRequest, key: string): Checked<Omit<Redeem, "m
   }
 }
 
-/**
- * A page cursor of a member's ledger: the sequence number of the last entry shown. Entries only ever get higher
- * numbers, so pages neither skip nor repeat under concurrent writes. null: not a cursor this API issued.
- */
-export const encodeSeqCursor = (seq: number) => Buffer.from(`seq:${seq}`).toString("base64url")
-export const decodeSeqCursor = (cursor: string): number | null => {
-  const m = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString())
-  return m === null ? null : Number(m[1])
-}

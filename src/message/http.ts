@@ -7,8 +7,8 @@ import { deterministicId } from "../../core/deterministicId.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered } from "../http/answers.ts"
-import { pageLimit } from "../http/cursor.ts"
+import { answered, ok } from "../http/answers.ts"
+import { pageRequest } from "../http/paging.ts"
 import { contactExists, contactMessages, conversation, conversationHeader } from "./read.ts"
 
 const refused = (e: SendRefused) =>
@@ -45,16 +45,14 @@ export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
       }))
       .handle("contactMessages", Effect.fn("Messages.contactMessages")(function*({ params, query }) {
         const principal = yield* CurrentPrincipal
-        const limit = pageLimit(query.limit)
-        if (limit === undefined) return yield* ValidationFailed.of("Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] })
+        const page = yield* pageRequest(query)
         if (query.channel !== undefined && query.channel !== "email" && query.channel !== "whatsapp") {
           return yield* ValidationFailed.of("Invalid request: channel must be email or whatsapp", { channel: ["must be one of: email, whatsapp"] })
         }
-        const page = yield* db.query((sql) => withTenant(sql, principal.tenant_id, async (tx) =>
-          (await contactExists(tx, principal, params.id)) ? contactMessages(tx, params.id, { cursor: query.cursor, limit, channel: query.channel }) : undefined))
-        if (page === undefined) return yield* contactNotFound(params.id)
-        if ("error" in page) return yield* ValidationFailed.of("Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] })
-        return { success: true as const, data: page }
+        const messages = yield* db.query((sql) => withTenant(sql, principal.tenant_id, async (tx) =>
+          (await contactExists(tx, principal, params.id)) ? contactMessages(tx, params.id, { ...page, channel: query.channel }) : undefined))
+        if (messages === undefined) return yield* contactNotFound(params.id)
+        return ok(messages)
       }))
       .handle("conversation", Effect.fn("Messages.conversation")(function*({ params }) {
         const principal = yield* CurrentPrincipal

@@ -1,7 +1,8 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { StoredMessage } from "../../schemas/message.ts"
-import { decodeCursor, encodeCursor, exactTime } from "../http/cursor.ts"
+import { encodeCursor, exactTime } from "../http/cursor.ts"
+import type { PageRequest } from "../http/paging.ts"
 import { isUuid } from "../../schemas/common.ts"
 
 // Reads of messages and conversations, in a transaction confined to the caller's tenant (row-level security) and
@@ -87,9 +88,8 @@ export const contactExists = async (tx: Tx, scope: TenantScope, id: string): Pro
   (await tx`SELECT 1 FROM contacts WHERE id = ${id} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`).length > 0
 
 /** A contact's messages, newest first, keyset-paginated on (created_at, id). */
-export const contactMessages = async (tx: Tx, contactId: string, o: { cursor?: string | undefined; limit: number; channel?: string | undefined }) => {
-  const after = o.cursor === undefined ? undefined : decodeCursor(o.cursor)
-  if (o.cursor !== undefined && after === undefined) return { error: "cursor" as const }
+export const contactMessages = async (tx: Tx, contactId: string, o: PageRequest & { readonly channel?: string | undefined }) => {
+  const after = o.after
   const rows = await tx.unsafe<Array<MessageRecord & { cursor_at: string }>>(
     `SELECT ${COLUMNS}, ${exactTime("created_at")} AS cursor_at FROM messages WHERE contact_id = $1
        AND ($2::text IS NULL OR channel = $2)

@@ -12,8 +12,8 @@ import { Database, jsonb, type Sql, type Tx, withTenant } from "../../core/db/Da
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { contactCalls } from "./reads.ts"
 import { readCall } from "./callDetail.ts"
-import { asJson } from "../http/answers.ts"
-import { pageLimit } from "../http/cursor.ts"
+import { ok } from "../http/answers.ts"
+import { pageRequest } from "../http/paging.ts"
 import { isUuid } from "../../schemas/common.ts"
 
 
@@ -52,17 +52,13 @@ export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handl
       .handle("calls", ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const limit = pageLimit(query.limit)
-          if (limit === undefined) {
-            return yield* ValidationFailed.of("Invalid request: limit must be 1 to 100", { limit: ["must be an integer from 1 to 100"] })
-          }
+          const request = yield* pageRequest(query)
           const page = yield* db.query((sql) => withTenant(sql, principal.tenant_id, async (tx) => {
             const contact = await findContact(tx, principal, params.id)
-            return contact ? contactCalls(tx, contact.id, query.cursor, limit) : undefined
+            return contact ? contactCalls(tx, contact.id, request) : undefined
           }))
           if (page === undefined) return yield* contactNotFound(params.id)
-          if ("error" in page) return yield* ValidationFailed.of("Invalid request: unknown cursor", { cursor: ["is not a cursor this API returned"] })
-          return { success: true as const, data: asJson(page) }
+          return ok(page)
         }))
       .handle("call", ({ params }) =>
         Effect.gen(function*() {
@@ -71,7 +67,7 @@ export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handl
           if (call === undefined) {
             return yield* NotFound.of(`No call record with call_record_id ${JSON.stringify(params.call_record_id)}`, { call_record_id: ["not found"] })
           }
-          return { success: true as const, data: call }
+          return ok(call)
         }))
       .handle("dial", ({ params, payload }) =>
         Effect.gen(function*() {
@@ -93,6 +89,6 @@ export const ContactCallsLive = HttpApiBuilder.group(Api, "contactCalls", (handl
               ? "This account has no telephony integration" : "Name the provider: this account has several (or not this one)", { provider: [`one of: ${providers.join(", ") || "(none)"}`] })
           }
           const id = yield* db.query((sql) => recordDial(sql, config.namespace, principal, contact.id, to, provider, payload))
-          return { success: true as const, data: { dial_request_id: id, status: "requested", contact_id: contact.id, to, provider } }
+          return ok({ dial_request_id: id, status: "requested" as const, contact_id: contact.id, to, provider })
         }))
   }))

@@ -7,7 +7,7 @@ import { Forbidden } from "../../schemas/errors.ts"
 import { CurrentIntegration, type Integration } from "../../schemas/security.ts"
 import { CallCreated } from "../../schemas/telephony.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered, refusal } from "../http/answers.ts"
+import { answered, ok, refusal } from "../http/answers.ts"
 import { parseCti } from "./commands.ts"
 import { screenPop } from "./reads.ts"
 
@@ -25,13 +25,11 @@ export const TelephonyLive = HttpApiBuilder.group(Api, "telephony", (handlers) =
       const cmd = parsed.command
       // Calls belong to the live data of the tenant: telephony tokens have no sandbox mode.
       const { is_new, ...result } = yield* answered(actors.for(TelephonyProtocol, { tenant_id: integration.tenant_id, sandbox: false }).record(cmd))
-      let data: Record<string, unknown> = result
-      if (cmd.event_type === "call_ringing") {
-        const number = parsed.guestNumber ?? cmd.facts.from_number
-        const pop = yield* db.query((sql) => screenPop(sql, integration.tenant_id, number?.startsWith("+") ? number : undefined))
-        data = { ...result, screen_pop: pop }
+      const number = parsed.guestNumber ?? cmd.facts.from_number
+      const data = cmd.event_type !== "call_ringing" ? { ...result, kind: cmd.kind } : {
+        ...result, kind: cmd.kind, screen_pop: yield* db.query((sql) => screenPop(sql, integration.tenant_id, number?.startsWith("+") ? number : undefined))
       }
-      return is_new ? new CallCreated({ success: true, data }) : { success: true as const, data }
+      return is_new ? new CallCreated(ok(data)) : ok(data)
     })
 
     return handlers

@@ -81,10 +81,14 @@ describe("programme set-up", () => {
     const put = await api("PUT", "/api/v1/loyalty/tiers", tiers)
     expect(put.status, JSON.stringify(put.body)).toBe(200)
     const got = await api("GET", "/api/v1/loyalty/tiers")
-    expect(got.body.data).toEqual([
-      { tier_slug: "blue", tier_name: "Blue", rank: 1, threshold: 0, basis: "qualifying_points", window: "lifetime", earn_multiplier: 1 },
-      { tier_slug: "gold", tier_name: "Gold", rank: 2, threshold: 5000, basis: "qualifying_points", window: "lifetime", earn_multiplier: 1.5 }
-    ])
+    expect(got.body.data).toEqual({
+      tiers: [
+        { tier_slug: "blue", tier_name: "Blue", rank: 1, threshold: 0, basis: "qualifying_points", window: "lifetime", earn_multiplier: 1 },
+        { tier_slug: "gold", tier_name: "Gold", rank: 2, threshold: 5000, basis: "qualifying_points", window: "lifetime", earn_multiplier: 1.5 }
+      ],
+      next_cursor: null
+    })
+    expect(put.body.data).toEqual(got.body.data)
     const bad = await api("PUT", "/api/v1/loyalty/tiers", [tiers[1], tiers[0]])
     expect(bad.status).toBe(400)
     expect(bad.body.error.details).toHaveProperty(["[1].threshold"])
@@ -96,10 +100,31 @@ describe("programme set-up", () => {
   it("POST /rewards answers 201 with a reward_id; GET lists it with auto_fulfill and stock_remaining", async () => {
     const id = await reward({ name: "Spa", stock: 3, auto_fulfill: false })
     const list = await api("GET", "/api/v1/loyalty/rewards")
-    expect(list.body.data).toContainEqual(expect.objectContaining({ reward_id: id, name: "Spa", auto_fulfill: false, stock_remaining: 3, points_cost: 500 }))
+    expect(list.body.data.rewards).toContainEqual(expect.objectContaining({ reward_id: id, name: "Spa", auto_fulfill: false, stock_remaining: 3, points_cost: 500 }))
     const bad = await api("POST", "/api/v1/loyalty/rewards", { name: "X", type: "amenity", points_cost: 0, auto_fulfill: true })
     expect(bad.status).toBe(400)
     expect(bad.body.error.details).toHaveProperty("points_cost")
+  })
+
+  it("GET /rewards pages the catalogue in the order rewards were added, each once; a bad limit or cursor is a 400 naming it", async () => {
+    const added = [await reward({ name: "A" }), await reward({ name: "B" }), await reward({ name: "C" })]
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    do {
+      const page: { status: number; body: { data: { rewards: Array<{ reward_id: string }>; next_cursor: string | null } } } =
+        await api("GET", `/api/v1/loyalty/rewards?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
+      expect(page.status).toBe(200)
+      expect(page.body.data.rewards.length).toBeLessThanOrEqual(2)
+      seen.push(...page.body.data.rewards.map((r) => r.reward_id))
+      cursor = page.body.data.next_cursor
+    } while (cursor !== null)
+    expect(new Set(seen).size).toBe(seen.length)
+    expect(seen.filter((id) => added.includes(id))).toEqual(added)
+    for (const [query, field] of [["limit=101", "limit"], ["limit=0", "limit"], ["cursor=nope", "cursor"]] as const) {
+      const refused = await api("GET", `/api/v1/loyalty/rewards?${query}`)
+      expect(refused.status).toBe(400)
+      expect(refused.body.error.details).toHaveProperty(field)
+    }
   })
 })
 

@@ -157,9 +157,11 @@ describe("reports", () => {
     const seen: Array<string> = []
     let cursor: string | null = null
     do {
-      const page: { body: { data: { items: Array<{ transaction_id: string }>; next_cursor: string | null } } } =
+      const page: { body: { data: { transactions: Array<{ transaction_id: string }>; items: unknown; next_cursor: string | null } } } =
         await api("GET", `/api/v1/loyalty/transactions?member_id=${m.member_id}&limit=3${cursor ? `&cursor=${cursor}` : ""}`)
-      seen.push(...page.body.data.items.map((e) => e.transaction_id))
+      seen.push(...page.body.data.transactions.map((e) => e.transaction_id))
+      // `items` is the old name of the same list, kept one release.
+      expect(page.body.data.items).toEqual(page.body.data.transactions)
       cursor = page.body.data.next_cursor
       await earn({ member_id: m.member_id, points: 1 })
     } while (cursor !== null)

@@ -259,7 +259,25 @@ describe("website sources", () => {
     expect(declared.body.status).toBe("not received")
     await serverPost(platform.baseUrl, s.server_key, { event: "voucher.viewed", contact: { email: guestEmail() } })
     const list = await request(platform.baseUrl, "GET", `/api/v1/website-sources/${s.source_id}/events`, { key: tenant.live_key })
-    expect(list.body.events.find((e: any) => e.name === "voucher.viewed")).toMatchObject({ declared: true, status: "received" })
+    expect(list.body.data.events.find((e: any) => e.name === "voucher.viewed")).toMatchObject({ declared: true, status: "received" })
+    expect(list.body).toMatchObject({ success: true, data: { next_cursor: null } })
+    // The old top-level list, kept one release beside data.
+    expect(list.body.events).toEqual(list.body.data.events)
+  })
+
+  it("lists answer the one list shape, with the old top-level fields kept one release", async () => {
+    const s = await createSource(platform.baseUrl, tenant.live_key)
+    await serverPost(platform.baseUrl, s.server_key, { event: "voucher.viewed", contact: { email: guestEmail() } })
+    const sources = await request(platform.baseUrl, "GET", "/api/v1/website-sources", { key: tenant.live_key })
+    expect(sources.body.success).toBe(true)
+    expect(sources.body.data.sources.map((x: any) => x.source_id)).toContain(s.source_id)
+    expect(sources.body.data.next_cursor).toBeNull()
+    expect(sources.body.sources).toEqual(sources.body.data.sources)
+    const log = await request(platform.baseUrl, "GET", `/api/v1/website-sources/${s.source_id}/deliveries?limit=1`, { key: tenant.live_key })
+    expect(log.body.success).toBe(true)
+    expect(log.body.data.deliveries).toHaveLength(1)
+    expect(log.body.deliveries).toEqual(log.body.data.deliveries)
+    expect(log.body.next_cursor).toBe(log.body.data.next_cursor)
   })
 
   it("a core key without website_sources:manage is refused", async () => {
