@@ -6,6 +6,8 @@ import type { ContactProfile } from "../../schemas/contact.ts"
 export const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 const HISTORY_MAX = 100
+/** Statements of fixed text, prepared once per connection (planning them costs more than running them). */
+const PREPARED = { prepare: true } as const
 
 /**
  * The whole profile of one contact of the scope, or undefined (unknown, another account's, the other mode's). The
@@ -18,7 +20,7 @@ export const readContactProfile = async (tx: Tx, scope: TenantScope, contactId: 
       gender, nationality, document_type, document_number, address, source, subscription_status, tags, custom_fields,
       email_consent, whatsapp_marketing_consent, ${isoTime("email_opted_out_at")} AS email_opted_out_at,
       ${isoTime("whatsapp_opted_out_at")} AS whatsapp_opted_out_at, ${isoTime("created_at")} AS created_at, ${isoTime("updated_at")} AS updated_at
-    FROM contacts WHERE id = $1 AND tenant_id = $2 AND sandbox = $3`, [contactId, scope.tenant_id, scope.sandbox])
+    FROM contacts WHERE id = $1 AND tenant_id = $2 AND sandbox = $3`, [contactId, scope.tenant_id, scope.sandbox], PREPARED)
   if (c === undefined) return undefined
   const addresses = [c.email ?? "", c.phone ?? "", (c.phone as string | null)?.replace(/^\+/, "") ?? ""]
   const [history, suppressions, hotels, stage, conflicts] = await Promise.all([
@@ -29,24 +31,24 @@ export const readContactProfile = async (tx: Tx, scope: TenantScope, contactId: 
       FROM consent_records r
       LEFT JOIN website_consent_audit w ON w.contact_id = r.contact_id AND w.event_id::text = r.envelope_id
       LEFT JOIN newsletter_subscriptions n ON n.contact_id = r.contact_id AND n.tenant_id = r.tenant_id AND n.sandbox = r.sandbox
-      WHERE r.contact_id = $1 ORDER BY r.recorded_at DESC, r.id DESC LIMIT ${HISTORY_MAX}`, [contactId]),
+      WHERE r.contact_id = $1 ORDER BY r.recorded_at DESC, r.id DESC LIMIT ${HISTORY_MAX}`, [contactId], PREPARED),
     tx.unsafe(`
       SELECT channel, reason, ${isoTime("created_at")} AS since FROM suppressions
       WHERE tenant_id = $1 AND sandbox = $2 AND channel IN ('email', 'whatsapp') AND address = ANY($3::text[])`,
-      [scope.tenant_id, scope.sandbox, addresses]),
+      [scope.tenant_id, scope.sandbox, addresses], PREPARED),
     tx.unsafe(`
       SELECT h.id AS hotel_id, h.code, h.name, ${isoTime("ch.first_seen_at")} AS first_seen_at, ${isoTime("ch.last_seen_at")} AS last_seen_at
-      FROM contact_hotels ch JOIN hotels h ON h.id = ch.hotel_id WHERE ch.contact_id = $1 ORDER BY ch.last_seen_at DESC`, [contactId]),
+      FROM contact_hotels ch JOIN hotels h ON h.id = ch.hotel_id WHERE ch.contact_id = $1 ORDER BY ch.last_seen_at DESC`, [contactId], PREPARED),
     // In-house beats an upcoming stay, which beats a past one (cancellations and no-shows say nothing).
     tx.unsafe(`
       SELECT coalesce(min(CASE r.guest_stage WHEN 'in-house' THEN 1 WHEN 'pre-arrival' THEN 2 WHEN 'post-stay' THEN 3 END), 4) AS rank
       FROM reservation_guests g JOIN reservations r ON r.id = g.reservation_id
-      WHERE g.contact_id = $1 AND (r.guest_stage <> 'pre-arrival' OR r.check_out >= current_date)`, [contactId]),
+      WHERE g.contact_id = $1 AND (r.guest_stage <> 'pre-arrival' OR r.check_out >= current_date)`, [contactId], PREPARED),
     tx.unsafe(`
       SELECT CASE WHEN contact_id = $1 THEN other_contact_id ELSE contact_id END AS other_contact_id, reason, source,
         ${isoTime("created_at")} AS created_at
       FROM identity_conflicts WHERE tenant_id = $2 AND sandbox = $3 AND (contact_id = $1 OR other_contact_id = $1)
-      ORDER BY created_at DESC LIMIT 100`, [contactId, scope.tenant_id, scope.sandbox])
+      ORDER BY created_at DESC LIMIT 100`, [contactId, scope.tenant_id, scope.sandbox], PREPARED)
   ])
   const suppressed = (channel: string) => {
     const s = suppressions.find((row) => row.channel === channel)

@@ -33,7 +33,7 @@ export const searchContacts = async (tx: Tx, scope: TenantScope, f: ContactFilte
     SELECT c.id AS contact_id, c.phone, c.email, c.first_name, c.last_name, c.language, c.tags,
       ${isoTime("c.created_at")} AS created_at, ${isoTime("c.updated_at")} AS updated_at, ${exactTime("c.updated_at")} AS position
     FROM contacts c WHERE ${where.join(" AND ")}
-    ORDER BY c.updated_at DESC, c.id DESC LIMIT ${page.limit + 1}`, params as never)
+    ORDER BY c.updated_at DESC, c.id DESC LIMIT ${bind(page.limit + 1)}`, params as never, { prepare: true })
   const shown = rows.slice(0, page.limit)
   const last = shown[shown.length - 1]
   return {

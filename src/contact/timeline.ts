@@ -33,18 +33,23 @@ export const decodeTimelineCursor = (cursor: string): TimelinePosition | undefin
 const ORDER = `at DESC, kind COLLATE "C" DESC, id COLLATE "C" DESC`
 
 /** One source's newest `limit` items after the position: its index walks from the contact's newest row backwards. */
-const sourceSelect = (s: TimelineSource, limit: number, after: boolean) => {
-  const position = after ? ` AND ${s.at} <= $5::text::timestamptz` : ""
+const sourceSelect = (s: TimelineSource, after: boolean) => {
+  const position = after ? ` AND ${s.at} <= $6::text::timestamptz` : ""
   const inner = `SELECT ${s.at} AS at, ${s.kind} AS kind, ${s.id} AS id, ${s.data} AS data FROM ${s.from} WHERE ${s.where}${position}`
-  const keyset = after ? ` WHERE (x.at, x.kind COLLATE "C", x.id COLLATE "C") < ($5::text::timestamptz, $6, $7)` : ""
-  return `(SELECT * FROM (${inner}) x${keyset} ORDER BY ${ORDER} LIMIT ${limit})`
+  const keyset = after ? ` WHERE (x.at, x.kind COLLATE "C", x.id COLLATE "C") < ($6::text::timestamptz, $7, $8)` : ""
+  return `(SELECT * FROM (${inner}) x${keyset} ORDER BY ${ORDER} LIMIT $5)`
 }
 
-/** The statement of one page: each source limited to the page size plus one, merged, ordered, limited again. */
-export const timelineStatement = (limit: number, after: boolean) => `
+/**
+ * The statement of one page: each source limited to the page size plus one (`$5`), merged, ordered, limited again.
+ * Two texts only (first page, later pages), prepared: planning this many branches costs more than running them.
+ */
+const statement = (after: boolean) => `
   SELECT ${isoTime("u.at")} AS at_iso, ${exactTime("u.at")} AS position, u.kind, u.id, u.data
-  FROM (${TIMELINE_SOURCES.map((s) => sourceSelect(s, limit + 1, after)).join("\n UNION ALL ")}) u
-  ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")} LIMIT ${limit + 1}`
+  FROM (${TIMELINE_SOURCES.map((s) => sourceSelect(s, after)).join("\n UNION ALL ")}) u
+  ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")} LIMIT $5`
+
+export const TIMELINE_STATEMENTS = { first: statement(false), after: statement(true) } as const
 
 type Row = { at_iso: string; position: string; kind: TimelineItem["kind"]; id: string; data: Record<string, unknown> }
 
@@ -58,15 +63,16 @@ export const readTimeline = async (
   const [contact] = await tx`SELECT email FROM contacts WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
   if (contact === undefined) return undefined
   const a = page.after
-  const params = [contactId, scope.tenant_id, scope.sandbox, contact.email ?? null, ...(a === undefined ? [] : [a.at, a.kind, a.id])]
-  const rows = (await tx.unsafe(timelineStatement(page.limit, a !== undefined), params as never)) as unknown as Array<Row>
+  const params = [contactId, scope.tenant_id, scope.sandbox, contact.email ?? null, page.limit + 1, ...(a === undefined ? [] : [a.at, a.kind, a.id])]
+  const text = a === undefined ? TIMELINE_STATEMENTS.first : TIMELINE_STATEMENTS.after
+  const rows = (await tx.unsafe(text, params as never, { prepare: true })) as unknown as Array<Row>
   const shown = rows.slice(0, page.limit)
   const messageIds = shown.filter((r) => r.kind === "message").map((r) => r.id)
   if (messageIds.length > 0) {
     const statuses = await tx.unsafe(`
       SELECT message_id::text AS message_id, status, ${isoTime("occurred_at")} AS at, error_code FROM (
         SELECT *, row_number() OVER (PARTITION BY message_id ORDER BY id) AS n FROM message_statuses WHERE message_id = ANY($1::uuid[])
-      ) s WHERE n <= 20 ORDER BY message_id, id`, [messageIds] as never)
+      ) s WHERE n <= 20 ORDER BY message_id, id`, [messageIds] as never, { prepare: true })
     for (const r of shown) {
       if (r.kind === "message") r.data.statuses = statuses.filter((s) => s.message_id === r.id).map(({ message_id: _m, ...s }) => s)
     }
