@@ -22,7 +22,8 @@ export interface ContactQuery {
   readonly updated_since?: string | undefined
 }
 
-const refused = (parameter: string, message: string) =>
+/** 400 VALIDATION_ERROR naming one query or path parameter. */
+export const refused = (parameter: string, message: string) =>
   ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 const isDateTime = Schema.is(DateTimeWithOffset)

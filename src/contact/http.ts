@@ -1,20 +1,16 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Database, withTenant } from "../../core/db/Database.ts"
+import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { Api } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
-import { NotFound, ValidationFailed } from "../../schemas/errors.ts"
+import { NotFound } from "../../schemas/errors.ts"
 import { callerScope } from "../http/handlerContext.ts"
 import { pageRequest } from "../http/paging.ts"
-import { contactFilters } from "./filters.ts"
+import { contactFilters, refused } from "./filters.ts"
 import { readContactProfile } from "./profile.ts"
 import { searchContacts } from "./search.ts"
 import { decodeTimelineCursor, readTimeline } from "./timeline.ts"
-import type { Tx } from "../../core/db/Database.ts"
-
-const refused = (parameter: string, message: string) =>
-  ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 const contactNotFound = (id: string) => NotFound.of(`No contact with id ${JSON.stringify(id)}`, { contact_id: ["not found"] })
 
