@@ -3,6 +3,7 @@ import { phone, reservation, uniqueId } from "../support/fixtures.ts"
 import { createJourney, runIn } from "../support/journeys.ts"
 import { createCtiIntegration, createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { eventually } from "../support/webhook.ts"
+import { createSource, serverPost } from "../website/support.ts"
 
 let platform: RunningPlatform
 let tenant: TestTenant
@@ -107,6 +108,36 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
     const paged = await walk(contactId, 2)
     expect(paged.map((i) => `${i.kind}/${i.id}`)).toEqual(all.map((i) => `${i.kind}/${i.id}`))
   }, 120_000)
+
+  it("holds the website events and browser (CDP) events of email-only contacts, which ?email= finds", async () => {
+    // Website events are stored when a journey listens to them.
+    await createJourney(sql, tenant, { name: "Cart", trigger: { type: "event", event: "cart.abandoned" }, steps: [{ id: "pause", type: "wait", duration: "P1D" }] })
+    const source = await createSource(platform.baseUrl, tenant.live_key)
+    const shopper = `${uniqueId("web").toLowerCase()}@gmail.com`
+    const web = await serverPost(platform.baseUrl, source.server_key, {
+      event: "cart.abandoned", contact: { email: shopper }, context: { cart_id: uniqueId("cart"), stage: "payment", hotel_code: tenant.hotel_code }
+    })
+    expect(web.status, JSON.stringify(web.body)).toBe(202)
+    const [webContact] = (await api("GET", `/api/v1/contacts?email=${encodeURIComponent(shopper)}`)).contacts
+    expect(webContact).toMatchObject({ email: shopper, phone: null })
+    const webItems = await eventually("the website event", async () => {
+      const items = (await timeline(webContact.contact_id)).items.filter((i) => i.kind === "website_event")
+      return items.length > 0 ? items : undefined
+    })
+    expect(webItems[0]!.data).toMatchObject({ event: "cart.abandoned", source_id: source.source_id, hotel_id: tenant.hotel_id })
+
+    await api("PATCH", "/api/v1/cdp/settings", { visitor_tracking: true, allowed_domains: [] })
+    const visitor_id = uniqueId("v")
+    const session_id = uniqueId("s")
+    await api("POST", "/api/v1/cdp/events", { visitor_id, session_id, events: [{ type: "page_view", url: "/rooms", title: "Rooms", ts: new Date().toISOString() }] })
+    const visitor = `${uniqueId("cdp").toLowerCase()}@gmail.com`
+    const identified = await api("POST", "/api/v1/cdp/identify", { visitor_id, session_id, email: visitor.toUpperCase() })
+    const [cdpContact] = (await api("GET", `/api/v1/contacts?email=${encodeURIComponent(visitor)}`)).contacts
+    expect(cdpContact).toMatchObject({ contact_id: identified.contact_id, email: visitor, phone: null })
+    const browsing = (await timeline(identified.contact_id)).items.filter((i) => i.kind === "cdp_event")
+    expect(browsing.map((i) => i.data)).toEqual([expect.objectContaining({ type: "page_view", url: "/rooms", title: "Rooms", visitor_id, session_id })])
+    expect(browsing[0]!.summary).toBe("Browser page_view on /rooms")
+  })
 
   it("is empty for a contact with no history, and refuses a bad limit or cursor naming it", async () => {
     const guest = await api("POST", "/api/v1/guests", { phone: phone(Math.floor(Math.random() * 80_000_000)), first_name: "Quiet", last_name: "One" })
