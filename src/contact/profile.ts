@@ -30,8 +30,9 @@ export const readContactProfile = async (tx: Tx, scope: TenantScope, contactId: 
         coalesce(r.user_agent, w.user_agent) AS user_agent
       FROM consent_records r
       LEFT JOIN website_consent_audit w ON w.contact_id = r.contact_id AND w.event_id::text = r.envelope_id
-      LEFT JOIN newsletter_subscriptions n ON n.contact_id = r.contact_id AND n.tenant_id = r.tenant_id AND n.sandbox = r.sandbox
-      WHERE r.contact_id = $1 ORDER BY r.recorded_at DESC, r.id DESC LIMIT ${HISTORY_MAX}`, [contactId], PREPARED),
+      -- The newsletter subscription by its key (tenant, mode, email): the contact's own email.
+      LEFT JOIN newsletter_subscriptions n ON r.source LIKE 'newsletter:%' AND n.tenant_id = $2 AND n.sandbox = $3 AND n.email = $4
+      WHERE r.contact_id = $1 ORDER BY r.recorded_at DESC, r.id DESC LIMIT ${HISTORY_MAX}`, [contactId, scope.tenant_id, scope.sandbox, c.email ?? null], PREPARED),
     tx.unsafe(`
       SELECT channel, reason, ${isoTime("created_at")} AS since FROM suppressions
       WHERE tenant_id = $1 AND sandbox = $2 AND channel IN ('email', 'whatsapp') AND address = ANY($3::text[])`,
