@@ -115,7 +115,8 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
     const source = await createSource(platform.baseUrl, tenant.live_key)
     const shopper = `${uniqueId("web").toLowerCase()}@gmail.com`
     const web = await serverPost(platform.baseUrl, source.server_key, {
-      event: "cart.abandoned", contact: { email: shopper }, context: { cart_id: uniqueId("cart"), stage: "payment", hotel_code: tenant.hotel_code }
+      event: "cart.abandoned", contact: { email: shopper }, context: { cart_id: uniqueId("cart"), stage: "payment", hotel_code: tenant.hotel_code },
+      consent: { email_marketing: true, text: "Send me offers by email, please", captured_at: new Date().toISOString() }
     })
     expect(web.status, JSON.stringify(web.body)).toBe(202)
     const [webContact] = (await api("GET", `/api/v1/contacts?email=${encodeURIComponent(shopper)}`)).contacts
@@ -125,6 +126,12 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
       return items.length > 0 ? items : undefined
     })
     expect(webItems[0]!.data).toMatchObject({ event: "cart.abandoned", source_id: source.source_id, hotel_id: tenant.hotel_id })
+    // The consent claim's evidence, as the website event carried it, in the profile.
+    const profile = await api("GET", `/api/v1/contacts/${webContact.contact_id}`)
+    expect(profile.consent.email.granted).toBe(true)
+    expect(profile.consent.history).toEqual([expect.objectContaining({
+      channel: "email", granted: true, source: `website:${source.source_id}`, text: "Send me offers by email, please"
+    })])
 
     await api("PATCH", "/api/v1/cdp/settings", { visitor_tracking: true, allowed_domains: [] })
     const visitor_id = uniqueId("v")
