@@ -369,8 +369,12 @@ const main = async () => {
       reads = await contactReadsPhase({
         sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
         runId, durationS: quick ? 5 : settings.phase_s, rate: num("BENCH_READ_RATE", 200)
+      }).catch((e: unknown) => {
+        // A failed read phase is reported, and the phases after it still run.
+        say("reads failed", { error: String(e) })
+        return undefined
       })
-      say("reads", reads)
+      if (reads) say("reads", reads)
     }
 
     // ---- (e) sends per second through the email path ----------------------------------------------------------
