@@ -134,7 +134,11 @@ export const ConsentChangeItem = item("consent_change", "a consent claim recorde
 export const TimelineItem = Schema.Union([
   ReservationItem, EventItem, WebsiteEventItem, CdpEventItem, MessageItem, InboundMessageItem, JourneyEnteredItem,
   JourneyStepItem, JourneyEndedItem, CallItem, LoyaltyMovementItem, ConsentChangeItem
-]).annotate({ description: "one thing that happened to the contact; `data` is typed by `kind`" })
+]).annotate({
+  description: "one thing that happened to the contact; `kind` is one of reservation, event, website_event, cdp_event, message, " +
+    "inbound_message, journey_entered, journey_step, journey_ended, call, loyalty_movement, consent_change (a closed set), " +
+    "and `data` is typed by it"
+})
 export type TimelineItem = typeof TimelineItem.Type
 export type TimelineKind = TimelineItem["kind"]
 
