@@ -13,6 +13,8 @@ CREATE INDEX IF NOT EXISTS identity_conflicts_other_contact ON identity_conflict
 
 -- Timeline sources whose only index did not start with the contact (or did not order by time).
 CREATE INDEX IF NOT EXISTS events_contact_created ON events (contact_id, created_at DESC, id DESC) WHERE contact_id IS NOT NULL;
+-- A companion's reservations: their booking events by reservation (the events name the holder).
+CREATE INDEX IF NOT EXISTS events_reservation_created ON events (reservation_id, created_at DESC) WHERE reservation_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journey_runs_contact_started ON journey_runs (contact_id, started_at DESC);
 CREATE INDEX IF NOT EXISTS journey_runs_contact_ended ON journey_runs (contact_id, ended_at DESC) WHERE ended_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_contact_at ON calls (contact_id, (coalesce(started_at, created_at)) DESC);

@@ -6,7 +6,8 @@ import { isoTime } from "./profile.ts"
  * those that were missing). `data` is built here as the kind's typed object (schemas/timeline.ts); times in it are
  * ISO strings.
  *
- * Sources without a contact_id column, and how they are linked:
+ * Sources without a contact_id column (or whose contact_id is not the contact's), and how they are linked:
+ * - booking events name the reservation's holder: a companion's are found through reservation_guests;
  * - journey_run_steps: through their run (journey_runs.contact_id), all runs of the contact;
  * - loyalty_entries: through the loyalty member of the contact's email (loyalty_members is keyed by tenant, mode and
  *   email; `$4` is that email, null when the contact has none);
@@ -34,17 +35,29 @@ const JOURNEY_NAME = "(SELECT j.name FROM journey_definitions j WHERE j.id = r.j
 
 const BOOKING = `e.type IN ('booking.created', 'booking.updated', 'booking.cancelled', 'guest.checked_in', 'guest.checked_out') AND e.reservation_id IS NOT NULL`
 
+const RESERVATION_DATA = obj({
+  event_type: "e.type", reservation_id: "e.reservation_id", external_reservation_id: "e.payload->>'external_reservation_id'",
+  hotel_id: "e.hotel_id", status: "e.payload->>'status'", check_in: "e.payload->>'check_in'", check_out: "e.payload->>'check_out'"
+})
+
 export const TIMELINE_SOURCES: ReadonlyArray<TimelineSource> = [
   {
     at: "e.created_at",
     kind: `CASE WHEN ${BOOKING} THEN 'reservation' ELSE 'event' END`,
     id: "e.id::text",
-    data: `CASE WHEN ${BOOKING} THEN ${obj({
-      event_type: "e.type", reservation_id: "e.reservation_id", external_reservation_id: "e.payload->>'external_reservation_id'",
-      hotel_id: "e.hotel_id", status: "e.payload->>'status'", check_in: "e.payload->>'check_in'", check_out: "e.payload->>'check_out'"
-    })} ELSE ${obj({ type: "e.type", source: "e.source", hotel_id: "e.hotel_id", reservation_id: "e.reservation_id" })} END`,
+    data: `CASE WHEN ${BOOKING} THEN ${RESERVATION_DATA} ELSE ${obj({ type: "e.type", source: "e.source", hotel_id: "e.hotel_id", reservation_id: "e.reservation_id" })} END`,
     from: "events e",
     where: "e.contact_id = $1 AND e.tenant_id = $2 AND e.sandbox = $3"
+  },
+  {
+    // The booking events of reservations the contact is a companion on (the events above name the holder only).
+    at: "e.created_at",
+    kind: "'reservation'",
+    id: "e.id::text",
+    data: RESERVATION_DATA,
+    from: "events e",
+    where: `e.reservation_id IN (SELECT g.reservation_id FROM reservation_guests g WHERE g.contact_id = $1 AND g.tenant_id = $2 AND g.sandbox = $3)
+      AND e.tenant_id = $2 AND e.sandbox = $3 AND e.contact_id IS DISTINCT FROM $1 AND ${BOOKING}`
   },
   {
     at: "w.received_at",

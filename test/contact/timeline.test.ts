@@ -146,6 +146,24 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
     expect(browsing[0]!.summary).toBe("Browser page_view on /rooms")
   })
 
+  it("shows a reservation to its companions too (its booking events name the holder)", async () => {
+    const booked = reservation({ hotel_code: tenant.hotel_code }, {
+      guests: [
+        { first_name: "Hol", last_name: "Der", phone: phone(Math.floor(Math.random() * 80_000_000)), is_holder: true },
+        { first_name: "Com", last_name: "Panion", email: `${uniqueId("comp").toLowerCase()}@gmail.com` }
+      ]
+    })
+    const answer = await api("POST", "/api/v1/reservations", booked)
+    await api("POST", "/api/v1/reservations", { ...booked, status: "cancelled" })
+    const ids = answer.contacts.map((c: { contact_id: string }) => c.contact_id) as Array<string>
+    expect(ids).toHaveLength(2)
+    for (const id of ids) {
+      const items = (await timeline(id)).items.filter((i) => i.kind === "reservation")
+      expect(items.map((i) => i.data.event_type), id).toEqual(["booking.cancelled", "booking.created"])
+      expect(items[0]!.data).toMatchObject({ external_reservation_id: booked.reservation_id, status: "cancelled" })
+    }
+  })
+
   it("is empty for a contact with no history, and refuses a bad limit or cursor naming it", async () => {
     const guest = await api("POST", "/api/v1/guests", { phone: phone(Math.floor(Math.random() * 80_000_000)), first_name: "Quiet", last_name: "One" })
     expect(await timeline(guest.contact_id)).toEqual({ items: [], next_cursor: null })
