@@ -12,7 +12,7 @@ CREATE INDEX IF NOT EXISTS identity_conflicts_contact ON identity_conflicts (con
 CREATE INDEX IF NOT EXISTS identity_conflicts_other_contact ON identity_conflicts (other_contact_id);
 
 -- Timeline sources whose only index did not start with the contact (or did not order by time).
-CREATE INDEX IF NOT EXISTS events_contact_created ON events (contact_id, created_at DESC, id DESC) WHERE contact_id IS NOT NULL;
+-- (Events by contact: events_list_contact of migration 026, which the event list shares.)
 -- A companion's reservations: their booking events by reservation (the events name the holder).
 CREATE INDEX IF NOT EXISTS events_reservation_created ON events (reservation_id, created_at DESC) WHERE reservation_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journey_runs_contact_started ON journey_runs (contact_id, started_at DESC);
