@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { phone, reservation, uniqueId } from "../support/fixtures.ts"
 import { createJourney, runIn } from "../support/journeys.ts"
+import { configureChannels, newWhatsAppNumber, useEncryptionKey } from "../support/messaging.ts"
 import { createCtiIntegration, createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { eventually } from "../support/webhook.ts"
+import { inboundValue, signWhatsAppBody, webhookEnvelope } from "../support/whatsappWire.ts"
 import { createSource, serverPost } from "../website/support.ts"
 
+/** The platform's at-rest key (the WhatsApp channel's secrets are stored encrypted with it). */
+const encryptionKey = useEncryptionKey()
 let platform: RunningPlatform
 let tenant: TestTenant
 let ctiToken: string
@@ -162,6 +166,21 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
       expect(items.map((i) => i.data.event_type), id).toEqual(["booking.cancelled", "booking.created"])
       expect(items[0]!.data).toMatchObject({ external_reservation_id: booked.reservation_id, status: "cancelled" })
     }
+  })
+
+  it("holds a WhatsApp message the guest sent", async () => {
+    const number = newWhatsAppNumber()
+    await configureChannels(sql, encryptionKey, tenant, { whatsapp: number })
+    const p = phone(Math.floor(Math.random() * 80_000_000))
+    const guest = await api("POST", "/api/v1/guests", { phone: p, first_name: "Wa", last_name: "Guest" })
+    const raw = JSON.stringify(webhookEnvelope({ wabaId: "102290129340398", displayPhoneNumber: "34910000000", phoneNumberId: number.phoneNumberId },
+      inboundValue({ from: p, text: "Can I check in early?", name: "Wa" }, `wamid.${uniqueId("in")}`)))
+    const hook = await request(platform.baseUrl, "POST", "/api/webhooks/whatsapp", { raw, headers: { "x-hub-signature-256": signWhatsAppBody(number.appSecret, raw) } })
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200)
+    const inbound = await eventually("the inbound message", async () =>
+      (await timeline(guest.contact_id)).items.find((i) => i.kind === "inbound_message"))
+    expect(inbound.data).toMatchObject({ channel: "whatsapp", text: "Can I check in early?", conversation_id: expect.any(String) })
+    expect(inbound.summary).toBe("WhatsApp message received")
   })
 
   it("is empty for a contact with no history, and refuses a bad limit or cursor naming it", async () => {
