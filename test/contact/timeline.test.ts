@@ -168,6 +168,19 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
     }
   })
 
+  it("shows a message the consent gates skipped, with its reason", async () => {
+    const guest = await api("POST", "/api/v1/guests", {
+      phone: phone(Math.floor(Math.random() * 80_000_000)), first_name: "No", last_name: "Consent", email: `${uniqueId("nc").toLowerCase()}@gmail.com`
+    })
+    const res = await request(platform.baseUrl, "POST", "/api/v1/messages", {
+      key: tenant.live_key, body: { contact_id: guest.contact_id, channel: "email", category: "marketing", subject: "Offer", text: "20% off" }
+    })
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300)
+    const [skipped] = (await timeline(guest.contact_id)).items.filter((i) => i.kind === "message")
+    expect(skipped!.data).toMatchObject({ status: "skipped", category: "marketing", skip_reason: expect.any(String) })
+    expect(skipped!.summary).toBe(`Email marketing message skipped: ${skipped!.data.skip_reason}`)
+  })
+
   it("holds a WhatsApp message the guest sent", async () => {
     const number = newWhatsAppNumber()
     await configureChannels(sql, encryptionKey, tenant, { whatsapp: number })
