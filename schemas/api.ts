@@ -11,6 +11,7 @@ import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
 import { WebsiteSourcesGroup } from "./websiteSourceApi.ts"
 import { CdpGroup } from "./cdpApi.ts"
+import { ContactsGroup } from "./contactApi.ts"
 import { NewsletterConfigGroup, NewsletterConfirmGroup, NewsletterGroup } from "./newsletterApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
@@ -231,6 +232,7 @@ export const Api = HttpApi.make("gep")
   .add(HotelsGroup)
   .add(KeysGroup)
   .add(TelephonyIntegrationsGroup)
+  .add(ContactsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

@@ -7,7 +7,7 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,profile,long,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
+ * BENCH_ONLY=raw,single,batch,rates,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
  * BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), NATS_URL, DATABASE_URL.
@@ -35,6 +35,7 @@ import { websiteEventsPhase } from "./websiteEvents.ts"
 import { cdpPhase } from "./cdp.ts"
 import { ssoPhase } from "./sso.ts"
 import { newsletterPhase } from "./newsletter.ts"
+import { contactReadsPhase } from "./contactReads.ts"
 import { messagesPhase } from "./messages.ts"
 import { loyaltyPhase } from "./loyalty.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
@@ -203,6 +204,7 @@ const main = async () => {
   let cdp: Awaited<ReturnType<typeof cdpPhase>> | undefined
   let sso: Awaited<ReturnType<typeof ssoPhase>> | undefined
   let newsletter: Awaited<ReturnType<typeof newsletterPhase>> | undefined
+  let reads: Awaited<ReturnType<typeof contactReadsPhase>> | undefined
   let worker: ServedProcess | undefined
   let ingress: ServedProcess | undefined
   const phases: Record<string, { load: LoadResult; observed: PhaseObservation }> = {}
@@ -362,6 +364,19 @@ const main = async () => {
       }
     }
 
+    // ---- reads on the database part (d) filled: a contact's profile and its timeline (50 items), 200 requests/s each ----
+    if (want("reads")) {
+      reads = await contactReadsPhase({
+        sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
+        runId, durationS: quick ? 5 : settings.phase_s, rate: num("BENCH_READ_RATE", 200)
+      }).catch((e: unknown) => {
+        // A failed read phase is reported, and the phases after it still run.
+        say("reads failed", { error: String(e) })
+        return undefined
+      })
+      if (reads) say("reads", reads)
+    }
+
     // ---- (e) sends per second through the email path ----------------------------------------------------------
     if (want("messages") && sink) {
       messages = await messagesPhase({
@@ -516,6 +531,9 @@ const main = async () => {
     sso: sso ?? null,
     newsletter_subscribes_per_s: newsletter?.subscribes_per_s ?? null,
     newsletter: newsletter ?? null,
+    contact_read_p99_ms_at_200: reads?.profile.latency_ms.p99 ?? null,
+    timeline_read_p99_ms_at_200: reads?.timeline.latency_ms.p99 ?? null,
+    reads: reads ?? null,
     worker_peak_rss_mb: (long?.worker_peak_rss_mb as number | undefined) ?? null,
     raw_pg_batch500_rows_per_s: rawPg?.batch_500.units_per_s ?? null,
     raw_js_consume_ack_per_s: rawJs?.consume_ack_per_s ?? null,
@@ -546,7 +564,9 @@ const main = async () => {
       const value = {
         single_per_s: single, batch_per_s: batch, p99_ms_at_500: rate(500)?.latency_ms.p99 ?? null, worker_rss_mb: workerRss,
         cpu_ms_single: phases.single ? costModel(phases.single)?.cpu_ms_per_reservation.platform_total ?? null : null,
-        cpu_ms_batch: phases.batch ? costModel(phases.batch)?.cpu_ms_per_reservation.platform_total ?? null : null
+        cpu_ms_batch: phases.batch ? costModel(phases.batch)?.cpu_ms_per_reservation.platform_total ?? null : null,
+        contact_read_p99_ms_at_200: reads?.profile.latency_ms.p99 ?? null,
+        timeline_read_p99_ms_at_200: reads?.timeline.latency_ms.p99 ?? null
       }[t.key]
       return { ...t, value, pass: value === null ? null : t.op === ">=" ? value >= t.limit : value <= t.limit }
     }),

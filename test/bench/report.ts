@@ -7,7 +7,10 @@ export const TARGETS = [
   { key: "p99_ms_at_500", label: "p99 latency at 500 requests/s offered, single endpoint, ms", op: "<=", limit: 50 },
   { key: "cpu_ms_single", label: "platform CPU per reservation, single endpoint, ms", op: "<=", limit: 1.5 },
   { key: "cpu_ms_batch", label: "platform CPU per reservation, batch endpoint, ms", op: "<=", limit: 0.6 },
-  { key: "worker_rss_mb", label: "worker RSS after the memory run, MB", op: "<=", limit: 250 }
+  { key: "worker_rss_mb", label: "worker RSS after the memory run, MB", op: "<=", limit: 250 },
+  // Issue 24's read side, on the database part (d) filled.
+  { key: "contact_read_p99_ms_at_200", label: "p99 latency of GET /api/v1/contacts/{id} at 200 requests/s, ms", op: "<=", limit: 20 },
+  { key: "timeline_read_p99_ms_at_200", label: "p99 latency of a contact's timeline (50 items) at 200 requests/s, ms", op: "<=", limit: 20 }
 ] as const
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the result is a plain JSON document built in bench.ts
@@ -219,6 +222,26 @@ export const renderMarkdown = (r: Json): string => {
       }
       push("")
     }
+  }
+
+  if (r.reads) {
+    const rd = r.reads
+    const row = (name: string, x: Json) =>
+      `| ${name} | ${n(x.rate_per_s)} | ${n(x.achieved_per_s, 1)} | ${n(x.latency_ms.p50, 1)} | ${n(x.latency_ms.p95, 1)} | **${n(x.latency_ms.p99, 1)}** | ` +
+      `${n(x.latency_ms.max, 1)} | ${statuses(x.statuses)} | ${n(x.incomplete)} / ${n(x.unfinished)} |`
+    push(
+      "## Reads on the filled database: a contact's profile and its timeline (open loop)",
+      "",
+      `Profiles of contacts drawn at random (${n(rd.contacts_sampled)} sampled from the table); timelines of ${n(rd.seed.contacts)} contacts given ` +
+        `${n(rd.seed.events_each)} core events each through the API first (${n(rd.seed.seconds, 1)} s; ${statuses(rd.seed.statuses)}), read 50 items a page. ` +
+        "Latency from the scheduled instant.",
+      "",
+      "| route | offered/s | answered/s | p50 ms | p95 ms | p99 ms | max ms | statuses | short pages / unfinished |",
+      "|---|---:|---:|---:|---:|---:|---:|---|---:|",
+      row("GET /api/v1/contacts/{id}", rd.profile),
+      row("GET /api/v1/contacts/{id}/timeline?limit=50", rd.timeline),
+      ""
+    )
   }
 
   if (r.loyalty) {

@@ -8,6 +8,7 @@ import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "
 import { newsletterRoutes } from "../newsletter/openapiCases.ts"
 import { readRoutes } from "../reservation/openapiCases.ts"
 import { tenancyRoutes } from "../tenancy/openapiCases.ts"
+import { contactRoutes } from "../contact/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -1133,6 +1134,7 @@ const routes: Record<string, RouteCases> = {
   ...journeyRoutes,
   ...loyaltyCreditRoutes,
   ...websiteRoutes,
+  ...contactRoutes({ c, as, keyCases, tenant: () => tenant }),
   ...newsletterRoutes({
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
     notCausedActorFailures: ACTOR_FAILURES

@@ -1,0 +1,83 @@
+import { exchange, Latencies, type PlatformPhase, round } from "./load.ts"
+
+/**
+ * The read phase (issue 24): GET /api/v1/contacts/{id} and GET /api/v1/contacts/{id}/timeline?limit=50, each open loop
+ * at `rate` requests/s on the database part (d) filled (latency from the scheduled instant, so queueing is not hidden).
+ * Profiles are read for contacts drawn at random from the whole table; timelines for contacts given 60 core events
+ * each first (part d's contacts hold a few booking events each), so every timeline answer is a full page of 50.
+ */
+
+const TIMELINE_CONTACTS = 50
+const EVENTS_EACH = 60
+
+interface Read {
+  readonly rate_per_s: number
+  readonly duration_s: number
+  readonly requests: number
+  readonly achieved_per_s: number
+  readonly statuses: Record<string, number>
+  /** Answers that were 200 but not what was asked (a timeline page short of 50 items). */
+  readonly incomplete: number
+  readonly unfinished: number
+  readonly latency_ms: ReturnType<Latencies["summary"]>
+}
+
+const openLoopGet = async (
+  o: PlatformPhase, rate: number, path: () => string, complete: (body: string) => boolean
+): Promise<Read> => {
+  const headers = { authorization: `Bearer ${o.coreKey}` }
+  const latencies = new Latencies()
+  const statuses: Record<string, number> = {}
+  let incomplete = 0
+  const total = Math.round(rate * o.durationS)
+  const pending = new Set<Promise<void>>()
+  const start = performance.now()
+  let sent = 0
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1)
+    for (; sent < due; sent++) {
+      const scheduled = start + (sent * 1000) / rate
+      const p: Promise<void> = exchange(o.agent, o.port, { method: "GET", path: path(), headers }).then((answer) => {
+        latencies.add(performance.now() - scheduled)
+        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1
+        if (answer.status === 200 && !complete(answer.body)) incomplete++
+        pending.delete(p)
+      })
+      pending.add(p)
+    }
+    await new Promise((r) => setTimeout(r, 1))
+  }
+  await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, 15_000))])
+  const seconds = (performance.now() - start) / 1000
+  return {
+    rate_per_s: rate, duration_s: round(seconds), requests: latencies.count, achieved_per_s: round(latencies.count / seconds),
+    statuses, incomplete, unfinished: pending.size, latency_ms: latencies.summary()
+  }
+}
+
+export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: number }) => {
+  const sampled = await o.sql`SELECT id FROM contacts TABLESAMPLE SYSTEM (5) WHERE tenant_id = ${o.tenantId} AND NOT sandbox LIMIT 5000`
+  const contacts = sampled.length > 0
+    ? sampled.map((r) => r.id as string)
+    : (await o.sql`SELECT id FROM contacts WHERE tenant_id = ${o.tenantId} AND NOT sandbox LIMIT 5000`).map((r) => r.id as string)
+  if (contacts.length < TIMELINE_CONTACTS) throw new Error(`read phase: only ${contacts.length} contacts in the database`)
+  const busy = contacts.slice(0, TIMELINE_CONTACTS)
+  // Their history through the API, as a partner would write it (core events are timeline items of kind `event`).
+  const seedStart = performance.now()
+  const seedStatuses: Record<string, number> = {}
+  await Promise.all(busy.map(async (contactId, c) => {
+    for (let i = 0; i < EVENTS_EACH; i++) {
+      const body = JSON.stringify({ event_type: "bench.read_seed", contact_id: contactId, idempotency_key: `read-${o.runId}-${c}-${i}`, payload: { i } })
+      const answer = await exchange(o.agent, o.port, {
+        method: "POST", path: "/api/v1/events", headers: { authorization: `Bearer ${o.coreKey}`, "content-type": "application/json" }, body
+      })
+      seedStatuses[answer.status] = (seedStatuses[answer.status] ?? 0) + 1
+    }
+  }))
+  const seed = { contacts: busy.length, events_each: EVENTS_EACH, statuses: seedStatuses, seconds: round((performance.now() - seedStart) / 1000) }
+  const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(Math.random() * xs.length)]!
+  const profile = await openLoopGet(o, o.rate, () => `/api/v1/contacts/${pick(contacts)}`, () => true)
+  const timeline = await openLoopGet(o, o.rate, () => `/api/v1/contacts/${pick(busy)}/timeline?limit=50`,
+    (body) => (JSON.parse(body) as { data: { items: Array<unknown> } }).data.items.length === 50)
+  return { contacts_sampled: contacts.length, seed, profile, timeline }
+}
