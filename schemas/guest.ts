@@ -3,6 +3,7 @@ import {
   Amount, BatchItems, CurrencyCode, DateString, DateTimeWithOffset, FreeFormObject, FreeFormValue, maxLength, NonEmptyString, oneOf,
   Quantity, SafeString, Warning
 } from "./common.ts"
+import { JsonValue } from "./text.ts"
 
 const opt = Schema.optionalKey
 const nullable = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullOr(s))
@@ -117,7 +118,7 @@ const NullString = Schema.NullOr(Schema.String)
 export const GuestProfileData = Schema.Struct({
   contact_id: Schema.String, phone: NullString, email: NullString, first_name: NullString, last_name: NullString, language: NullString,
   date_of_birth: NullString, gender: NullString, nationality: NullString, document_type: NullString, document_number: NullString,
-  address: Schema.NullOr(Schema.Unknown).annotate({ description: "the address as last sent (any JSON value)" }),
+  address: JsonValue.annotate({ description: "the address as last sent (any JSON value; null when none was sent)" }),
   subscription_status: NullString, source: NullString,
   tags: Schema.Array(Schema.String),
   custom_fields: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "values by field_key, each of its field's type" }),
