@@ -5,7 +5,8 @@ import { decode, encode } from "../../streams/envelope.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { deliverySubject, fanOutConsumer } from "../../streams/webhookTopology.ts"
 import { recordEmitted } from "./emitted.ts"
-import { isRedeliver, webhookBody, type DeliveryJob, type RedeliverCommand, type WebhookCommand } from "./job.ts"
+import { webhookBody, type DeliveryJob } from "./job.ts"
+import { isRedeliver, type RedeliverCommand, type WebhookCommand } from "./protocol.ts"
 import { redeliver } from "./redeliver.ts"
 
 export interface FanOutDeps {

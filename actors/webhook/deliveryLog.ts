@@ -1,6 +1,6 @@
 import type { Sql } from "../../core/db/Database.ts"
 import type { SubscriptionRow } from "../../core/webhook/repository.ts"
-import type { DeliveryTrigger } from "./job.ts"
+import type { DeliveryTrigger } from "./protocol.ts"
 
 export interface DeliveryTarget {
   readonly subscription: SubscriptionRow

@@ -3,7 +3,8 @@ import type { Sql } from "../../core/db/Database.ts"
 import { encode } from "../../streams/envelope.ts"
 import { deliverySubject } from "../../streams/webhookTopology.ts"
 import { emittedEvent, emittedPage, type EmittedEvent } from "./emitted.ts"
-import type { DeliveryJob, RedeliverCommand } from "./job.ts"
+import type { DeliveryJob } from "./job.ts"
+import type { RedeliverCommand } from "./protocol.ts"
 
 export interface RedeliverDeps {
   readonly sql: Sql

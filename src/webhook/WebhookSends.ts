@@ -1,12 +1,14 @@
 import { Clock, Context, Data, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { OutboxRelay, insertOutboxRows } from "../../actors/runtime/OutboxRelay.ts"
-import type { RedeliverCommand, WebhookCommand } from "../../actors/webhook/job.ts"
+import type { RedeliverCommand, WebhookCommand } from "../../actors/webhook/protocol.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, withTenant, type Tx } from "../../core/db/Database.ts"
 import { databaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { WebhookTestEvent } from "../../core/webhook/objectKey.ts"
+import { assignSequences } from "../../core/webhook/sequence.ts"
+import { encode } from "../../streams/envelope.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { REPLAY_RUNNING_MS, REPLAYS_PER_HOUR, type ReplayWindow } from "./replayRules.ts"
@@ -37,22 +39,32 @@ export class WebhookSends extends Context.Service<WebhookSends, {
 }>()("app/webhooks/WebhookSends") {
   static readonly layer = Layer.effect(WebhookSends, Effect.gen(function*() {
     const { sql } = yield* Database
-    const { js } = yield* Nats
     const { namespace } = yield* AppConfig
-    const relay = new OutboxRelay(sql, js)
+    const { js } = yield* Nats
     const subject = (name: string) => outboxSubject(namespace, "cmd", name)
 
-    /** Writes the command in the tenant's transaction (with `more` first), then publishes it. */
+    /** The command's outbox row (a webhook event gets its sequence here, like every other event's). */
+    const writeCommand = async (tx: Tx, scope: TenantScope, id: string, name: string, command: WebhookCommand | RedeliverCommand) => {
+      const sequence = "event_type" in command ? (await assignSequences(tx, [command]))[0] : undefined
+      const data = encode(sequence === undefined ? command : { ...command, sequence })
+      await tx`INSERT INTO outbox (id, tenant_id, subject, payload) VALUES (${id}, ${scope.tenant_id}, ${subject(name)}, ${Buffer.from(data)})`
+      return { data, sequence: sequence ?? 0 }
+    }
+
+    /**
+     * Writes the command in the tenant's transaction (after `more`), then publishes it at once; what this process
+     * cannot publish, the worker relay's sweep does (the stream deduplicates on the row id either way).
+     */
     const send = <A>(scope: TenantScope, command: WebhookCommand | RedeliverCommand, name: string, id: string, more?: (tx: Tx) => Promise<A>) =>
       Effect.tryPromise({
         try: async () => {
           const written = await withTenant(sql, scope.tenant_id, async (tx) => {
             const extra = more ? await more(tx) : undefined
-            const [message] = await insertOutboxRows(tx, [{ id, tenant_id: scope.tenant_id, subject: subject(name), payload: command }])
-            return { message: message!, extra }
+            return { ...(await writeCommand(tx, scope, id, name, command)), extra }
           })
-          await relay.publishMessages([written.message])
-          await relay.flush()
+          await js.publish(subject(name), written.data, { msgID: id })
+            .then(() => sql`UPDATE outbox SET published_at = now() WHERE id = ${id}`)
+            .catch((e) => log("warn", "webhook command publish deferred to the relay sweep", { error: errorText(e) }))
           return written
         },
         catch: (e) => (e instanceof ReplayLimited ? e : databaseFailure(e))
@@ -69,8 +81,8 @@ export class WebhookSends extends Context.Service<WebhookSends, {
         ...scope, occurred_at: now.toISOString(), event_type: WebhookTestEvent, subscription_id: subscriptionId,
         data: { subscription_id: subscriptionId, message: "A test event sent from POST /api/v1/webhooks/{id}/test" }
       }
-      const { message } = yield* sendOnly(scope, command, `webhook.${WebhookTestEvent}`, id)
-      return { event_id: id, sequence: (message.payload as WebhookCommand).sequence ?? 0 }
+      const { sequence } = yield* sendOnly(scope, command, `webhook.${WebhookTestEvent}`, id)
+      return { event_id: id, sequence }
     })
 
     const resend = Effect.fn("WebhookSends.resend")(function*(scope: TenantScope, subscriptionId: string, deliveryId: string) {
