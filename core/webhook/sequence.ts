@@ -29,7 +29,7 @@ export const assignSequences = async (tx: Tx, events: ReadonlyArray<SequencedEve
   const parts = distinct.map((k) => k.split("|"))
   const rows = await tx<Array<{ tenant_id: string; sandbox: boolean; object_key: string; last_value: string }>>`
     WITH input AS (
-      SELECT * FROM unnest(${parts.map((p) => p[0]!)}::uuid[], ${parts.map((p) => p[1]!)}::boolean[],
+      SELECT * FROM unnest(${parts.map((p) => p[0]!)}::uuid[], ${parts.map((p) => p[1]!)}::text[]::boolean[],
         ${parts.map((p) => p.slice(2).join("|"))}::text[], ${distinct.map((k) => counts.get(k)!)}::int[])
         AS x(tenant_id, sandbox, object_key, n)
     )
