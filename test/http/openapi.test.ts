@@ -6,6 +6,7 @@ import { unsubscribeToken } from "../../core/message/unsubscribe.ts"
 import { useEncryptionKey } from "../support/messaging.ts"
 import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "./rawRouteCases.ts"
 import { newsletterRoutes } from "../newsletter/openapiCases.ts"
+import { webhookRoutes } from "../webhook/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -1123,6 +1124,7 @@ const routes: Record<string, RouteCases> = {
   ...journeyRoutes,
   ...loyaltyCreditRoutes,
   ...websiteRoutes,
+  ...webhookRoutes({ c, as, keyCases, nulParam, sql, tenant: () => tenant, newSubscription, noSuchId: NO_SUCH_ID }),
   ...newsletterRoutes({
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
     notCausedActorFailures: ACTOR_FAILURES
