@@ -140,7 +140,9 @@ const hints = (path: string): Hints => ({
   hotel_code: fc.constant(tenant.hotel_code), hotel_id: fc.constant(tenant.hotel_id), hotel_name: fc.constant(tenant.hotel_name),
   contact_id: fc.constant(contactId),
   id: fc.constantFrom(idFor(path), "00000000-0000-4000-8000-000000000000"),
-  call_record_id: fc.uuid(), provider: fc.constant("aircall"),
+  call_record_id: fc.uuid(), provider: fc.constant("aircall"), delivery_id: fc.uuid(),
+  // A webhook replay's window: instants of the last 14 days (mostly accepted; until before since is refused).
+  ...(path.endsWith("/replay") ? { since: instants, until: instants } : {}),
   // A source webhook's token (the credential is in the path), and the names website events take.
   token: fc.constantFrom(webSource.webhook_token, "svc_wh_000000000000000000000000"),
   occurred_at: mostly([null], ["2026-02-30T10:00:00Z"]).map((v) => v ?? new Date().toISOString()), captured_at: instants,
