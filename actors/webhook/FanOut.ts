@@ -1,21 +1,12 @@
-import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream"
-import type { Sql } from "../../core/db/Database.ts"
+import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream"
 import { errorText, log } from "../../core/observability/log.ts"
 import { decode, encode } from "../../streams/envelope.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { deliverySubject, fanOutConsumer } from "../../streams/webhookTopology.ts"
 import { recordEmitted } from "./emitted.ts"
-import { webhookBody, type DeliveryJob } from "./job.ts"
+import { webhookBody, type DeliveryJob, type FanOutDeps } from "./job.ts"
 import { isRedeliver, type RedeliverCommand, type WebhookCommand } from "./protocol.ts"
 import { redeliver } from "./redeliver.ts"
-
-export interface FanOutDeps {
-  readonly sql: Sql
-  readonly js: JetStreamClient
-  readonly namespace: string
-  /** Called before publishing to a subscription, so this process consumes its subject without waiting for a sync. */
-  readonly attach: (subscriptionId: string) => Promise<void>
-}
 
 /** Batches being fanned out at once. */
 const CONCURRENCY = 4

@@ -1,17 +1,9 @@
-import type { JetStreamClient, JsMsg } from "@nats-io/jetstream"
-import type { Sql } from "../../core/db/Database.ts"
+import type { JsMsg } from "@nats-io/jetstream"
 import { encode } from "../../streams/envelope.ts"
 import { deliverySubject } from "../../streams/webhookTopology.ts"
 import { emittedEvent, emittedPage, type EmittedEvent } from "./emitted.ts"
-import type { DeliveryJob } from "./job.ts"
+import type { DeliveryJob, FanOutDeps } from "./job.ts"
 import type { RedeliverCommand } from "./protocol.ts"
-
-export interface RedeliverDeps {
-  readonly sql: Sql
-  readonly js: JetStreamClient
-  readonly namespace: string
-  readonly attach: (subscriptionId: string) => Promise<void>
-}
 
 /** Jobs published per page of a replay (the command's ack deadline is extended between pages). */
 const PAGE = 500
@@ -21,7 +13,7 @@ const PAGE = 500
  * subscription's delivery subject as jobs of this run (Nats-Msg-Id `<event>:<subscription>:<run>`, so a command
  * redelivered mid-replay publishes nothing twice), then the replay marked published (its rate limit's "running").
  */
-export const redeliver = async (deps: RedeliverDeps, m: JsMsg, c: RedeliverCommand): Promise<number> => {
+export const redeliver = async (deps: FanOutDeps, m: JsMsg, c: RedeliverCommand): Promise<number> => {
   const [owner] = await deps.sql`
     SELECT 1 FROM webhook_subscriptions WHERE id = ${c.subscription_id} AND tenant_id = ${c.tenant_id} AND sandbox = ${c.sandbox}`
   if (!owner) return 0

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { purgeWebhookHistory } from "../../../actors/webhook/retention.ts"
 import { createTenant, testSql } from "../../support/platform.ts"
+import { insertSubscriptionRow } from "../../support/webhook.ts"
 
 const sql = testSql()
 afterAll(() => sql.end())
@@ -10,8 +11,7 @@ describe("webhook history retention", () => {
   it("removes emitted bodies and replays after 14 days and sequence counters idle for 30, keeping the rest", async () => {
     const tenant = await createTenant("whret")
     const id = randomUUID()
-    await sql`INSERT INTO webhook_subscriptions (id, tenant_id, sandbox, url, event_types, max_attempts, initial_backoff_seconds,
-      max_backoff_seconds, secret_encrypted) VALUES (${id}, ${tenant.tenant_id}, false, 'https://93.184.215.14/', '{*}', 1, 1, 1, '\\x00')`
+    await insertSubscriptionRow(sql, tenant.tenant_id, id)
     // Long ago: the sweep is global, and other test files' rows (written now) must stay out of its reach.
     const now = new Date("2020-06-30T12:00:00Z")
     const ago = (days: number) => new Date(now.getTime() - days * 86_400_000)
