@@ -225,7 +225,11 @@ export const Api = HttpApi.make("gep")
         const doc = Schema.toJsonSchemaDocument(schema as never)
         return [eventType, {
           post: {
-            summary: `${eventType}, delivered to subscriptions listening to it`,
+            // The event type names the operation (unique, URL-safe): generated receivers get one handler per event.
+            operationId: `webhook_${eventType.replaceAll(".", "_")}`,
+            summary: eventType === "webhook.test"
+              ? "webhook.test, sent to one subscription by POST /api/v1/webhooks/{id}/test"
+              : `${eventType}, delivered to subscriptions listening to it`,
             requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
             responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
           }
