@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { phone } from "../support/fixtures.ts"
 import { makeCertificate, startReceiver, trustForThisProcess, type Received, type Receiver } from "../support/httpsReceiver.ts"
 import { validate } from "../support/jsonSchema.ts"
+import { outboxMessages } from "../support/outbox.ts"
 import { createKey, createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { deliveries, eventually, expectVerifies, subscribe } from "../support/webhook.ts"
 
@@ -86,6 +87,12 @@ describe("event_id and sequence in every delivery", () => {
     const byName = (events: Array<any>) => [...events].sort((x, y) => x.sequence - y.sequence).map((e) => e.data.contact.first_name)
     expect(byName(ofA)).toEqual(["A0", "A1", "A2", "A3"])
     expect(byName(ofB)).toEqual(["B0", "B1"])
+    // The sequence is in the committed outbox payload: a republish after a crash, or a redelivered envelope (which
+    // writes no new row), sends these same numbers.
+    const stored = (await outboxMessages(sql, tenant.tenant_id))
+      .map((m) => m.payload as { data?: { contact?: { id: string } }; sequence?: number })
+      .filter((p) => p.data?.contact?.id === a).map((p) => p.sequence).sort()
+    expect(stored).toEqual(ofA.map((e) => e.sequence).sort())
     // One counter per contact: each holds the last sequence its contact's events carried.
     const counters = await sql`SELECT object_key, last_value::text AS last FROM webhook_sequences
       WHERE tenant_id = ${tenant.tenant_id} AND sandbox = false AND object_key = ANY(${[`contact:${a}`, `contact:${b}`]})`
