@@ -13,7 +13,7 @@ import { checkSubscriptionUrl, fieldsForCreate, fieldsForUpdate, isRefusal, isUu
 import { deliveryPage } from "./deliveryList.ts"
 import { replayWindow } from "./replayRules.ts"
 import { WebhookSends } from "./WebhookSends.ts"
-import { orDieOnDatabase } from "../http/handlerContext.ts"
+import { callerScope as scope, orDieOnDatabase } from "../http/handlerContext.ts"
 import { pageRequest } from "../http/paging.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { ok } from "../http/answers.ts"
@@ -31,10 +31,6 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     const { sql } = yield* Database
     const config = yield* WebhookConfig
     const key = () => Redacted.value(config.encryptionKey)
-    const scope = Effect.gen(function*() {
-      const p = yield* CurrentPrincipal
-      return { tenant_id: p.tenant_id, sandbox: p.sandbox } satisfies TenantScope
-    })
     const db = <A>(f: () => Promise<A>) => Effect.promise(f)
     const urlProblem = (url: string) => db(() => checkSubscriptionUrl(url, config.allowLoopback))
     const sends = yield* WebhookSends
@@ -71,15 +67,12 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handle("get", ({ params }) =>
         Effect.gen(function*() {
           const s = yield* scope
-          const row = isUuid(params.id) ? yield* db(() => Repo.findSubscription(sql, s, params.id)) : undefined
-          if (!row) return yield* notFound(params.id)
-          return ok(Repo.present(row))
+          return ok(Repo.present(yield* subscription(s, params.id)))
         }))
       .handle("update", ({ params, payload }) =>
         Effect.gen(function*() {
           const s = yield* scope
-          const row = isUuid(params.id) ? yield* db(() => Repo.findSubscription(sql, s, params.id)) : undefined
-          if (!row) return yield* notFound(params.id)
+          const row = yield* subscription(s, params.id)
           const fields = fieldsForUpdate(row, payload)
           if (isRefusal(fields)) return yield* fields
           if (payload.url !== undefined) {
