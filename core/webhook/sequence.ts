@@ -19,6 +19,10 @@ export interface SequencedEvent extends TenantScope {
  * - the value never falls below the database clock in microseconds, so a counter row swept after 30 idle days
  *   restarts above every number it ever gave (numbers are increasing, not contiguous; they stay below 2^53).
  * Rows are locked in key order, so concurrent transactions touching several objects never deadlock on them.
+ *
+ * An account and mode without any subscription gets 0 and no counter row: its events reach nobody (the fan-out finds
+ * no target), so ingestion of accounts that use no webhooks writes nothing more. 0 is below every counted number, so
+ * an event that meets a subscription being created at that very moment is still older than every later one.
  */
 export const assignSequences = async (tx: Tx, events: ReadonlyArray<SequencedEvent>): Promise<Array<number>> => {
   if (events.length === 0) return []
@@ -32,10 +36,13 @@ export const assignSequences = async (tx: Tx, events: ReadonlyArray<SequencedEve
       SELECT * FROM unnest(${parts.map((p) => p[0]!)}::uuid[], ${parts.map((p) => p[1]!)}::text[]::boolean[],
         ${parts.map((p) => p.slice(2).join("|"))}::text[], ${distinct.map((k) => counts.get(k)!)}::int[])
         AS x(tenant_id, sandbox, object_key, n)
+    ), listening AS (
+      SELECT DISTINCT tenant_id, sandbox FROM webhook_subscriptions
+      WHERE (tenant_id, sandbox) IN (SELECT tenant_id, sandbox FROM input)
     )
     INSERT INTO webhook_sequences AS w (tenant_id, sandbox, object_key, last_value)
     SELECT tenant_id, sandbox, object_key, floor(extract(epoch FROM clock_timestamp()) * 1e6)::bigint + n - 1
-    FROM input ORDER BY tenant_id, sandbox, object_key
+    FROM input JOIN listening USING (tenant_id, sandbox) ORDER BY tenant_id, sandbox, object_key
     ON CONFLICT (tenant_id, sandbox, object_key) DO UPDATE
     SET last_value = greatest(excluded.last_value, w.last_value + (
           SELECT i.n FROM input i
@@ -48,7 +55,8 @@ export const assignSequences = async (tx: Tx, events: ReadonlyArray<SequencedEve
     return [k, Number(r.last_value) - counts.get(k)! + 1] as const
   }))
   return keys.map((k) => {
-    const n = next.get(k)!
+    const n = next.get(k)
+    if (n === undefined) return 0
     next.set(k, n + 1)
     return n
   })

@@ -59,7 +59,7 @@ export const eventually = async <A>(what: string, f: () => Promise<A | undefined
 }
 
 /** A subscription row written straight into the database (retention tests: no API, no deliverer involved). */
-export const insertSubscriptionRow = async (sql: postgres.Sql, tenantId: string, id: string) => {
+export const insertSubscriptionRow = async (sql: postgres.Sql, tenantId: string, id: string, sandbox = false) => {
   await sql`INSERT INTO webhook_subscriptions (id, tenant_id, sandbox, url, event_types, max_attempts, initial_backoff_seconds,
-    max_backoff_seconds, secret_encrypted) VALUES (${id}, ${tenantId}, false, 'https://93.184.215.14/', '{*}', 1, 1, 1, '\\x00')`
+    max_backoff_seconds, secret_encrypted) VALUES (${id}, ${tenantId}, ${sandbox}, 'https://93.184.215.14/', '{*}', 1, 1, 1, '\\x00')`
 }

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto"
 import { WebhookEventTypes } from "../../../schemas/webhook.ts"
 import { ObjectKeys, objectKeyOf, WebhookTestEvent } from "../../../core/webhook/objectKey.ts"
 import { assignSequences, purgeIdleSequences } from "../../../core/webhook/sequence.ts"
-import { testSql } from "../../support/platform.ts"
+import { createTenant, testSql } from "../../support/platform.ts"
+import { insertSubscriptionRow } from "../../support/webhook.ts"
 
 const sql = testSql()
 afterAll(() => sql.end())
@@ -33,9 +34,16 @@ describe("webhook object keys", () => {
 
 describe("webhook sequences", () => {
   const assign = (events: Parameters<typeof assignSequences>[1]) => sql.begin((tx) => assignSequences(tx, events))
+  /** A tenant with a live and a sandbox subscription: only those get counted sequences. */
+  const listeningTenant = async () => {
+    const { tenant_id } = await createTenant("whseq")
+    await insertSubscriptionRow(sql, tenant_id, randomUUID())
+    await insertSubscriptionRow(sql, tenant_id, randomUUID(), true)
+    return tenant_id
+  }
 
   it("increase per object key, in order within one call, independently per object, tenant and mode", async () => {
-    const tenant = randomUUID()
+    const tenant = await listeningTenant()
     const [a1, a2, b1, a3] = await assign([contactEvent(tenant, "a"), contactEvent(tenant, "a"), contactEvent(tenant, "b"), contactEvent(tenant, "a")])
     // One call's events of one object take consecutive numbers; the next call continues above them.
     expect([a2! - a1!, a3! - a2!]).toEqual([1, 1])
@@ -45,12 +53,23 @@ describe("webhook sequences", () => {
     const rows = await sql`SELECT object_key, sandbox, last_value::text AS last FROM webhook_sequences WHERE tenant_id = ${tenant} ORDER BY object_key`
     expect(rows.map((r) => [r.object_key, r.last])).toEqual([["contact:a", String(a4)], ["contact:b", String(b1)]])
     // The other mode and another tenant have counters of their own.
-    await assign([contactEvent(tenant, "a", "contact.updated", true), contactEvent(randomUUID(), "a")])
+    const other = await listeningTenant()
+    await assign([contactEvent(tenant, "a", "contact.updated", true), contactEvent(other, "a")])
     expect((await sql`SELECT count(*)::int AS n FROM webhook_sequences WHERE tenant_id = ${tenant}`)[0]!.n).toBe(3)
+    expect((await sql`SELECT count(*)::int AS n FROM webhook_sequences WHERE tenant_id = ${other}`)[0]!.n).toBe(1)
+  })
+
+  it("are 0, with no counter row, for an account and mode without any subscription", async () => {
+    const { tenant_id } = await createTenant("whseq-none")
+    const listening = await listeningTenant()
+    const [none, counted] = await assign([contactEvent(tenant_id, "z"), contactEvent(listening, "z")])
+    expect(none).toBe(0)
+    expect(counted).toBeGreaterThan(0)
+    expect(await sql`SELECT 1 FROM webhook_sequences WHERE tenant_id = ${tenant_id}`).toHaveLength(0)
   })
 
   it("follow commit order: a second transaction on the same object waits for the first and continues above it", async () => {
-    const tenant = randomUUID()
+    const tenant = await listeningTenant()
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
     let firstValue = 0
@@ -68,7 +87,7 @@ describe("webhook sequences", () => {
   })
 
   it("give back the numbers of a rolled-back transaction, and restart above every number given after a sweep", async () => {
-    const tenant = randomUUID()
+    const tenant = await listeningTenant()
     const [kept] = await assign([contactEvent(tenant, "y")])
     await sql.begin(async (tx) => {
       await assignSequences(tx, [contactEvent(tenant, "y")])
