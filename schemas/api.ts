@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ChannelsGroup } from "./channelApi.ts"
-import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
+import { InternalError, NotFound, RateLimited, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
 import { SafeString } from "./text.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
@@ -28,8 +28,9 @@ import { ReservationList, ReservationListQuery, ReservationRead, ReservationRead
 import { EventList, EventListQuery, EventParams, EventRead } from "./eventRead.ts"
 import { HotelsGroup, KeysGroup, TelephonyIntegrationsGroup } from "./tenancyApi.ts"
 import {
-  CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
-  WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
+  CreateWebhookRequest, DeliveryListResponse, ReplayAccepted, ReplayRequest, ResendAccepted, SecretRotatedResponse,
+  TestEventSent, UpdateWebhookRequest, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookResponse,
+  WebhookSettingsRequest, WebhookSettingsResponse, WebhookTestWebhooks
 } from "./webhook.ts"
 
 export { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
@@ -175,7 +176,26 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       success: DeliveryListResponse,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "webhooks:manage")
-      .annotate(OpenApi.Summary, "Delivery attempts of the last 14 days, newest first; limit 1-100 (20), cursor = next_cursor")
+      .annotate(OpenApi.Summary, "Delivery attempts of the last 14 days, newest first; limit 1-100 (25), cursor = next_cursor")
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/api/v1/webhooks/:id/test", {
+      params: webhook, success: TestEventSent.pipe(HttpApiSchema.status(202)), error: [NotFound, Unavailable]
+    }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Send a signed webhook.test event to this subscription now (attempts in its delivery log)")
+  )
+  .add(
+    HttpApiEndpoint.post("resend", "/api/v1/webhooks/:id/deliveries/:delivery_id/resend", {
+      params: { id: SafeString, delivery_id: SafeString }, success: ResendAccepted.pipe(HttpApiSchema.status(202)), error: [NotFound, Unavailable]
+    }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Send the event of a past delivery again: same event_id and sequence, new X-Webhook-Delivery")
+  )
+  .add(
+    HttpApiEndpoint.post("replay", "/api/v1/webhooks/:id/replay", {
+      params: webhook, payload: ReplayRequest, success: ReplayAccepted.pipe(HttpApiSchema.status(202)),
+      error: [ValidationFailed, NotFound, RateLimited, Unavailable]
+    }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Send again what was emitted to this subscription in a window of at most 14 days; one replay at a time, 5 an hour")
   )
   .add(HttpApiEndpoint.get("getSettings", "/api/v1/webhook-settings", { success: WebhookSettingsResponse })
     .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "Local times of the reservation date events"))
@@ -245,12 +265,14 @@ export const Api = HttpApi.make("gep")
     tags: documentedTags(spec.tags),
     webhooks: {
       ...spec.webhooks,
-      ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
+      ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks, ...WebhookTestWebhooks].map(([eventType, schema]) => {
         const doc = Schema.toJsonSchemaDocument(schema as never)
         return [eventType, {
           post: {
             operationId: camelCase(eventType),
-            summary: `${eventType}, delivered to subscriptions listening to it`,
+            summary: eventType === "webhook.test"
+              ? "webhook.test, sent to one subscription by POST /api/v1/webhooks/{id}/test"
+              : `${eventType}, delivered to subscriptions listening to it`,
             requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
             responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
           }

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { webhookEnvelope } from "./webhookEnvelope.ts"
 
 // The `data` of the loyalty webhooks, documented in /openapi.json under `webhooks` (OpenAPI 3.1) and in the README.
 
@@ -66,8 +67,7 @@ export const LoyaltyEventTypes = [
   "loyalty.member.enrolled", "loyalty.points.earned", "loyalty.points.reversed", "loyalty.tier.changed", "loyalty.redemption.fulfilment_required"
 ] as const
 
-const envelope = <S extends Schema.Top>(eventType: string, data: S) =>
-  Schema.Struct({ event_type: Schema.Literal(eventType), timestamp: Schema.String.annotate({ format: "date-time" }), data })
+const envelope = webhookEnvelope
 
 /** Event type → the body a subscription receives. */
 export const LoyaltyWebhooks: ReadonlyArray<readonly [string, Schema.Top]> = [

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { webhookEnvelope } from "./webhookEnvelope.ts"
 
 // The `data` of the messaging webhooks, documented in /openapi.json under `webhooks` (OpenAPI 3.1) and in the README.
 
@@ -54,8 +55,7 @@ export const ConversationEventData = Schema.Struct({
   contact: WebhookContact
 })
 
-const envelope = <S extends Schema.Top>(eventType: string, data: S) =>
-  Schema.Struct({ event_type: Schema.Literal(eventType), timestamp: Schema.String.annotate({ format: "date-time" }), data })
+const envelope = webhookEnvelope
 
 /** Event type → the body a subscription receives, signed as described in the README. */
 export const MessagingWebhooks: ReadonlyArray<readonly [string, Schema.Top]> = [

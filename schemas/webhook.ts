@@ -1,6 +1,8 @@
 import { Schema } from "effect"
 import { boundedInt, maxLength, oneOf, SafeString } from "./common.ts"
+import { listOf, ok } from "./list.ts"
 import { LoyaltyEventTypes } from "./loyaltyEvents.ts"
+import { webhookEnvelope } from "./webhookEnvelope.ts"
 
 /** The spec's outbound webhook events ("Outbound webhook events"); `*` subscribes to all of them. */
 export const WebhookEventTypes = [
@@ -128,8 +130,6 @@ export const WebhookSubscription = Schema.Struct({
   updated_at: Schema.String
 })
 
-const ok = <S extends Schema.Top>(data: S) => Schema.Struct({ success: Schema.Literal(true), data })
-
 export const WebhookResponse = ok(WebhookSubscription)
 export const WebhookCreatedResponse = ok(Schema.Struct({
   ...WebhookSubscription.fields,
@@ -146,10 +146,11 @@ export const WebhookSettingsResponse = ok(Schema.Struct({ check_in_time: Schema.
 
 export const DeliveryAttempt = Schema.Struct({
   id: Schema.String.annotate({ description: "X-Webhook-Delivery of the attempt" }),
-  event_id: Schema.String.annotate({ description: "X-Webhook-Event-Id: the same for every attempt of one event" }),
+  event_id: Schema.String.annotate({ description: "event_id of the body and X-Webhook-Event-Id: the same for every attempt, resend and replay of one event" }),
   event_type: Schema.String,
-  attempt: Schema.Int,
+  attempt: Schema.Int.annotate({ description: "1 for the first attempt of the event (or of its resend or replay), then one more per retry" }),
   outcome: Schema.Literals(["succeeded", "failed", "gone", "skipped"]).annotate({ description: "succeeded, failed, gone (410: subscription disabled) or skipped" }),
+  trigger: Schema.Literals(["event", "test", "resend", "replay"]).annotate({ description: "Why the attempt was made: the event, POST .../test, .../resend or .../replay" }),
   response_status: Schema.NullOr(Schema.Int),
   error: Schema.NullOr(Schema.String),
   duration_ms: Schema.Int,
@@ -157,9 +158,48 @@ export const DeliveryAttempt = Schema.Struct({
   attempted_at: Schema.String
 })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
+/** The one list shape; `has_more` (the shape before it) stays for one release: use `next_cursor !== null`. */
 export const DeliveryListResponse = Schema.Struct({
-  success: Schema.Literal(true),
-  data: Schema.Array(DeliveryAttempt),
-  has_more: Schema.Boolean,
-  next_cursor: Schema.NullOr(Schema.String)
+  ...listOf("deliveries", DeliveryAttempt).fields,
+  has_more: Schema.Boolean.annotate({ description: "Deprecated (removed in the next release): the same as data.next_cursor !== null" })
 })
+
+/** The body of `webhook.test` (POST /api/v1/webhooks/{id}/test), sent to that subscription only. */
+export const WebhookTestData = Schema.Struct({
+  subscription_id: Schema.String,
+  message: Schema.String
+})
+export const WebhookTestWebhooks: ReadonlyArray<readonly [string, Schema.Top]> = [["webhook.test", webhookEnvelope("webhook.test", WebhookTestData)]]
+
+export const TestEventSent = ok(Schema.Struct({
+  event_id: Schema.String.annotate({ description: "The test event's event_id (its attempts are in the delivery log under it)" }),
+  event_type: Schema.Literal("webhook.test"),
+  sequence: Schema.Int,
+  subscription_id: Schema.String
+}))
+
+export const ResendAccepted = ok(Schema.Struct({
+  resend_id: Schema.String.annotate({ description: "Names this resend's attempts in the delivery log (trigger resend)" }),
+  event_id: Schema.String.annotate({ description: "The event sent again: same event_id, sequence and body; a new X-Webhook-Delivery" }),
+  subscription_id: Schema.String
+}))
+
+const ReplayableEventType = oneOf([...WebhookEventTypes, "webhook.test"])
+
+export const ReplayRequest = Schema.Struct({
+  since: SafeString.annotate({ format: "date-time", description: "Start of the window (inclusive), within the last 14 days" }),
+  until: Schema.optionalKey(SafeString.annotate({ format: "date-time", description: "End of the window (exclusive), after since, at most 14 days after it; default now" })),
+  event_types: Schema.optionalKey(Schema.Array(ReplayableEventType).check(Schema.makeFilter((a: ReadonlyArray<string>) =>
+    (a.length >= 1 && new Set(a).size === a.length) || "must list 1 or more distinct event types"
+  )).annotate({ description: "Only these event types (default: every event emitted to the subscription in the window)" }))
+})
+export type ReplayRequest = typeof ReplayRequest.Type
+
+export const ReplayAccepted = ok(Schema.Struct({
+  replay_id: Schema.String.annotate({ description: "Names this replay's attempts in the delivery log (trigger replay)" }),
+  subscription_id: Schema.String,
+  since: Schema.String,
+  until: Schema.String,
+  event_types: Schema.NullOr(Schema.Array(Schema.String)),
+  events: Schema.Int.annotate({ description: "Events to be sent again, in the order they were emitted" })
+}))

@@ -2,7 +2,7 @@ import { runTransaction, type Sql } from "../../core/db/Database.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import { loadContactSummaries } from "../shared/identity.ts"
-import { writeOutbox } from "./delivery.ts"
+import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
 import { conversationEvent } from "./events.ts"
 import type { ConversationRow } from "./repository.ts"
 
@@ -29,10 +29,8 @@ export const closeIdleConversations = async (sql: Sql, idleMs: number, namespace
     if (rows.length === 0) return []
     const summaries = await loadContactSummaries(tx, rows.map((r) => r.contact_id))
     const subject = (kind: "cmd", name: string) => outboxSubject(namespace, kind, name)
-    const events = rows.map((r) => ({
+    return insertOutboxRows(tx, rows.map((r) => ({
       tenant_id: r.tenant_id,
-      event: conversationEvent(subject, { tenant_id: r.tenant_id, sandbox: r.sandbox }, "conversation.closed", r, summaries.get(r.contact_id), new Date(r.closed_at!).toISOString())
-    }))
-    await writeOutbox(tx, events.map(({ tenant_id, event }) => ({ tenant_id, message: event })))
-    return events.map((e) => e.event)
+      ...conversationEvent(subject, { tenant_id: r.tenant_id, sandbox: r.sandbox }, "conversation.closed", r, summaries.get(r.contact_id), new Date(r.closed_at!).toISOString())
+    })))
   })

@@ -1,8 +1,7 @@
 import { readEmailChannel, readWhatsAppChannel, senderFor } from "../../core/channel/repository.ts"
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import { encode } from "../../streams/envelope.ts"
-import type { OutboxMessage } from "../runtime/Actor.ts"
+import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
 import { loadContactSummaries } from "../shared/identity.ts"
 import { messageEvent, type MessageEventType } from "./events.ts"
 import { MESSAGE_EVENT_COLUMNS, type MessageRow, suppress } from "./repository.ts"
@@ -94,15 +93,9 @@ export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: Cl
 const announce = async (tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, type: MessageEventType, row: MessageRow) => {
   const summaries = await loadContactSummaries(tx, [row.contact_id])
   const event = messageEvent(subject, scope, type, row, summaries.get(row.contact_id), new Date().toISOString())
-  await writeOutbox(tx, [{ tenant_id: scope.tenant_id, message: event }])
-  return event
+  const [written] = await insertOutboxRows(tx, [{ ...event, tenant_id: scope.tenant_id }])
+  return written!
 }
-
-/** Outbox rows written outside an actor (one message per row), each under its own tenant. */
-export const writeOutbox = (tx: Tx, entries: ReadonlyArray<{ readonly tenant_id: string; readonly message: OutboxMessage }>) =>
-  entries.length === 0 ? Promise.resolve() : tx`INSERT INTO outbox ${tx(entries.map(({ tenant_id, message: m }) => ({
-    id: m.id, tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload))
-  })), "id", "tenant_id", "subject", "payload")}`
 
 const history = (tx: Tx, scope: TenantScope, id: string, status: string, applied: boolean, errorCode: string | null) => tx`
   INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)

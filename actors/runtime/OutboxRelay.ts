@@ -5,6 +5,7 @@ import { errorText, log } from "../../core/observability/log.ts"
 import { decode, encode } from "../../streams/envelope.ts"
 import type { Told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "./Actor.ts"
+import { withWebhookSequences } from "./webhookSequences.ts"
 
 /** A message as the outbox keeps it: its id (the Nats-Msg-Id), subject and encoded payload. */
 export interface StoredMessage {
@@ -21,12 +22,16 @@ export interface OutboxRow {
 
 /**
  * Writes messages made outside an actor (a sweep, a scan) to the outbox in the caller's transaction, one row each, to
- * be published after its commit (`publishMessages`, and the relay's sweep for anything a crash left behind).
+ * be published after its commit (`publishMessages`, and the relay's sweep for anything a crash left behind); returns the
+ * messages as written.
  */
-export const insertOutboxRows = async (tx: Tx, messages: ReadonlyArray<OutboxMessage & { readonly tenant_id: string }>): Promise<void> => {
-  if (messages.length === 0) return
-  const rows = messages.map((m) => ({ id: m.id, tenant_id: m.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
+export const insertOutboxRows = async <M extends OutboxMessage & { readonly tenant_id: string }>(tx: Tx, messages: ReadonlyArray<M>): Promise<Array<M>> => {
+  if (messages.length === 0) return []
+  // Webhook commands get their per-object sequence in this transaction: publish what this returns, not the input.
+  const written = await withWebhookSequences(tx, messages)
+  const rows = written.map((m) => ({ id: m.id, tenant_id: m.tenant_id, subject: m.subject, payload: Buffer.from(encode(m.payload)) }))
   await tx`INSERT INTO outbox ${tx(rows, "id", "tenant_id", "subject", "payload")}`
+  return written
 }
 
 /** A message told to an actor, as an outbox row: its row id (a UUID) derived from the envelope id, so a rewrite is the same row. */

@@ -9,6 +9,7 @@ import { ActorTransaction, type AnyActor, GroupTransaction, isWaveHandler, type 
 import { checkFences, LeaseLost, type Fence } from "./leases.ts"
 import type { OutboxRow, StoredMessage } from "./OutboxRelay.ts"
 import { transaction } from "./transaction.ts"
+import { withWebhookSequences } from "./webhookSequences.ts"
 
 /** One envelope's result: the answer for its caller, the outbox rows it wrote, and whether it was a redelivery. */
 export interface Applied {
@@ -95,7 +96,9 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
         const fresh = [...first.values()]
         const fence = (i: number) => options.fences?.[i]
         // Every message of the phase in one batch row (each keeps its own id as its Nats-Msg-Id).
-        const messages = fresh.flatMap((i) => results[i]!.outbox.map((m): StoredMessage => ({ id: m.id, subject: m.subject, data: encode(m.payload) })))
+        // Webhook commands get their per-object sequence here, in the transaction that writes them.
+        const outbox = yield* tryQuery(() => withWebhookSequences(tx, fresh.flatMap((i) => results[i]!.outbox)))
+        const messages = outbox.map((m): StoredMessage => ({ id: m.id, subject: m.subject, data: encode(m.payload) }))
         const row = messages.length > 0 ? { id: randomUUID(), messages } : undefined
         if (row) rows.push(row)
         // Sent together (one round trip). The fence check is last in the transaction: the share lock on the lease

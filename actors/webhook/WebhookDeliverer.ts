@@ -9,6 +9,7 @@ import { OutboxRelay } from "../runtime/OutboxRelay.ts"
 import { deliverOne } from "./attempt.ts"
 import { runDateScan, type DateScanResult } from "./dateScan.ts"
 import { purgeDeliveryLog } from "./deliveryLog.ts"
+import { webhookRetentionSweep } from "./retention.ts"
 import { FanOut } from "./FanOut.ts"
 import { SubscriptionChannels } from "./SubscriptionChannels.ts"
 
@@ -24,7 +25,8 @@ export interface WebhookDelivererShape {
 /**
  * The worker side of outbound webhooks: fan-out of outbox webhook commands, one delivery channel per subscription,
  * the reservation date scan (every GEP_WEBHOOK_DATE_SCAN_INTERVAL_MS, a singleton across workers through an advisory
- * lock) and the hourly purge of delivery-log rows older than 14 days.
+ * lock), the hourly purge of delivery-log rows older than 14 days, and the hourly sweep of emitted bodies, replays
+ * and idle sequence counters (retention.ts).
  */
 export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookDelivererShape>()("app/webhooks/WebhookDeliverer") {
   static readonly layer = Layer.effect(WebhookDeliverer, Effect.gen(function*() {
@@ -74,6 +76,7 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
         await channels.stop()
       }).pipe(Effect.andThen(Effect.logInfo("webhook deliverer stopped")))
     )
+    yield* Effect.forkScoped(webhookRetentionSweep(sql))
     return WebhookDeliverer.of({ scan, channels: () => channels.size })
   }))
 }

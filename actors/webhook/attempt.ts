@@ -57,7 +57,7 @@ export const deliverOne = async (deps: AttemptDeps, m: JsMsg): Promise<void> => 
   const ids = { tenant_id: job.tenant_id, subscription_id: job.subscription_id, event_id: job.event_id }
   let target
   try {
-    target = await loadTarget(deps.sql, job.subscription_id, job.event_id)
+    target = await loadTarget(deps.sql, job.subscription_id, job.event_id, job.run_id ?? null)
   } catch (e) {
     log("warn", "webhook attempt deferred", { ...ids, error: errorText(e) })
     return m.nak(INFRA_RETRY_MS)
@@ -68,7 +68,10 @@ export const deliverOne = async (deps: AttemptDeps, m: JsMsg): Promise<void> => 
   }
   const s = target.subscription
   const attempt = target.previousAttempts + 1
-  const base = { id: randomUUID(), subscription: s, event_id: job.event_id, event_type: job.event_type, attempt }
+  const base = {
+    id: randomUUID(), subscription: s, event_id: job.event_id, event_type: job.event_type, attempt,
+    trigger: job.trigger ?? "event", run_id: job.run_id ?? null
+  }
   if (!s.enabled) {
     await recordAttempt(deps.sql, { ...base, outcome: "skipped", response_status: null, error: `subscription disabled${s.disabled_reason ? ` (${s.disabled_reason})` : ""}`, duration_ms: 0, next_attempt_at: null })
       .catch((e) => log("warn", "webhook attempt not recorded", { ...ids, error: errorText(e) }))

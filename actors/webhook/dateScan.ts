@@ -94,8 +94,7 @@ export const runDateScan = async (deps: DateScanDeps, now: Date, options: { wait
       subject: outboxSubject(deps.namespace, "cmd", `webhook.${k.event_type}`),
       payload: { tenant_id: k.tenant_id, sandbox: k.sandbox, occurred_at, event_type: k.event_type, data: reservationEventData(k, details.get(k.reservation_id)!) }
     }))
-    await insertOutboxRows(tx, messages)
-    return messages
+    return insertOutboxRows(tx, messages)
   })
   if (events === undefined) return { ran: false, events: [] }
   if (events.length > 0) await deps.publish(events)

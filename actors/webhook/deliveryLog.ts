@@ -1,5 +1,6 @@
 import type { Sql } from "../../core/db/Database.ts"
 import type { SubscriptionRow } from "../../core/webhook/repository.ts"
+import type { DeliveryTrigger } from "./protocol.ts"
 
 export interface DeliveryTarget {
   readonly subscription: SubscriptionRow
@@ -12,10 +13,12 @@ export interface DeliveryTarget {
  * and how many attempts were made. Counting recorded attempts, not JetStream deliveries, means a redelivery that
  * made no HTTP attempt (the database was away, the worker stopped) never uses up the partner's retries.
  */
-export const loadTarget = async (sql: Sql, subscriptionId: string, eventId: string): Promise<DeliveryTarget | undefined> => {
+export const loadTarget = async (sql: Sql, subscriptionId: string, eventId: string, runId: string | null = null): Promise<DeliveryTarget | undefined> => {
+  // A resend or a replay is a run of its own: it gets the whole retry policy, whatever the event's first run used.
   const [row] = await sql<Array<SubscriptionRow & { previous_attempts: number }>>`
     SELECT s.*, (SELECT count(*)::int FROM webhook_deliveries d
-                 WHERE d.subscription_id = s.id AND d.event_id = ${eventId} AND d.outcome <> 'skipped') AS previous_attempts
+                 WHERE d.subscription_id = s.id AND d.event_id = ${eventId} AND d.run_id IS NOT DISTINCT FROM ${runId}
+                   AND d.outcome <> 'skipped') AS previous_attempts
     FROM webhook_subscriptions s WHERE s.id = ${subscriptionId}`
   if (!row) return undefined
   const { previous_attempts, ...subscription } = row
@@ -33,14 +36,17 @@ export interface AttemptRecord {
   readonly error: string | null
   readonly duration_ms: number
   readonly next_attempt_at: Date | null
+  readonly trigger: DeliveryTrigger
+  readonly run_id: string | null
 }
 
 export const recordAttempt = async (sql: Sql, r: AttemptRecord): Promise<void> => {
   await sql`
     INSERT INTO webhook_deliveries (id, subscription_id, tenant_id, sandbox, event_id, event_type, attempt, outcome,
-      response_status, error, duration_ms, next_attempt_at)
+      response_status, error, duration_ms, next_attempt_at, trigger, run_id)
     VALUES (${r.id}, ${r.subscription.id}, ${r.subscription.tenant_id}, ${r.subscription.sandbox}, ${r.event_id},
-      ${r.event_type}, ${r.attempt}, ${r.outcome}, ${r.response_status}, ${r.error}, ${r.duration_ms}, ${r.next_attempt_at})
+      ${r.event_type}, ${r.attempt}, ${r.outcome}, ${r.response_status}, ${r.error}, ${r.duration_ms}, ${r.next_attempt_at},
+      ${r.trigger}, ${r.run_id})
     ON CONFLICT (id) DO NOTHING`
 }
 

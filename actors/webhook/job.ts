@@ -1,11 +1,6 @@
-/** A webhook command as the actors write it to the outbox (`<ns>.cmd.webhook.<event_type>`). */
-export interface WebhookCommand {
-  readonly tenant_id: string
-  readonly sandbox: boolean
-  readonly occurred_at: string
-  readonly event_type: string
-  readonly data: unknown
-}
+import type { JetStreamClient } from "@nats-io/jetstream"
+import type { Sql } from "../../core/db/Database.ts"
+import type { DeliveryTrigger, WebhookCommand } from "./protocol.ts"
 
 /** One event for one subscription, on the subscription's own delivery subject. */
 export interface DeliveryJob {
@@ -15,10 +10,24 @@ export interface DeliveryJob {
   readonly tenant_id: string
   readonly sandbox: boolean
   readonly event_type: string
-  /** The body, serialised once at fan-out: every attempt sends (and signs) the same bytes. */
+  /** The body, serialised once at fan-out: every attempt, resend and replay sends (and signs) the same bytes. */
   readonly body: string
+  readonly trigger?: DeliveryTrigger
+  readonly run_id?: string
 }
 
-/** The spec's envelope: `{ event_type, timestamp, data }`; `timestamp` is when the event happened, not the attempt. */
-export const webhookBody = (command: WebhookCommand): string =>
-  JSON.stringify({ event_type: command.event_type, timestamp: command.occurred_at, data: command.data })
+/**
+ * The envelope: `{ event_id, event_type, sequence, timestamp, data }`; `timestamp` is when the event happened, not
+ * the attempt. A command written before sequences existed has none: 0, below any assigned one.
+ */
+export const webhookBody = (eventId: string, command: WebhookCommand): string =>
+  JSON.stringify({ event_id: eventId, event_type: command.event_type, sequence: command.sequence ?? 0, timestamp: command.occurred_at, data: command.data })
+
+/** What publishing delivery jobs needs: the fan-out's and the resends' and replays'. */
+export interface FanOutDeps {
+  readonly sql: Sql
+  readonly js: JetStreamClient
+  readonly namespace: string
+  /** Called before publishing to a subscription, so this process consumes its subject without waiting for a sync. */
+  readonly attach: (subscriptionId: string) => Promise<void>
+}

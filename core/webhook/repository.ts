@@ -113,14 +113,6 @@ export const rotateSecret = async (
     return updated
   }) as Promise<SubscriptionRow | undefined>
 
-export const listDeliveries = async (sql: Sql, subscriptionId: string, limit: number, beforeSeq: string | undefined) =>
-  sql`
-    SELECT seq::text AS position, id, event_id, event_type, attempt, outcome, response_status, error, duration_ms,
-      next_attempt_at, attempted_at
-    FROM webhook_deliveries
-    WHERE subscription_id = ${subscriptionId} ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}::bigint`}
-    ORDER BY webhook_deliveries.seq DESC LIMIT ${limit + 1}`
-
 export interface DateEventTimes {
   readonly check_in_time: string
   readonly check_out_time: string

@@ -41,6 +41,7 @@ import { ReservationsLive } from "../reservation/http.ts"
 import { TelephonyLive } from "../telephony/http.ts"
 import { Integrations } from "../telephony/Integrations.ts"
 import { WebhooksLive } from "../webhook/http.ts"
+import { WebhookSends } from "../webhook/WebhookSends.ts"
 import { ChannelsLive } from "../channel/http.ts"
 import { ChannelSettings } from "../channel/ChannelSettings.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
@@ -128,7 +129,7 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
   // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
   Layer.provide([OidcProvider.layer, SignInMail]),
-  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
 )
 
 export const IngressServer = (port: number) =>

@@ -1,15 +1,20 @@
-import { Effect, Redacted } from "effect"
+import { Clock, Effect, Redacted } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
-import { NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
-import type { DeliveryAttempt } from "../../schemas/webhook.ts"
+import { NotFound, RateLimited, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 import { Database } from "../../core/db/Database.ts"
 import { log } from "../../core/observability/log.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import * as Repo from "../../core/webhook/repository.ts"
 import { encryptSecret, generateSigningSecret } from "../../core/webhook/secrets.ts"
-import { checkSubscriptionUrl, decodeCursor, encodeCursor, fieldsForCreate, fieldsForUpdate, isRefusal, isUuid } from "./subscriptionRules.ts"
+import { checkSubscriptionUrl, fieldsForCreate, fieldsForUpdate, isRefusal, isUuid } from "./subscriptionRules.ts"
+import { deliveryPage } from "./deliveryList.ts"
+import { replayWindow } from "./replayRules.ts"
+import { WebhookSends } from "./WebhookSends.ts"
+import { callerScope as scope, orDieOnDatabase } from "../http/handlerContext.ts"
+import { pageRequest } from "../http/paging.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { ok } from "../http/answers.ts"
 
@@ -20,19 +25,22 @@ const ROTATION_OVERLAP_MS = 24 * 3600 * 1000
 const notFound = (id: string) => NotFound.of(`No webhook subscription with id ${JSON.stringify(id)}`, { id: ["not found"] })
 /** Logs name the host only: a path or query string may carry the partner's own tokens. */
 const hostOf = (url: string) => new URL(url).host
-const isoOrNull = (d: unknown) => (d ? (d as Date).toISOString() : null)
 
 export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.gen(function*() {
     const { sql } = yield* Database
     const config = yield* WebhookConfig
     const key = () => Redacted.value(config.encryptionKey)
-    const scope = Effect.gen(function*() {
-      const p = yield* CurrentPrincipal
-      return { tenant_id: p.tenant_id, sandbox: p.sandbox } satisfies TenantScope
-    })
     const db = <A>(f: () => Promise<A>) => Effect.promise(f)
     const urlProblem = (url: string) => db(() => checkSubscriptionUrl(url, config.allowLoopback))
+    const sends = yield* WebhookSends
+    /** The caller's subscription (same tenant and mode), else 404. */
+    const subscription = (s: TenantScope, id: string) =>
+      Effect.gen(function*() {
+        const row = isUuid(id) ? yield* db(() => Repo.findSubscription(sql, s, id)) : undefined
+        if (!row) return yield* notFound(id)
+        return row
+      })
 
     return handlers
       .handle("create", ({ payload }) =>
@@ -59,15 +67,12 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handle("get", ({ params }) =>
         Effect.gen(function*() {
           const s = yield* scope
-          const row = isUuid(params.id) ? yield* db(() => Repo.findSubscription(sql, s, params.id)) : undefined
-          if (!row) return yield* notFound(params.id)
-          return ok(Repo.present(row))
+          return ok(Repo.present(yield* subscription(s, params.id)))
         }))
       .handle("update", ({ params, payload }) =>
         Effect.gen(function*() {
           const s = yield* scope
-          const row = isUuid(params.id) ? yield* db(() => Repo.findSubscription(sql, s, params.id)) : undefined
-          if (!row) return yield* notFound(params.id)
+          const row = yield* subscription(s, params.id)
           const fields = fieldsForUpdate(row, payload)
           if (isRefusal(fields)) return yield* fields
           if (payload.url !== undefined) {
@@ -102,36 +107,47 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handle("deliveries", ({ params, query }) =>
         Effect.gen(function*() {
           const s = yield* scope
-          const row = isUuid(params.id) ? yield* db(() => Repo.findSubscription(sql, s, params.id)) : undefined
-          if (!row) return yield* notFound(params.id)
-          const limit = query.limit === undefined ? 20 : Number(query.limit)
-          if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-            return yield* ValidationFailed.of("Invalid request: limit must be an integer from 1 to 100", { limit: ["must be an integer from 1 to 100"] })
+          const row = yield* subscription(s, params.id)
+          const request = yield* pageRequest(query)
+          const page = yield* db(() => deliveryPage(sql, row.id, request))
+          // has_more: the shape before the one list shape, kept one release.
+          return { ...ok(page), has_more: page.next_cursor !== null }
+        }))
+      .handle("test", ({ params }) =>
+        Effect.gen(function*() {
+          const s = yield* scope
+          const row = yield* subscription(s, params.id)
+          const sent = yield* orDieOnDatabase(sends.test(s, row.id))
+          log("info", "webhook test event sent", { tenant_id: s.tenant_id, subscription_id: row.id, event_id: sent.event_id })
+          return ok({ ...sent, event_type: "webhook.test" as const, subscription_id: row.id })
+        }))
+      .handle("resend", ({ params }) =>
+        Effect.gen(function*() {
+          const s = yield* scope
+          const row = yield* subscription(s, params.id)
+          const resent = isUuid(params.delivery_id) ? yield* orDieOnDatabase(sends.resend(s, row.id, params.delivery_id)) : undefined
+          if (!resent) {
+            return yield* NotFound.of(`No delivery with id ${JSON.stringify(params.delivery_id)} of this subscription in the last 14 days`, { delivery_id: ["not found"] })
           }
-          const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-          if (query.cursor !== undefined && before === undefined) {
-            return yield* ValidationFailed.of("Invalid request: cursor is not one this API returned", { cursor: ["is not a cursor this API returned"] })
+          return ok({ ...resent, subscription_id: row.id })
+        }))
+      .handle("replay", ({ params, payload }) =>
+        Effect.gen(function*() {
+          const s = yield* scope
+          const row = yield* subscription(s, params.id)
+          const window = replayWindow(payload, new Date(yield* Clock.currentTimeMillis))
+          if (window instanceof ValidationFailed) return yield* window
+          const outcome = yield* orDieOnDatabase(sends.replay(s, row.id, window))
+          if (outcome.kind === "limited") {
+            const seconds = String(outcome.retry_after_seconds)
+            yield* HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", seconds)))
+            return yield* RateLimited.of(outcome.retry_after_seconds)
           }
-          const rows = yield* db(() => Repo.listDeliveries(sql, row.id, limit, before))
-          const page = rows.slice(0, limit)
-          const hasMore = rows.length > limit
-          return {
-            success: true as const,
-            data: page.map((d) => ({
-              id: d.id as string,
-              event_id: d.event_id as string,
-              event_type: d.event_type as string,
-              attempt: d.attempt as number,
-              outcome: d.outcome as DeliveryAttempt["outcome"],
-              response_status: d.response_status as number | null,
-              error: d.error as string | null,
-              duration_ms: d.duration_ms as number,
-              next_attempt_at: isoOrNull(d.next_attempt_at),
-              attempted_at: (d.attempted_at as Date).toISOString()
-            })),
-            has_more: hasMore,
-            next_cursor: hasMore ? encodeCursor(page[page.length - 1]!.position as string) : null
-          }
+          log("info", "webhook replay accepted", { tenant_id: s.tenant_id, subscription_id: row.id, replay_id: outcome.replay_id, events: outcome.events })
+          return ok({
+            replay_id: outcome.replay_id, subscription_id: row.id, since: window.since.toISOString(), until: window.until.toISOString(),
+            event_types: window.event_types, events: outcome.events
+          })
         }))
       .handle("getSettings", () =>
         Effect.gen(function*() {

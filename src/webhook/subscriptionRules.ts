@@ -64,10 +64,3 @@ export const fieldsForUpdate = (row: SubscriptionRow, r: UpdateWebhookRequest): 
 export const isRefusal = (x: unknown): x is Refusal => x instanceof ValidationFailed || x instanceof Unprocessable
 
 export { isUuid }
-
-/** Delivery-log cursors: the last row's sequence number, opaque to clients (base64url). */
-export const encodeCursor = (seq: string) => Buffer.from(`d:${seq}`, "utf8").toString("base64url")
-export const decodeCursor = (cursor: string): string | undefined => {
-  const m = /^d:(\d{1,19})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"))
-  return m?.[1]
-}

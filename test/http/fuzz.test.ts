@@ -164,9 +164,11 @@ const hints = (path: string): Hints => ({
   ...(path.startsWith("/api/v1/keys") ? { scopes: mostly<unknown>([["guests:read"], ["*", "keys:manage"]], [["guests:delete"]]) } : {}),
   contact_id: fc.constant(contactId),
   id: fc.constantFrom(idFor(path), "00000000-0000-4000-8000-000000000000"),
-  call_record_id: fc.uuid(), provider: fc.constant("aircall"),
+  call_record_id: fc.uuid(), provider: fc.constant("aircall"), delivery_id: fc.uuid(),
   event_id: fc.constantFrom(eventId, "00000000-0000-4000-8000-000000000000"),
   check_in_from: dates, check_in_to: dates, updated_since: instants, since: instants,
+  // A webhook replay's window: instants of the last 14 days (mostly accepted; until before since is refused).
+  ...(path.endsWith("/replay") ? { since: instants, until: instants } : {}),
   // A source webhook's token (the credential is in the path), and the names website events take.
   token: fc.constantFrom(webSource.webhook_token, "svc_wh_000000000000000000000000"),
   occurred_at: mostly([null], ["2026-02-30T10:00:00Z"]).map((v) => v ?? new Date().toISOString()), captured_at: instants,

@@ -2,6 +2,7 @@ import { expect } from "@effect/vitest"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { phone, reservation } from "./fixtures.ts"
 import type { Received } from "./httpsReceiver.ts"
+import type postgres from "postgres"
 import { post, request, type TestTenant } from "./platform.ts"
 
 /**
@@ -55,4 +56,10 @@ export const eventually = async <A>(what: string, f: () => Promise<A | undefined
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/** A subscription row written straight into the database (retention tests: no API, no deliverer involved). */
+export const insertSubscriptionRow = async (sql: postgres.Sql, tenantId: string, id: string, sandbox = false) => {
+  await sql`INSERT INTO webhook_subscriptions (id, tenant_id, sandbox, url, event_types, max_attempts, initial_backoff_seconds,
+    max_backoff_seconds, secret_encrypted) VALUES (${id}, ${tenantId}, ${sandbox}, 'https://93.184.215.14/', '{*}', 1, 1, 1, '\\x00')`
 }

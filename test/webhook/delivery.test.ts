@@ -62,15 +62,16 @@ describe("webhook delivery to a real HTTPS receiver", () => {
     expect(r!.headers["x-webhook-event-id"]).toMatch(/^[0-9a-f-]{36}$/)
     expect(r!.headers["content-type"]).toBe("application/json")
     const body = JSON.parse(r!.raw.toString("utf8"))
-    expect(Object.keys(body)).toEqual(["event_type", "timestamp", "data"])
+    expect(Object.keys(body)).toEqual(["event_id", "event_type", "sequence", "timestamp", "data"])
+    expect(body.event_id).toBe(r!.headers["x-webhook-event-id"])
     expect(body.event_type).toBe("contact.created")
     expect(body.data.contact).toMatchObject({ id: contactId, first_name: "Webhook", last_name: "Guest", hotel_id: tenant.hotel_id })
     expect(body.data.contact.phone).toMatch(/^\+34/)
     const log = await eventually("delivery log row", async () => {
       const page = await deliveries(ingress.baseUrl, tenant.live_key, sub.id)
-      return page.data.length > 0 ? page : undefined
+      return page.data.deliveries.length > 0 ? page : undefined
     })
-    expect(log.data[0]).toMatchObject({ id: r!.headers["x-webhook-delivery"], attempt: 1, outcome: "succeeded", response_status: 200 })
+    expect(log.data.deliveries[0]).toMatchObject({ id: r!.headers["x-webhook-delivery"], attempt: 1, outcome: "succeeded", response_status: 200 })
 
     // Sandbox events go to sandbox subscriptions only, and live events never to them.
     const sandbox = await subscribe(ingress.baseUrl, tenant.test_key, { url: receiver.url("/basic-sandbox"), event_types: ["contact.created"] })
@@ -104,10 +105,10 @@ describe("webhook delivery to a real HTTPS receiver", () => {
     expect(waits[0]!).toBeGreaterThanOrEqual(750) // never earlier than the policy's first wait (1 s minus jitter)
     const log = await eventually("four log rows", async () => {
       const page = await deliveries(ingress.baseUrl, tenant.live_key, sub.id)
-      return page.data.length === 4 ? page : undefined
+      return page.data.deliveries.length === 4 ? page : undefined
     })
-    expect(log.data.map((d: { attempt: number; outcome: string }) => [d.attempt, d.outcome])).toEqual([[4, "succeeded"], [3, "failed"], [2, "failed"], [1, "failed"]])
-    expect(log.data[1].next_attempt_at).not.toBeNull()
+    expect(log.data.deliveries.map((d: { attempt: number; outcome: string }) => [d.attempt, d.outcome])).toEqual([[4, "succeeded"], [3, "failed"], [2, "failed"], [1, "failed"]])
+    expect(log.data.deliveries[1].next_attempt_at).not.toBeNull()
   }, 30_000)
 
   it("disables a subscription whose receiver answers 410 Gone, and sends it nothing more", async () => {
@@ -120,7 +121,7 @@ describe("webhook delivery to a real HTTPS receiver", () => {
       return res.body.data.enabled === false ? res.body.data : undefined
     })
     expect(disabled.disabled_reason).toBe("gone")
-    expect((await deliveries(ingress.baseUrl, tenant.live_key, sub.id)).data[0]).toMatchObject({ outcome: "gone", response_status: 410 })
+    expect((await deliveries(ingress.baseUrl, tenant.live_key, sub.id)).data.deliveries[0]).toMatchObject({ outcome: "gone", response_status: 410 })
     await newGuestReservation(ingress.baseUrl, tenant)
     await new Promise((r) => setTimeout(r, 1_000))
     expect(receiver.on("/gone")).toHaveLength(1)
@@ -169,7 +170,7 @@ describe("webhook delivery to a real HTTPS receiver", () => {
     expect(fastDone).toBeLessThan(4_000)
     const timedOut = await eventually("slow attempts timed out", async () => {
       const page = await deliveries(ingress.baseUrl, tenant.live_key, slow.id)
-      return page.data.length === 6 ? page.data : undefined
+      return page.data.deliveries.length === 6 ? page.data.deliveries : undefined
     }, 15_000)
     for (const d of timedOut) expect(d).toMatchObject({ outcome: "failed", error: "timed out after 2000 ms", next_attempt_at: null })
   }, 30_000)

@@ -48,7 +48,7 @@ describe("webhook subscriptions API", () => {
     }
     expect(answers[1]!.body.data.map((s: { id: string }) => s.id)).toContain(sub.id)
     expect(answers[2]!.body.data.description).toBe("CRM 2")
-    expect(answers[3]!.body).toEqual({ success: true, data: [], has_more: false, next_cursor: null })
+    expect(answers[3]!.body).toEqual({ success: true, data: { deliveries: [], next_cursor: null }, has_more: false })
     const [row] = await sql`SELECT secret_encrypted FROM webhook_subscriptions WHERE id = ${sub.id}`
     expect((row!.secret_encrypted as Buffer).includes(Buffer.from(sub.secret.slice(6)))).toBe(false)
   })
@@ -98,27 +98,29 @@ describe("webhook subscriptions API", () => {
     expect(JSON.stringify(read)).not.toContain(rotated.body.data.secret)
   })
 
-  it("pages the delivery log newest first with an opaque cursor", async () => {
+  it("pages the delivery log newest first in the one list shape, with an opaque cursor", async () => {
     const sub = (await create(valid())).body.data
-    // Positions that cross a power of ten (e.g. 98 .. 102): pages must follow numbers, not their text.
-    const [{ n }] = await sql`SELECT nextval('webhook_deliveries_seq_seq')::bigint AS n` as unknown as [{ n: string }]
-    // Forward by a factor of ten, far past what other files insert meanwhile: never a position used twice.
-    await sql`SELECT setval('webhook_deliveries_seq_seq', ${10 ** (n.length + 1) - 3})`
+    // Two attempts in the same microsecond: the keyset (attempted_at, id) still neither skips nor repeats one.
     for (let i = 1; i <= 5; i++) {
-      await sql`INSERT INTO webhook_deliveries (id, subscription_id, tenant_id, sandbox, event_id, event_type, attempt, outcome, duration_ms)
-        VALUES (gen_random_uuid(), ${sub.id}, ${tenant.tenant_id}, false, ${`e${i}`}, 'contact.created', 1, 'succeeded', ${i})`
+      await sql`INSERT INTO webhook_deliveries (id, subscription_id, tenant_id, sandbox, event_id, event_type, attempt, outcome, duration_ms, attempted_at)
+        VALUES (gen_random_uuid(), ${sub.id}, ${tenant.tenant_id}, false, ${`e${i}`}, 'contact.created', 1, 'succeeded', ${i},
+          timestamptz '2026-11-20T10:00:00Z' + make_interval(secs => ${Math.min(i, 4)}))`
     }
+    const ids = (page: any) => page.data.deliveries.map((d: { event_id: string }) => d.event_id)
     const first = (await call("GET", `/api/v1/webhooks/${sub.id}/deliveries?limit=2`)).body
-    expect(first.data.map((d: { event_id: string }) => d.event_id)).toEqual(["e5", "e4"])
+    expect(Object.keys(first.data)).toEqual(["deliveries", "next_cursor"])
+    expect(first.data.deliveries[0]).toMatchObject({ event_id: expect.any(String), trigger: "event" })
     expect(first.has_more).toBe(true)
-    const second = (await call("GET", `/api/v1/webhooks/${sub.id}/deliveries?limit=2&cursor=${first.next_cursor}`)).body
-    const third = (await call("GET", `/api/v1/webhooks/${sub.id}/deliveries?limit=2&cursor=${second.next_cursor}`)).body
-    expect([...second.data, ...third.data].map((d: { event_id: string }) => d.event_id)).toEqual(["e3", "e2", "e1"])
-    expect([third.has_more, third.next_cursor]).toEqual([false, null])
-    for (const q of ["limit=0", "limit=101", "limit=x", "cursor=bogus"]) {
+    const second = (await call("GET", `/api/v1/webhooks/${sub.id}/deliveries?limit=2&cursor=${first.data.next_cursor}`)).body
+    const third = (await call("GET", `/api/v1/webhooks/${sub.id}/deliveries?limit=2&cursor=${second.data.next_cursor}`)).body
+    expect([...ids(first), ...ids(second), ...ids(third)].sort()).toEqual(["e1", "e2", "e3", "e4", "e5"])
+    expect(ids(third)).toEqual(["e1"])
+    expect([third.has_more, third.data.next_cursor]).toEqual([false, null])
+    for (const [q, field] of [["limit=0", "limit"], ["limit=101", "limit"], ["limit=x", "limit"], ["cursor=bogus", "cursor"]]) {
       const bad = await call("GET", `/api/v1/webhooks/${sub.id}/deliveries?${q}`)
       expect(bad.status).toBe(400)
       expect(bad.body.error.code).toBe("VALIDATION_ERROR")
+      expect(bad.body.error.details).toHaveProperty([field!])
     }
   })
 })

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { purgeDeliveryLog } from "../../../actors/webhook/deliveryLog.ts"
 import { createTenant, testSql } from "../../support/platform.ts"
+import { insertSubscriptionRow } from "../../support/webhook.ts"
 
 const sql = testSql()
 afterAll(() => sql.end())
@@ -10,8 +11,7 @@ describe("delivery log retention", () => {
   it("purges attempts older than 14 days and keeps the rest", async () => {
     const tenant = await createTenant("purge")
     const id = randomUUID()
-    await sql`INSERT INTO webhook_subscriptions (id, tenant_id, sandbox, url, event_types, max_attempts, initial_backoff_seconds,
-      max_backoff_seconds, secret_encrypted) VALUES (${id}, ${tenant.tenant_id}, false, 'https://93.184.215.14/', '{*}', 1, 1, 1, '\\x00')`
+    await insertSubscriptionRow(sql, tenant.tenant_id, id)
     // Long ago: the purge is global, and other test files' rows (written now) must stay out of its reach.
     const now = new Date("2020-06-30T12:00:00Z")
     const ages = [20, 14.01, 13.99, 1]
