@@ -5,7 +5,7 @@ import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed }
 import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
 import { SafeString } from "./text.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
-import { FieldsRequest, FieldsResponse } from "./fields.ts"
+import { FieldsRequest, FieldsResponse, FieldsSavedResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
@@ -24,7 +24,7 @@ import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
   CreateWebhookRequest, DeliveryListResponse, SecretRotatedResponse, UpdateWebhookRequest, WebhookCreatedResponse,
-  WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse
+  WebhookDeletedResponse, WebhookListResponse, WebhookResponse, WebhookSettingsRequest, WebhookSettingsResponse, WebhookUpdatedResponse
 } from "./webhook.ts"
 
 export { Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
@@ -93,7 +93,7 @@ export const GuestsGroup = HttpApiGroup.make("guests")
 
 export const FieldsGroup = HttpApiGroup.make("fields")
   .add(
-    HttpApiEndpoint.post("define", "/api/v1/fields", { payload: FieldsRequest, success: FieldsResponse, error: ValidationFailed })
+    HttpApiEndpoint.post("define", "/api/v1/fields", { payload: FieldsRequest, success: FieldsSavedResponse, error: ValidationFailed })
       .annotate(RequiredScope, "custom_fields:write")
       .annotate(OpenApi.Summary, "Create or update up to 50 custom field definitions (upsert by field_key)")
   )
@@ -125,7 +125,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       success: WebhookCreatedResponse.pipe(HttpApiSchema.status(201)),
       error: [ValidationFailed, Unprocessable]
     }).annotate(RequiredScope, "webhooks:manage")
-      .annotate(OpenApi.Summary, "Subscribe a URL to events; the answer shows the signing secret, once")
+      .annotate(OpenApi.Summary, "Subscribe a URL to events; the answer shows the generated signing secret, once (or none: your own `secret`)")
   )
   .add(HttpApiEndpoint.get("list", "/api/v1/webhooks", { success: WebhookListResponse })
     .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "The subscriptions of this account and mode"))
@@ -133,7 +133,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "One subscription (never its secret)"))
   .add(
     HttpApiEndpoint.patch("update", "/api/v1/webhooks/:id", {
-      params: webhook, payload: UpdateWebhookRequest, success: WebhookResponse, error: [ValidationFailed, NotFound, Unprocessable]
+      params: webhook, payload: UpdateWebhookRequest, success: WebhookUpdatedResponse, error: [ValidationFailed, NotFound, Unprocessable]
     }).annotate(RequiredScope, "webhooks:manage")
       .annotate(OpenApi.Summary, "Change fields sent; enabled: true re-enables a subscription disabled by a 410")
   )

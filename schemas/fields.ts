@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { boundedInt, maxLength, NonEmptyString, SafeString } from "./common.ts"
+import { boundedInt, maxLength, NonEmptyString, SafeString, Warning } from "./common.ts"
 
 export const FieldTypes = ["string", "text", "number", "boolean", "date", "datetime", "select", "multiselect"] as const
 export type FieldType = typeof FieldTypes[number]
@@ -52,4 +52,10 @@ export type FieldDefinition = typeof FieldDefinition.Type
 export const FieldsResponse = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String })
+})
+
+/** The definitions saved, with the request's warnings (unknown fields). */
+export const FieldsSavedResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String, warnings: Schema.Array(Warning) })
 })

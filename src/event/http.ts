@@ -5,15 +5,17 @@ import { EventProtocol, type RecordEvent } from "../../actors/event/protocol.ts"
 import { normalisePhone } from "../../core/normalise/index.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
-import { EventCreated } from "../../schemas/event.ts"
+import { EventCreated, EventRequest } from "../../schemas/event.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, hotelNotFound } from "../http/answers.ts"
+import { requestWarnings } from "../http/unknownFields.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   Effect.gen(function*() {
     const hotels = yield* Hotels
     const actors = yield* ActorClient
+    const unknownFields = requestWarnings(EventRequest)
     return handlers.handle("record", Effect.fn("Events.record")(function*({ payload: r }) {
       const principal = yield* CurrentPrincipal
       let guestPhone: string | undefined
@@ -43,10 +45,11 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
         source: r.source ?? "api"
       }
       // Keyed by the idempotency key, so repeats of one key are serialised and answered with the original.
-      const data = yield* answered(actors.for(EventProtocol, principal).record(command)).pipe(
+      const recorded = yield* answered(actors.for(EventProtocol, principal).record(command)).pipe(
         Effect.catchTag("ContactNotFound", (e) =>
           Effect.fail(Unprocessable.of("CONTACT_NOT_FOUND", `No contact with this ${e.field} in this account`, { [e.field]: ["no such contact"] })))
       )
+      const data = { ...recorded, warnings: yield* unknownFields }
       return data.idempotent_replay ? { success: true as const, data } : new EventCreated({ success: true, data })
     }))
   }))

@@ -5,6 +5,7 @@ import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { NotFound } from "../../schemas/errors.ts"
 import { ReservationCreated, ReservationRequest } from "../../schemas/reservation.ts"
 import { asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
+import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 import { readReservation } from "./read.ts"
 import { batchSummary, makeSubmitReservation } from "./submit.ts"
 
@@ -15,11 +16,14 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
     const db = yield* Database
     const reservationItem = batchItems(ReservationRequest)
     const submit = yield* makeSubmitReservation
+    const unknownFields = requestWarnings(ReservationRequest)
 
     return handlers
       .handle("upsert", ({ payload }) =>
         Effect.gen(function*() {
-          const { created, data } = yield* submit(yield* CurrentPrincipal, payload)
+          const outcome = yield* submit(yield* CurrentPrincipal, payload)
+          const data = withWarnings(outcome.data, yield* unknownFields)
+          const created = outcome.created
           return created ? new ReservationCreated({ success: true, data }) : { success: true as const, data }
         }))
       .handle("batch", ({ payload }) =>
