@@ -102,6 +102,18 @@ describe("unknown body keys on the core write routes", () => {
     expect(patched.body.data.warnings).toEqual([{ code: "unknown_field", field: "secret", message: "is not a field of this request; it was ignored" }])
   })
 
+  it("the B2B account and contact writes and the CDP reservation answer theirs too", async () => {
+    const account = await send("POST", "/b2b/accounts", { name: `Acme ${n++}`, type: "corporate", segment: "x" })
+    expect(account.status, JSON.stringify(account.body)).toBe(201)
+    expect(unknownFieldsOf(account.body.data.warnings)).toEqual(["segment"])
+    const contact = await send("POST", `/b2b/accounts/${account.body.data.account_id}/contacts`, { first_name: "Ana", email: email(), mobile: "+1" })
+    expect(contact.status, JSON.stringify(contact.body)).toBe(201)
+    expect(unknownFieldsOf(contact.body.data.warnings)).toEqual(["mobile"])
+    const cdp = await send("POST", "/api/v1/cdp/reservations", reservation({ hotel_code: tenant.hotel_code }, { visitor: "v", utm: { source: "s", medium_typo: "m" } }))
+    expect(cdp.status, JSON.stringify(cdp.body)).toBe(201)
+    expect(unknownFieldsOf(cdp.body.data.warnings)).toEqual(["visitor", "utm.medium_typo"])
+  })
+
   it("keys named like Object.prototype members never break an answer (never a 5xx), wherever they are", async () => {
     const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]
     for (const name of names) {
