@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { GuestRequest } from "../../schemas/guest.ts"
+import { issueDetails } from "../../src/http/issues.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
 import { fieldPath } from "../../schemas/text.ts"
 import { MAX_UNKNOWN_FIELD_WARNINGS, unknownFieldWarnings, unknownKeys } from "../../schemas/unknownFields.ts"
@@ -164,5 +165,16 @@ describe("unknownKeys: the keys of a body its payload schema does not declare", 
     expect(fieldPath([0, "a"])).toBe("[0].a")
     expect(fieldPath(["a\u0000b"])).toBe("a\\u0000b")
     expect(fieldPath([])).toBe("")
+  })
+
+  it("validation details name prototype-named keys as fields like any other (they answered 500)", () => {
+    const Closed = Schema.Struct({ a: Schema.String })
+    const body = JSON.parse(`{"a":1,"toString":1,"__proto__":{"x":1},"constructor":1}`)
+    const decoded = Schema.decodeUnknownResult(Closed)(body, { errors: "all", onExcessProperty: "error" })
+    if (Result.isSuccess(decoded)) throw new Error("decoded")
+    const details = issueDetails(decoded.failure.issue)
+    expect(Object.keys(details).sort()).toEqual(["__proto__", "a", "constructor", "toString"])
+    expect(Object.hasOwn(details, "__proto__")).toBe(true)
+    expect(JSON.parse(JSON.stringify(details)).toString).toEqual(["is not a field of this request"])
   })
 })
