@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ChannelsGroup } from "./channelApi.ts"
+import { openAcceptingBodies, refusingOperations } from "./openBodies.ts"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
 import { SafeString } from "./text.ts"
@@ -20,7 +21,6 @@ import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
-import { openAcceptingBodies, refusingOperations } from "./openBodies.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -196,29 +196,34 @@ export const Api = HttpApi.make("gep")
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
   // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging and loyalty event (signed as the README describes).
   // and the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider), in rawRoutes/.
-  // Bodies that accept keys they do not declare (answered as unknown_field warnings) lose the generator's
-  // additionalProperties: false; the routes that refuse them (parse option onExcessProperty: "error") keep it.
-  .annotate(OpenApi.Transform, (generated): Record<string, any> => {
-    const spec: Record<string, any> = openAcceptingBodies(generated, refusingOperations(Api))
-    return {
-      ...spec,
-      paths: { ...spec.paths, ...RawRoutePaths } as typeof spec.paths,
-      components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
-      webhooks: {
-        ...spec.webhooks,
-        ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
-          const doc = Schema.toJsonSchemaDocument(schema as never)
-          return [eventType, {
-            post: {
-              summary: `${eventType}, delivered to subscriptions listening to it`,
-              requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
-              responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
-            }
-          }]
-        }))
-      }
+  .annotate(OpenApi.Transform, (spec) => ({
+    ...spec,
+    paths: { ...openAcceptingBodies(spec, refusingRoutes()), ...RawRoutePaths } as typeof spec.paths,
+    components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
+    webhooks: {
+      ...spec.webhooks,
+      ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
+        const doc = Schema.toJsonSchemaDocument(schema as never)
+        return [eventType, {
+          post: {
+            summary: `${eventType}, delivered to subscriptions listening to it`,
+            requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
+            responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
+          }
+        }]
+      }))
     }
-  })
+  }))
   .annotate(OpenApi.Version, "1.0.0")
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
+
+/**
+ * The routes that refuse body keys they do not declare (the channels): the document keeps the generator's
+ * `additionalProperties: false` on their bodies and takes it out of every other body, since those accept such keys
+ * (answered as `unknown_field` warnings where the answer carries warnings). Declared with its type, so the document
+ * transform above can call it without making Api's type depend on itself.
+ */
+function refusingRoutes(): ReadonlySet<string> {
+  return refusingOperations(Api)
+}

@@ -32,11 +32,11 @@ type Json = Record<string, unknown>
 const isJsonObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
- * The document with `additionalProperties: false` taken out of every request body an operation accepts extra keys in
- * (the generator writes it for every struct), and kept where the route refuses them. The body schemas and the
- * components they refer to are walked once each; everything else (answers, the routes added after) is left as it is.
+ * Takes the generator's `additionalProperties: false` (written for every struct) out of every request body an
+ * operation accepts extra keys in, in place, and returns the paths; the bodies of the `refusing` operations keep it.
+ * The body schemas and the components they refer to are walked once each; answers are left as they are.
  */
-export const openAcceptingBodies = <Spec extends Record<string, any>>(spec: Spec, refusing: ReadonlySet<string>): Spec => {
+export const openAcceptingBodies = (spec: Record<string, any>, refusing: ReadonlySet<string>): Record<string, any> => {
   const components = (spec.components?.schemas ?? {}) as Record<string, unknown>
   const seen = new Set<unknown>()
   const open = (node: unknown): void => {
@@ -60,5 +60,5 @@ export const openAcceptingBodies = <Spec extends Record<string, any>>(spec: Spec
       }
     }
   }
-  return spec
+  return spec.paths
 }

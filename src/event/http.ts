@@ -13,9 +13,9 @@ import { Hotels } from "../tenancy/Hotels.ts"
 
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   Effect.gen(function*() {
+    const unknownFields = requestWarnings(EventRequest)
     const hotels = yield* Hotels
     const actors = yield* ActorClient
-    const unknownFields = requestWarnings(EventRequest)
     return handlers.handle("record", Effect.fn("Events.record")(function*({ payload: r }) {
       const principal = yield* CurrentPrincipal
       let guestPhone: string | undefined

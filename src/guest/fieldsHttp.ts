@@ -1,10 +1,10 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { requestWarnings } from "../http/unknownFields.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { type FieldDefinition, type FieldDefinitionInput, FieldsRequest } from "../../schemas/fields.ts"
 import { Database, type Sql } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import { requestWarnings } from "../http/unknownFields.ts"
 
 const COLUMNS = `field_key, field_label, field_type, options, description, is_required, is_visible, display_order,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,

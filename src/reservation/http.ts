@@ -5,9 +5,9 @@ import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { NotFound } from "../../schemas/errors.ts"
 import { ReservationCreated, ReservationRequest } from "../../schemas/reservation.ts"
 import { asJson, batchItems, batchSizeRefused } from "../http/answers.ts"
-import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 import { readReservation } from "./read.ts"
 import { batchSummary, makeSubmitReservation } from "./submit.ts"
+import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 
 const BATCH_MAX = 50
 
