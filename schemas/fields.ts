@@ -49,13 +49,13 @@ export const FieldDefinition = Schema.Struct({
 })
 export type FieldDefinition = typeof FieldDefinition.Type
 
-export const FieldsResponse = Schema.Struct({
-  success: Schema.Literal(true),
-  data: Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String })
-})
-
 /** The definitions saved, with the request's warnings (unknown fields). */
 export const FieldsSavedResponse = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String, warnings: Schema.Array(Warning) })
+})
+
+export const FieldsResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String })
 })
