@@ -1,11 +1,12 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ChannelsGroup } from "./channelApi.ts"
+import { openAcceptingBodies, refusingOperations } from "./openBodies.ts"
 import { InternalError, NotFound, RateLimited, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
 import { SafeString } from "./text.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
-import { FieldsList, FieldsRequest, FieldsResponse } from "./fields.ts"
+import { FieldsList, FieldsRequest, FieldsSavedResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
 import { B2bGroup } from "./b2bApi.ts"
 import { JourneysGroup } from "./journeyApi.ts"
@@ -30,7 +31,7 @@ import { HotelsGroup, KeysGroup, TelephonyIntegrationsGroup } from "./tenancyApi
 import {
   CreateWebhookRequest, DeliveryListResponse, ReplayAccepted, ReplayRequest, ResendAccepted, SecretRotatedResponse,
   TestEventSent, UpdateWebhookRequest, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookResponse,
-  WebhookSettingsRequest, WebhookSettingsResponse, WebhookTestWebhooks
+  WebhookSettingsRequest, WebhookSettingsResponse, WebhookTestWebhooks, WebhookUpdatedResponse
 } from "./webhook.ts"
 
 export { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
@@ -108,7 +109,7 @@ export const GuestsGroup = HttpApiGroup.make("guests")
 
 export const FieldsGroup = HttpApiGroup.make("fields")
   .add(
-    HttpApiEndpoint.post("define", "/api/v1/fields", { payload: FieldsRequest, success: FieldsResponse, error: ValidationFailed })
+    HttpApiEndpoint.post("define", "/api/v1/fields", { payload: FieldsRequest, success: FieldsSavedResponse, error: ValidationFailed })
       .annotate(RequiredScope, "custom_fields:write")
       .annotate(OpenApi.Summary, "Create or update up to 50 custom field definitions (upsert by field_key)")
   )
@@ -150,7 +151,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       success: WebhookCreatedResponse.pipe(HttpApiSchema.status(201)),
       error: [ValidationFailed, Unprocessable]
     }).annotate(RequiredScope, "webhooks:manage")
-      .annotate(OpenApi.Summary, "Subscribe a URL to events; the answer shows the signing secret, once")
+      .annotate(OpenApi.Summary, "Subscribe a URL to events; the answer shows the generated signing secret, once (or none: your own `secret`)")
   )
   .add(HttpApiEndpoint.get("list", "/api/v1/webhooks", { success: WebhookListResponse })
     .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "The subscriptions of this account and mode"))
@@ -158,7 +159,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     .annotate(RequiredScope, "webhooks:manage").annotate(OpenApi.Summary, "One subscription (never its secret)"))
   .add(
     HttpApiEndpoint.patch("update", "/api/v1/webhooks/:id", {
-      params: webhook, payload: UpdateWebhookRequest, success: WebhookResponse, error: [ValidationFailed, NotFound, Unprocessable]
+      params: webhook, payload: UpdateWebhookRequest, success: WebhookUpdatedResponse, error: [ValidationFailed, NotFound, Unprocessable]
     }).annotate(RequiredScope, "webhooks:manage")
       .annotate(OpenApi.Summary, "Change fields sent; enabled: true re-enables a subscription disabled by a 410")
   )
@@ -260,7 +261,7 @@ export const Api = HttpApi.make("gep")
   // and the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider), in rawRoutes/.
   .annotate(OpenApi.Transform, (spec) => ({
     ...spec,
-    paths: { ...spec.paths, ...RawRoutePaths } as typeof spec.paths,
+    paths: { ...openAcceptingBodies(spec, refusingRoutes()), ...RawRoutePaths } as typeof spec.paths,
     components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
     tags: documentedTags(spec.tags),
     webhooks: {
@@ -287,3 +288,13 @@ export const Api = HttpApi.make("gep")
   .annotate(OpenApi.License, { name: "Proprietary: for the platform's customers and their integrators", identifier: "LicenseRef-Proprietary" })
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
+
+/**
+ * The routes that refuse body keys they do not declare (the channels): the document keeps the generator's
+ * `additionalProperties: false` on their bodies and takes it out of every other body, since those accept such keys
+ * (answered as `unknown_field` warnings where the answer carries warnings). Declared with its type, so the document
+ * transform above can call it without making Api's type depend on itself.
+ */
+function refusingRoutes(): ReadonlySet<string> {
+  return refusingOperations(Api)
+}

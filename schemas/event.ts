@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { FreeFormObject, maxLength, NonEmptyString, SafeString, Uuid } from "./common.ts"
+import { FreeFormObject, maxLength, NonEmptyString, SafeString, Uuid, Warning } from "./common.ts"
 
 export const StandardEventTypes = [
   "booking.created", "booking.updated", "booking.cancelled", "guest.checked_in", "guest.checked_out",
@@ -41,7 +41,10 @@ export const EventResult = Schema.Struct({
 
 export type EventResult = typeof EventResult.Type
 
-export const EventResponse = Schema.Struct({ success: Schema.Literal(true), data: EventResult })
+/** The event as answered: what the event actor recorded, with the request's warnings (unknown fields). */
+export const EventAnswer = Schema.Struct({ ...EventResult.fields, warnings: Schema.Array(Warning) })
+
+export const EventResponse = Schema.Struct({ success: Schema.Literal(true), data: EventAnswer })
 
 /** A new event: the same body as EventResponse, answered 201 (a replay is a plain EventResponse, answered 200). */
 export class EventCreated extends Schema.Class<EventCreated>("EventCreated")(EventResponse) {}

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { boundedInt, maxLength, NonEmptyString, SafeString } from "./common.ts"
+import { boundedInt, maxLength, NonEmptyString, SafeString, Warning } from "./common.ts"
 import { ok, page } from "./list.ts"
 
 export const FieldTypes = ["string", "text", "number", "boolean", "date", "datetime", "select", "multiselect"] as const
@@ -50,9 +50,8 @@ export const FieldDefinition = Schema.Struct({
 })
 export type FieldDefinition = typeof FieldDefinition.Type
 
-export const FieldsResponse = Schema.Struct({
-  success: Schema.Literal(true),
-  data: Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String })
-})
+/** The definitions saved, with the request's warnings (unknown fields). */
+export const FieldsSavedResponse = ok(Schema.Struct({ fields: Schema.Array(FieldDefinition), message: Schema.String, warnings: Schema.Array(Warning) }))
+
 /** The definitions in the one list shape (unpaged: an account defines a bounded set, shown whole; next_cursor is always null). */
 export const FieldsList = ok(Schema.Struct({ ...page("fields", FieldDefinition).fields, message: Schema.String }))

@@ -30,6 +30,19 @@ export const SafeString = Schema.String.check(SafeText)
 export const printable = (s: string): string =>
   s.replace(/[\u0000\uD800-\uDFFF]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
+/**
+ * A field's place in a request body as answers name it (`details` of a 400, `field` of a warning):
+ * `guests[0].phone_number`, `metadata.source`; the empty path is the body itself.
+ */
+export const fieldPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
+  path.reduce<string>((acc, segment) => {
+    const key = typeof segment === "object" && segment !== null ? segment.key : segment
+    if (typeof key === "number") return `${acc}[${key}]`
+    // A refused key (NUL, an unpaired surrogate) is named with those characters written as \uXXXX.
+    const name = printable(String(key))
+    return acc === "" ? name : `${acc}.${name}`
+  }, "")
+
 /** Bounds of a free-form JSON value (metadata, payloads, properties, mappings). */
 export interface FreeFormLimits {
   /** Levels of objects and arrays, the free-form value itself being the first. */

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { boundedInt, maxLength, oneOf, SafeString } from "./common.ts"
+import { boundedInt, maxLength, oneOf, SafeString, Warning } from "./common.ts"
 import { listOf, ok } from "./list.ts"
 import { LoyaltyEventTypes } from "./loyaltyEvents.ts"
 import { webhookEnvelope } from "./webhookEnvelope.ts"
@@ -86,13 +86,44 @@ const WebhookUrl = SafeString.check(Schema.makeFilter((s: string) =>
   (s.length > 0 && s.length <= 2048) || "must be an https URL of at most 2048 characters"
 ))
 
+export const MIN_SECRET_BYTES = 24
+export const MAX_SECRET_BYTES = 75
+const SECRET_TEXT = /^[\x21-\x7e]{1,120}$/
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
+
+/**
+ * The bytes of key material a partner's own secret holds: after an optional `whsec_` prefix, base64 (or base64url)
+ * decodes to its bytes; anything else counts as its raw text. Undefined for text a header or a verifier's config
+ * could not hold (spaces, control characters, non-ASCII, over 120 characters) or that holds fewer than 10 distinct
+ * characters (`aaaa...`, `0000...`: long, yet no secret).
+ */
+export const secretBytes = (secret: string): number | undefined => {
+  if (!SECRET_TEXT.test(secret) || new Set(secret).size < 10) return undefined
+  const body = secret.startsWith("whsec_") ? secret.slice(6) : secret
+  return BASE64.test(body) && body.replace(/=+$/, "").length % 4 !== 1
+    ? Math.floor((body.replace(/=+$/, "").length * 3) / 4)
+    : body.length
+}
+
+const PartnerSecret = SafeString.check(Schema.makeFilter((s: string) => {
+  const bytes = secretBytes(s)
+  // Never the value in the message: it is a secret.
+  return (bytes !== undefined && bytes >= MIN_SECRET_BYTES && bytes <= MAX_SECRET_BYTES) ||
+    `must be ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes of random key material: base64 (an optional whsec_ prefix) or printable ASCII text`
+})).annotate({
+  description: "Your own signing secret, e.g. when moving from another provider with a verifier already configured: " +
+    `${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes of random key material, base64 with an optional whsec_ prefix or printable ASCII. ` +
+    "Signatures are keyed with this string exactly as sent; it is stored encrypted and not shown back. Omit it to have one generated."
+})
+
 export const CreateWebhookRequest = Schema.Struct({
   url: WebhookUrl,
   event_types: EventTypeList,
   headers: Schema.optionalKey(CustomHeaders),
   enabled: Schema.optionalKey(Schema.Boolean),
   description: Schema.optionalKey(Schema.NullOr(maxLength(500))),
-  retry_policy: Schema.optionalKey(RetryPolicyInput)
+  retry_policy: Schema.optionalKey(RetryPolicyInput),
+  secret: Schema.optionalKey(PartnerSecret)
 })
 export type CreateWebhookRequest = typeof CreateWebhookRequest.Type
 
@@ -133,8 +164,13 @@ export const WebhookSubscription = Schema.Struct({
 export const WebhookResponse = ok(WebhookSubscription)
 export const WebhookCreatedResponse = ok(Schema.Struct({
   ...WebhookSubscription.fields,
-  secret: Schema.String.annotate({ description: "The signing secret; shown only here and at rotate-secret" })
+  secret: Schema.optionalKey(Schema.String).annotate({
+    description: "The generated signing secret; shown only here and at rotate-secret. Absent when the request supplied its own"
+  }),
+  warnings: Schema.Array(Warning)
 }))
+/** The subscription as changed, with the request's warnings (unknown fields). */
+export const WebhookUpdatedResponse = ok(Schema.Struct({ ...WebhookSubscription.fields, warnings: Schema.Array(Warning) }))
 export const WebhookListResponse = ok(Schema.Array(WebhookSubscription))
 export const WebhookDeletedResponse = ok(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }))
 export const SecretRotatedResponse = ok(Schema.Struct({

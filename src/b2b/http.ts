@@ -3,11 +3,12 @@ import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { ReservationProtocol } from "../../actors/reservation/protocol.ts"
 import { normaliseCode } from "../../core/normalise/b2b.ts"
-import { AccountCreated, ContactLinked, DealCreated, DealStages } from "../../schemas/b2b.ts"
+import { AccountCreated, AddContactRequest, ContactLinked, CreateAccountRequest, DealCreated, DealStages } from "../../schemas/b2b.ts"
 import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, refusal, ok } from "../http/answers.ts"
+import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 import { listAccounts, readAccount, readAccountDetail } from "./accountReads.ts"
 import { toAddContact, toCreateDeal, toUpdateDeal } from "./commands.ts"
 import { listDeals, readDeal } from "./dealReads.ts"
@@ -23,6 +24,8 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
   Effect.gen(function*() {
     const { write, checkHotels, read } = yield* B2bEdge
     const actors = yield* ActorClient
+    const accountWarnings = requestWarnings(CreateAccountRequest)
+    const contactWarnings = requestWarnings(AddContactRequest)
 
     /** A manual decision about a reservation's account, through the reservation's own actor. */
     const attribute = Effect.fn("B2b.attribute")(function*(principal: Principal, reservationId: string, mode: "manual" | "automatic", accountId: string | null) {
@@ -48,7 +51,7 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
         if (!checked.ok) return yield* invalid(checked.details)
         yield* checkHotels(principal, codeHotels(checked.value.codes))
         const { account_id, depth, path } = yield* write(principal, checked.value, "account", false)
-        return new AccountCreated(ok({ account_id, depth, path, warnings: [] }))
+        return new AccountCreated(ok({ account_id, depth, path, warnings: yield* accountWarnings }))
       }))
       .handle("listAccounts", Effect.fn("B2b.listAccounts")(function*({ query }) {
         const principal = yield* CurrentPrincipal
@@ -84,7 +87,8 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
         }
         const checked = toAddContact(payload, params.id)
         if (!checked.ok) return yield* refusal(checked.status, checked.code, checked.message, checked.details)
-        const { op: _op, is_new_link, ...linked } = yield* write(principal, checked.command, "contact", true)
+        const { op: _op, is_new_link, ...written } = yield* write(principal, checked.command, "contact", true)
+        const linked = withWarnings(written, yield* contactWarnings)
         return is_new_link ? new ContactLinked(ok(linked)) : ok(linked)
       }))
       .handle("createDeal", Effect.fn("B2b.createDeal")(function*({ payload }) {

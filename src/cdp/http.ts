@@ -12,6 +12,7 @@ import { CDP_BATCH_MAX, CDP_BULK_MAX, CdpReservationCreated, CdpReservationReque
 import { Forbidden, NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, batchItems, batchSizeRefused, ok } from "../http/answers.ts"
+import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 import { batchSummary } from "../reservation/submit.ts"
 import { callerScope } from "../http/handlerContext.ts"
 import { createBatch, type JobItem, readBatch } from "./batches.ts"
@@ -28,6 +29,7 @@ export const CdpLive = HttpApiBuilder.group(Api, "cdp", (handlers) =>
     const config = yield* AppConfig
     const submit = yield* makeSubmitCdpReservation
     const reservationItem = batchItems(CdpReservationRequest)
+    const reservationWarnings = requestWarnings(CdpReservationRequest)
 
     return handlers
       .handle("getSettings", () => Effect.flatMap(callerScope, settings.get).pipe(Effect.map(ok)))
@@ -71,8 +73,9 @@ export const CdpLive = HttpApiBuilder.group(Api, "cdp", (handlers) =>
         }))
       .handle("reservation", ({ payload }) =>
         Effect.gen(function*() {
-          const { created, data } = yield* submit(yield* callerScope, payload)
-          return created ? new CdpReservationCreated({ success: true, data }) : ok(data)
+          const outcome = yield* submit(yield* callerScope, payload)
+          const data = withWarnings(outcome.data, yield* reservationWarnings)
+          return outcome.created ? new CdpReservationCreated({ success: true, data }) : ok(data)
         }))
       .handle("reservationBatch", ({ payload }) =>
         Effect.gen(function*() {

@@ -8,13 +8,15 @@ import { NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.
 import { Database, withTenant } from "../../core/db/Database.ts"
 import { pageRequest } from "../http/paging.ts"
 import { listEvents, readEvent } from "./read.ts"
-import { EventCreated } from "../../schemas/event.ts"
+import { EventCreated, EventRequest } from "../../schemas/event.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, hotelNotFound } from "../http/answers.ts"
+import { requestWarnings } from "../http/unknownFields.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   Effect.gen(function*() {
+    const unknownFields = requestWarnings(EventRequest)
     const hotels = yield* Hotels
     const actors = yield* ActorClient
     const db = yield* Database
@@ -60,10 +62,11 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
         source: r.source ?? "api"
       }
       // Keyed by the idempotency key, so repeats of one key are serialised and answered with the original.
-      const data = yield* answered(actors.for(EventProtocol, principal).record(command)).pipe(
+      const recorded = yield* answered(actors.for(EventProtocol, principal).record(command)).pipe(
         Effect.catchTag("ContactNotFound", (e) =>
           Effect.fail(Unprocessable.of("CONTACT_NOT_FOUND", `No contact with this ${e.field} in this account`, { [e.field]: ["no such contact"] })))
       )
+      const data = { ...recorded, warnings: yield* unknownFields }
       return data.idempotent_replay ? { success: true as const, data } : new EventCreated({ success: true, data })
     }))
   }))

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { requestWarnings } from "../http/unknownFields.ts"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
-import type { FieldDefinition, FieldDefinitionInput } from "../../schemas/fields.ts"
+import { type FieldDefinition, type FieldDefinitionInput, FieldsRequest } from "../../schemas/fields.ts"
 import { Database, type Sql } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { ok } from "../http/answers.ts"
@@ -48,12 +49,14 @@ const listDefinitions = (sql: Sql, p: TenantScope) =>
 export const FieldsLive = HttpApiBuilder.group(Api, "fields", (handlers) =>
   Effect.gen(function*() {
     const db = yield* Database
+    const unknownFields = requestWarnings(FieldsRequest)
     return handlers
       .handle("define", ({ payload }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const rows = yield* db.query((sql) => upsertDefinitions(sql, principal, payload.fields))
-          return { success: true as const, data: { fields: [...rows], message: `${rows.length} field definition(s) saved` } }
+          const warnings = yield* unknownFields
+          return { success: true as const, data: { fields: [...rows], message: `${rows.length} field definition(s) saved`, warnings } }
         }))
       .handle("list", () =>
         Effect.gen(function*() {

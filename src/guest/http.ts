@@ -10,6 +10,7 @@ import { GuestCreated, GuestRequest, type GuestResult } from "../../schemas/gues
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, batchItems, batchResults, batchSizeRefused, hotelNotFound, type Outcome, refusal } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
+import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { checkCustomFields, type FieldRule } from "./customFields.ts"
 import { bookingToReservation, toUpsertContact } from "./normalise.ts"
@@ -23,6 +24,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
     const actors = yield* ActorClient
     const db = yield* Database
     const guestItem = batchItems(GuestRequest)
+    const unknownFields = requestWarnings(GuestRequest)
 
     /** One guest: hotel, custom fields, identity, then the guest actor and, with a booking, the reservation actor. */
     const upsertGuest = Effect.fn("Guests.upsert")(function*(principal: Principal, r: GuestRequest, rules: ReadonlyArray<FieldRule>) {
@@ -75,8 +77,9 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const rules = yield* rulesFor(principal, payload.custom_fields !== undefined)
-          const { created, data } = yield* upsertGuest(principal, payload, rules)
-          return created ? new GuestCreated({ success: true, data }) : { success: true as const, data }
+          const outcome = yield* upsertGuest(principal, payload, rules)
+          const data = withWarnings(outcome.data, yield* unknownFields)
+          return outcome.created ? new GuestCreated({ success: true, data }) : { success: true as const, data }
         }))
       .handle("batch", ({ payload }) =>
         Effect.gen(function*() {

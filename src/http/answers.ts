@@ -4,7 +4,9 @@ import {
 } from "../../schemas/errors.ts"
 import { CORE_BODY_LIMIT } from "../../schemas/limits.ts"
 import type { ActorCallFailure } from "../../streams/ActorClient.ts"
+import { unknownFieldWarnings, type UnknownFieldWarning } from "../../schemas/unknownFields.ts"
 import { issueDetails, summarise } from "./issues.ts"
+import { withWarnings } from "./unknownFields.ts"
 
 /** The core success envelope `{ success: true, data }`. */
 export const ok = <A>(data: A) => ({ success: true as const, data })
@@ -75,20 +77,27 @@ const itemAnswer = <A, R>(effect: Effect.Effect<Outcome<A>, ApiError, R>): Effec
     onFailure: (e): ItemAnswer<A> => ({ success: false, status: statusOf(e), error: e.error })
   })
 
+/** An item's answer data with its request's unknown_field warnings, when the data has warnings to carry them. */
+const withItemWarnings = <A>(data: A, warnings: ReadonlyArray<UnknownFieldWarning>): A =>
+  typeof data === "object" && data !== null && "warnings" in data && Array.isArray(data.warnings)
+    ? withWarnings(data as A & { readonly warnings: ReadonlyArray<unknown> }, warnings)
+    : data
+
 /**
  * Batch items of one schema: each decoded (every issue reported, like the single endpoint) and handled, or answered
  * 400 on its own, so one bad item never fails the batch; an item larger than the single endpoint takes is answered 413
- * on its own (measured once decoded: unknown keys are gone and the depth is bounded). The decoder is built once, when
- * the handler is.
+ * on its own (measured once decoded: unknown keys are gone and the depth is bounded). An item's unknown keys are its
+ * own `unknown_field` warnings. The decoder is built once, when the handler is.
  */
 export const batchItems = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
   const decode = Schema.decodeUnknownResult(schema as never, { errors: "all" }) as (u: unknown) => Result.Result<S["Type"], Schema.SchemaError>
+  const warningsOf = unknownFieldWarnings(schema)
   return <A, R>(handle: (value: S["Type"]) => Effect.Effect<Outcome<A>, ApiError, R>) => (item: unknown): Effect.Effect<ItemAnswer<A>, never, R> => {
     const decoded = decode(item)
     if (Result.isSuccess(decoded)) {
-      return Buffer.byteLength(JSON.stringify(decoded.success)) > CORE_BODY_LIMIT
-        ? itemAnswer(Effect.fail(PayloadTooLarge.of(CORE_BODY_LIMIT)))
-        : itemAnswer(handle(decoded.success))
+      if (Buffer.byteLength(JSON.stringify(decoded.success)) > CORE_BODY_LIMIT) return itemAnswer(Effect.fail(PayloadTooLarge.of(CORE_BODY_LIMIT)))
+      const warnings = warningsOf(item)
+      return itemAnswer(Effect.map(handle(decoded.success), (o) => ({ ...o, data: withItemWarnings(o.data, warnings) })))
     }
     const details = issueDetails(decoded.failure.issue)
     return itemAnswer(Effect.fail(ValidationFailed.of(summarise(details), details)))

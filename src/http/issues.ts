@@ -1,16 +1,7 @@
 import { SchemaIssue } from "effect"
-import { printable } from "../../schemas/text.ts"
+import { fieldPath } from "../../schemas/text.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
-
-const pathText = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
-  path.reduce<string>((acc, segment) => {
-    const key = typeof segment === "object" && segment !== null ? segment.key : segment
-    if (typeof key === "number") return `${acc}[${key}]`
-    // A refused key (NUL, an unpaired surrogate) is named with those characters written as \uXXXX.
-    const name = printable(String(key))
-    return acc === "" ? name : `${acc}.${name}`
-  }, "")
 
 const friendly = (message: string): string =>
   message === "Missing key" ? "is required"
@@ -18,14 +9,20 @@ const friendly = (message: string): string =>
   : message === "Expected no excess property" || message.startsWith("Unexpected key") ? "is not a field of this request"
   : message.replace(/^Expected /, "must be ")
 
-/** Schema issues as `{ "guests[0].phone": ["must be string, got 5"] }`; `(body)` for the body as a whole. */
+/**
+ * Schema issues as `{ "guests[0].phone": ["must be string, got 5"] }`; `(body)` for the body as a whole. Collected in
+ * a Map: a field the caller named `toString` or `__proto__` is a field like any other, never an Object.prototype member.
+ */
 export const issueDetails = (issue: SchemaIssue.Issue): Record<string, Array<string>> => {
-  const details: Record<string, Array<string>> = {}
+  const details = new Map<string, Array<string>>()
   for (const i of formatter(issue).issues) {
-    const field = pathText(i.path ?? []) || "(body)"
-    ;(details[field] ??= []).push(friendly(i.message))
+    const field = fieldPath(i.path ?? []) || "(body)"
+    const messages = details.get(field)
+    if (messages === undefined) details.set(field, [friendly(i.message)])
+    else messages.push(friendly(i.message))
   }
-  return details
+  // fromEntries defines own properties: `__proto__` stays a key of the answer, not the object's prototype.
+  return Object.fromEntries(details)
 }
 
 export const summarise = (details: Record<string, ReadonlyArray<string>>): string => {

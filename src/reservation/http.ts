@@ -9,6 +9,7 @@ import { pageRequest } from "../http/paging.ts"
 import { listReservations } from "./list.ts"
 import { readReservation } from "./read.ts"
 import { batchSummary, makeSubmitReservation } from "./submit.ts"
+import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 
 const BATCH_MAX = 50
 
@@ -17,11 +18,14 @@ export const ReservationsLive = HttpApiBuilder.group(Api, "reservations", (handl
     const db = yield* Database
     const reservationItem = batchItems(ReservationRequest)
     const submit = yield* makeSubmitReservation
+    const unknownFields = requestWarnings(ReservationRequest)
 
     return handlers
       .handle("upsert", ({ payload }) =>
         Effect.gen(function*() {
-          const { created, data } = yield* submit(yield* CurrentPrincipal, payload)
+          const outcome = yield* submit(yield* CurrentPrincipal, payload)
+          const data = withWarnings(outcome.data, yield* unknownFields)
+          const created = outcome.created
           return created ? new ReservationCreated({ success: true, data }) : { success: true as const, data }
         }))
       .handle("batch", ({ payload }) =>

@@ -4,6 +4,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { NotFound, RateLimited, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { CreateWebhookRequest, UpdateWebhookRequest } from "../../schemas/webhook.ts"
 import { Database } from "../../core/db/Database.ts"
 import { log } from "../../core/observability/log.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
@@ -17,6 +18,7 @@ import { callerScope as scope, orDieOnDatabase } from "../http/handlerContext.ts
 import { pageRequest } from "../http/paging.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { ok } from "../http/answers.ts"
+import { requestWarnings } from "../http/unknownFields.ts"
 
 /** Subscriptions per tenant and mode: plenty for partner integrations, bounded fan-out per event. */
 const MAX_SUBSCRIPTIONS = 50
@@ -41,6 +43,8 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         if (!row) return yield* notFound(id)
         return row
       })
+    const createWarnings = requestWarnings(CreateWebhookRequest)
+    const updateWarnings = requestWarnings(UpdateWebhookRequest)
 
     return handlers
       .handle("create", ({ payload }) =>
@@ -54,10 +58,12 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
             return yield* Unprocessable.of("SUBSCRIPTION_LIMIT_REACHED", `At most ${MAX_SUBSCRIPTIONS} webhook subscriptions per account and mode`)
           }
           const id = randomUUID()
-          const secret = generateSigningSecret()
+          // A partner's own secret is stored and used exactly like a generated one, and not echoed: the partner has it.
+          const secret = payload.secret ?? generateSigningSecret()
           const row = yield* db(() => Repo.insertSubscription(sql, s, id, fields, encryptSecret(key(), secret, id)))
           log("info", "webhook subscription created", { tenant_id: s.tenant_id, subscription_id: id, host: hostOf(row.url) })
-          return ok({ ...Repo.present(row), secret })
+          const warnings = yield* createWarnings
+          return ok({ ...Repo.present(row), ...(payload.secret === undefined ? { secret } : {}), warnings })
         }))
       .handle("list", () =>
         Effect.gen(function*() {
@@ -82,7 +88,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
           const updated = yield* db(() => Repo.updateSubscription(sql, s, row.id, fields))
           if (!updated) return yield* notFound(params.id)
           log("info", "webhook subscription updated", { tenant_id: s.tenant_id, subscription_id: row.id, enabled: updated.enabled })
-          return ok(Repo.present(updated))
+          return ok({ ...Repo.present(updated), warnings: yield* updateWarnings })
         }))
       .handle("remove", ({ params }) =>
         Effect.gen(function*() {

@@ -28,7 +28,8 @@ describe("POST /api/v1/events", () => {
       success: true,
       data: {
         event_id: expect.any(String), status: "accepted", event_type: "review.requested", contact_id: contactId,
-        hotel_id: tenant.hotel_id, matching_journeys: 0, created_at: expect.any(String), idempotent_replay: false, message: "Event accepted"
+        hotel_id: tenant.hotel_id, matching_journeys: 0, created_at: expect.any(String), idempotent_replay: false, message: "Event accepted",
+        warnings: []
       }
     })
     const custom = await send({ event_type: "spa.booked", payload: {}, guest_phone: phone(1).replace(/ /g, "") })

@@ -1708,11 +1708,11 @@ describe("/openapi.json", () => {
     const created = schemaFor(operation("POST /api/v1/webhooks")!, 201)!
     const sub = { id: "i", url: "u", event_types: ["*"], headers: {}, enabled: true, disabled_reason: null, description: null,
       retry_policy: { max_attempts: 1, initial_backoff_seconds: 1, max_backoff_seconds: 1 }, previous_secret_expires_at: null,
-      created_at: "c", updated_at: "u", secret: "s" }
+      created_at: "c", updated_at: "u", secret: "s", warnings: [] }
     expect(validate(created, { success: true, data: sub }, doc)).toEqual([])
-    const { secret: _secret, ...withoutSecret } = sub
+    const { warnings: _warnings, ...withoutWarnings } = sub
     for (const wrong of [
-      { success: false, data: sub }, { success: true, data: withoutSecret }, { success: true, data: { ...sub, extra: 1 } },
+      { success: false, data: sub }, { success: true, data: withoutWarnings }, { success: true, data: { ...sub, extra: 1 } },
       { success: true, data: { ...sub, retry_policy: { ...sub.retry_policy, max_attempts: 1.5 } } }, { success: true, data: { ...sub, description: 3 } }
     ]) expect(validate(created, wrong, doc), JSON.stringify(wrong)).not.toEqual([])
   })
