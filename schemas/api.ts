@@ -20,6 +20,8 @@ import { MessagesGroup } from "./messageApi.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
+import { describeEdge } from "./edgeDocument.ts"
+import { idempotentOperations } from "./idempotency.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse, StoredReservation } from "./reservation.ts"
 import {
@@ -167,7 +169,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .middleware(ValidationErrors)
   .middleware(Authentication)
 
-export const Api = HttpApi.make("gep")
+const ApiContract = HttpApi.make("gep")
   .add(ReservationsGroup)
   .add(GuestsGroup)
   .add(FieldsGroup)
@@ -193,26 +195,28 @@ export const Api = HttpApi.make("gep")
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
-  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging and loyalty event (signed as the README describes).
-  // and the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider), in rawRoutes/.
-  .annotate(OpenApi.Transform, (spec) => ({
-    ...spec,
-    paths: { ...spec.paths, ...RawRoutePaths } as typeof spec.paths,
-    components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
-    webhooks: {
-      ...spec.webhooks,
-      ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
-        const doc = Schema.toJsonSchemaDocument(schema as never)
-        return [eventType, {
-          post: {
-            summary: `${eventType}, delivered to subscriptions listening to it`,
-            requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
-            responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
-          }
-        }]
-      }))
-    }
-  }))
   .annotate(OpenApi.Version, "1.0.0")
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
+
+// OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging and loyalty event (signed as the README describes).
+// and the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider), in rawRoutes/.
+// and what the edge adds to every answer (X-Request-Id; Idempotency-Key on the POSTs honouring it): edgeDocument.ts.
+export const Api = ApiContract.annotate(OpenApi.Transform, (spec) => describeEdge({
+  ...spec,
+  paths: { ...spec.paths, ...RawRoutePaths } as typeof spec.paths,
+  components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
+  webhooks: {
+    ...spec.webhooks,
+    ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks].map(([eventType, schema]) => {
+      const doc = Schema.toJsonSchemaDocument(schema as never)
+      return [eventType, {
+        post: {
+          summary: `${eventType}, delivered to subscriptions listening to it`,
+          requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
+          responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
+        }
+      }]
+    }))
+  }
+}, idempotentOperations(ApiContract)))
