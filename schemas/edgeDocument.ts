@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { CoreErrorBody } from "./errors.ts"
+import { SafeString } from "./text.ts"
 
 // What the edge adds to every answer (src/http/requestEdge.ts), described on every operation of /openapi.json:
 // X-Request-Id in and out, and on the operations honouring it (schemas/idempotency.ts), Idempotency-Key, the
@@ -12,6 +13,8 @@ const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "optio
 
 export const REQUEST_ID_PATTERN = "^[A-Za-z0-9._:-]{1,128}$"
 
+// Inline (not $ref) so every reader of `parameters` sees the schema; within the text policy as every request string.
+const safeText = Schema.toJsonSchemaDocument(SafeString).schema
 const parameters = {
   IdempotencyKey: {
     name: "Idempotency-Key",
@@ -20,14 +23,14 @@ const parameters = {
     description: "Makes a retry safe: the same key with the same request within 24 h answers the first answer again " +
       "(with `Idempotent-Replayed: true`); with another request it is a 409 IDEMPOTENCY_CONFLICT. Scoped to the account " +
       "and mode (live or sandbox). 1-255 printable ASCII characters, e.g. a UUID.",
-    schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]{1,255}$" }
+    schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]{1,255}$", allOf: [safeText] }
   },
   XRequestId: {
     name: "X-Request-Id",
     in: "header",
     required: false,
     description: "Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed.",
-    schema: { type: "string", pattern: REQUEST_ID_PATTERN }
+    schema: { type: "string", pattern: REQUEST_ID_PATTERN, allOf: [safeText] }
   }
 }
 
@@ -70,7 +73,7 @@ const describeOperation = (op: Operation, idempotent: boolean): Operation => {
   }
   return {
     ...op,
-    parameters: [...own, ref("parameters", "XRequestId"), ...(idempotent ? [ref("parameters", "IdempotencyKey")] : [])],
+    parameters: [...own, parameters.XRequestId, ...(idempotent ? [parameters.IdempotencyKey] : [])],
     responses
   }
 }
@@ -88,7 +91,6 @@ export const describeEdge = <D extends { paths: object; components: object }>(do
     paths,
     components: {
       ...components,
-      parameters: { ...components.parameters, ...parameters },
       headers: { ...components.headers, ...headers }
     }
   }
