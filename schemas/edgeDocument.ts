@@ -48,7 +48,7 @@ const headers = {
 const CONFLICT = "IDEMPOTENCY_CONFLICT: the Idempotency-Key was used for another request (method, path or body) in the last 24 h; " +
   "or IDEMPOTENCY_IN_PROGRESS: a request with this key is still running after 10 s (retry after Retry-After)"
 
-const coreError = Schema.toJsonSchemaDocument(CoreErrorBody).schema
+const coreError = Schema.toJsonSchemaDocument(CoreErrorBody, { onExcessProperty: "error" }).schema
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
