@@ -1791,11 +1791,14 @@ const honoursIdempotencyKey = (op: OpenApiOperation) =>
  * but a 5xx or 429) and then for another body.
  */
 const IDEMPOTENCY_CONFLICT = "an Idempotency-Key reused for another body (IDEMPOTENCY_CONFLICT)"
+/** The first answer of each route's conflict case: one that is not stored (401, 403, 429, 5xx) leaves nothing to conflict with. */
+const idempotencyFirst = new Map<string, number>()
+const NOT_STORED = (status: number) => status >= 500 || [401, 403, 408, 425, 429].includes(status)
 const idempotencyConflict = (key: string): Case =>
   c(409, IDEMPOTENCY_CONFLICT, async () => {
     const [method, path] = [key.split(" ")[0]!, concrete(key)]
     const headers = { "idempotency-key": uniqueId("oa-idem") }
-    await call(method, path, { key: tenant.live_key, body: {}, headers })
+    idempotencyFirst.set(key, (await call(method, path, { key: tenant.live_key, body: {}, headers })).status)
     return call(method, path, { key: tenant.live_key, body: { another: "request" }, headers })
   })
 
@@ -1809,6 +1812,9 @@ for (const [key, route] of Object.entries(routes)) {
         if (x.status === 413 && op!.requestBody === undefined) return ctx.skip("the route reads no body")
         if (x.name === IDEMPOTENCY_CONFLICT && !honoursIdempotencyKey(op!)) return ctx.skip("the route does not take Idempotency-Key")
         const res = await x.send()
+        if (x.name === IDEMPOTENCY_CONFLICT && NOT_STORED(idempotencyFirst.get(key)!)) {
+          return ctx.skip(`the first answer (${idempotencyFirst.get(key)}) is not stored: this file's key cannot make the request`)
+        }
         const shown = JSON.stringify(res.body)?.slice(0, 600)
         expect(Object.keys(op!.responses), `${key} answered an undocumented ${res.status}: ${shown}`).toContain(String(res.status))
         expect(res.status, shown).toBe(x.status)
