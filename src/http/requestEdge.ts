@@ -32,7 +32,7 @@ const settle = (store: Store, key: KeyOf, response: HttpServerResponse.HttpServe
   const answer = response === undefined ? undefined : storable(response)
   const done = answer === undefined ? store.release(key) : store.complete(key, answer)
   // The answer is already decided: a store failing now is logged, and the key frees itself when its lease ends.
-  return done.pipe(Effect.catchCause((cause) => Effect.logWarning("idempotency key not settled").pipe(Effect.annotateLogs({ cause: String(cause) }))))
+  return done.pipe(Effect.catchCause((cause) => Effect.logWarning("idempotency key not settled", cause)))
 }
 
 /**

@@ -1,6 +1,5 @@
 import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import { Database, withTenant } from "../../../core/db/Database.ts"
-import { errorText } from "../../../core/observability/log.ts"
 import type { TenantScope } from "../../../core/TenantScope.ts"
 
 /** How long an answer is replayed; older rows are invisible and swept. */
@@ -109,7 +108,7 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   static readonly layer = Layer.effect(IdempotencyStore, Effect.gen(function*() {
     const store = yield* IdempotencyStore.make
     yield* store.sweep.pipe(
-      Effect.catchCause((cause) => Effect.logWarning("idempotency sweep failed").pipe(Effect.annotateLogs({ error: errorText(cause) }))),
+      Effect.catchCause((cause) => Effect.logWarning("idempotency sweep failed", cause)),
       Effect.repeat(Schedule.spaced("10 minutes")),
       Effect.forkScoped
     )
