@@ -56,10 +56,13 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 const replayable = (status: string) => !status.startsWith("5") && status !== "429"
 
 const describeOperation = (op: Operation, idempotent: boolean): Operation => {
-  const own = (op.parameters ?? []).filter((p) => {
-    const name = String(p.name).toLowerCase()
-    return !(p.in === "header" && (name === "x-request-id" || (idempotent && name === "idempotency-key")))
-  })
+  const isHeader = (p: Record<string, unknown>, name: string) => p.in === "header" && String(p.name).toLowerCase() === name
+  const own = (op.parameters ?? []).filter((p) => !isHeader(p, "x-request-id") && !(idempotent && isHeader(p, "idempotency-key")))
+  // A route that also reads the header itself (messages, loyalty) keeps its own words after the generic ones.
+  const declared = (op.parameters ?? []).find((p) => isHeader(p, "idempotency-key"))
+  const routeOwn = declared?.description ?? (declared?.schema as { description?: unknown } | undefined)?.description
+  const idempotencyKey = routeOwn === undefined ? parameters.IdempotencyKey
+    : { ...parameters.IdempotencyKey, description: `${parameters.IdempotencyKey.description} On this route also: ${String(routeOwn)}.` }
   const responses: Record<string, Record<string, unknown>> = {}
   for (const [status, response] of Object.entries(op.responses ?? {})) {
     const extra = idempotent && replayable(status) ? { "Idempotent-Replayed": ref("headers", "IdempotentReplayed") } : {}
@@ -73,7 +76,7 @@ const describeOperation = (op: Operation, idempotent: boolean): Operation => {
   }
   return {
     ...op,
-    parameters: [...own, parameters.XRequestId, ...(idempotent ? [parameters.IdempotencyKey] : [])],
+    parameters: [...own, parameters.XRequestId, ...(idempotent ? [idempotencyKey] : [])],
     responses
   }
 }
