@@ -23,6 +23,8 @@ import { MessagingWebhooks } from "./messageEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
 import { TagDescriptions } from "./tags.ts"
+import { describeEdge } from "./edgeDocument.ts"
+import { idempotentOperations } from "./idempotency.ts"
 import { ContactCallsGroup, TelephonyGroup } from "./telephonyApi.ts"
 import { BatchRequest, BatchResponse, ReservationCreated, ReservationRequest, ReservationResponse } from "./reservation.ts"
 import { ReservationList, ReservationListQuery, ReservationRead, ReservationReadQuery } from "./reservationRead.ts"
@@ -227,7 +229,7 @@ const documentedTags = (tags: ReadonlyArray<{ readonly name: string; readonly de
   ]
 }
 
-export const Api = HttpApi.make("gep")
+const ApiContract = HttpApi.make("gep")
   .add(ReservationsGroup)
   .add(GuestsGroup)
   .add(FieldsGroup)
@@ -257,30 +259,6 @@ export const Api = HttpApi.make("gep")
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")
-  // OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging and loyalty event (signed as the README describes).
-  // and the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider), in rawRoutes/.
-  .annotate(OpenApi.Transform, (spec) => ({
-    ...spec,
-    paths: { ...openAcceptingBodies(spec, refusingRoutes()), ...RawRoutePaths } as typeof spec.paths,
-    components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
-    tags: documentedTags(spec.tags),
-    webhooks: {
-      ...spec.webhooks,
-      ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks, ...WebhookTestWebhooks].map(([eventType, schema]) => {
-        const doc = Schema.toJsonSchemaDocument(schema as never)
-        return [eventType, {
-          post: {
-            operationId: camelCase(eventType),
-            summary: eventType === "webhook.test"
-              ? "webhook.test, sent to one subscription by POST /api/v1/webhooks/{id}/test"
-              : `${eventType}, delivered to subscriptions listening to it`,
-            requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
-            responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
-          }
-        }]
-      }))
-    }
-  }))
   .annotate(OpenApi.Version, "1.0.0")
   // Relative: the API is served where this document is (each deployment's own host; /docs tries requests there).
   .annotate(OpenApi.Servers, [{ url: "/", description: "The host serving this document" }])
@@ -289,12 +267,30 @@ export const Api = HttpApi.make("gep")
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
 
-/**
- * The routes that refuse body keys they do not declare (the channels): the document keeps the generator's
- * `additionalProperties: false` on their bodies and takes it out of every other body, since those accept such keys
- * (answered as `unknown_field` warnings where the answer carries warnings). Declared with its type, so the document
- * transform above can call it without making Api's type depend on itself.
- */
-function refusingRoutes(): ReadonlySet<string> {
-  return refusingOperations(Api)
-}
+// OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging, loyalty and test event (signed as the README
+// describes), the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider)
+// in rawRoutes/, and what the edge adds to every answer (X-Request-Id; Idempotency-Key on the POSTs honouring it):
+// edgeDocument.ts. Bodies accept keys they do not declare (answered as `unknown_field` warnings) except on the routes
+// that refuse them (the channels), which keep the generator's `additionalProperties: false` (openBodies.ts).
+export const Api = ApiContract.annotate(OpenApi.Transform, (spec) => describeEdge({
+  ...spec,
+  paths: { ...openAcceptingBodies(spec, refusingOperations(ApiContract)), ...RawRoutePaths } as typeof spec.paths,
+  components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
+  tags: documentedTags(spec.tags),
+  webhooks: {
+    ...spec.webhooks,
+    ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks, ...WebhookTestWebhooks].map(([eventType, schema]) => {
+      const doc = Schema.toJsonSchemaDocument(schema as never)
+      return [eventType, {
+        post: {
+          operationId: camelCase(eventType),
+          summary: eventType === "webhook.test"
+            ? "webhook.test, sent to one subscription by POST /api/v1/webhooks/{id}/test"
+            : `${eventType}, delivered to subscriptions listening to it`,
+          requestBody: { required: true, content: { "application/json": { schema: { ...doc.schema, ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {}) } } } },
+          responses: { "200": { description: "Any 2xx acknowledges the delivery" } }
+        }
+      }]
+    }))
+  }
+}, idempotentOperations(ApiContract)))

@@ -9,9 +9,13 @@ import { Schema } from "effect"
 export const ErrorDetail = Schema.Struct({
   message: Schema.String,
   code: Schema.String,
-  details: Schema.Record(Schema.String, Schema.Unknown)
+  details: Schema.Record(Schema.String, Schema.Unknown),
+  // Set by the edge on every error answer (src/http/requestId.ts): the request's X-Request-Id, to quote to support.
+  request_id: Schema.optionalKey(Schema.String)
 })
 const fields = { success: Schema.Literal(false), error: ErrorDetail }
+/** The core error body as a schema of its own, for answers documented outside an endpoint's error classes. */
+export const CoreErrorBody = Schema.Struct(fields)
 
 export type Details = Record<string, unknown>
 const body = (code: string, message: string, details: Details = {}) =>

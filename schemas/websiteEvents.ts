@@ -115,7 +115,9 @@ export const WebsiteEventsError = Schema.Struct({
     message: Schema.String,
     detail: opt(Schema.String),
     fix: Schema.String,
-    docs: Schema.String
+    docs: Schema.String,
+    // The request's X-Request-Id, set by the edge on every error answer (src/http/requestId.ts).
+    request_id: Schema.optionalKey(Schema.String)
   })
 }).annotate({ description: "The website-events error shape: what went wrong, how to fix it, where it is documented" })
 

@@ -1,5 +1,6 @@
 import { SafeString } from "../text.ts"
-import { header, json, param } from "./document.ts"
+import { CoreErrorBody } from "../errors.ts"
+import { header, json, jsonContent, param } from "./document.ts"
 
 // Loyalty SSO paths that are not HttpApi routes: oidc-provider's own endpoints (its discovery document is their
 // contract; listed here so /openapi.json names every path the platform answers) and the passwordless sign-in pages,
@@ -34,14 +35,7 @@ const oauthError = { "application/json": { schema: { type: "object", required: [
 const tooLarge = {
   "413": {
     description: "body over 64 KiB",
-    content: { "application/json": { schema: {
-      type: "object", required: ["success", "error"], additionalProperties: false,
-      properties: {
-        success: { const: false },
-        error: { type: "object", required: ["message", "code", "details"], additionalProperties: false,
-          properties: { message: { type: "string" }, code: { type: "string" }, details: { type: "object" } } }
-      }
-    } } }
+    content: jsonContent(CoreErrorBody)
   }
 }
 /** The database away: 503 with Retry-After, OAuth's temporarily_unavailable on the provider's routes, a page on ours. */

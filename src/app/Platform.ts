@@ -24,7 +24,9 @@ import { Logging } from "../../core/observability/log.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { HealthRoutes } from "../http/health.ts"
 import { ForwardedFor } from "../http/forwarded.ts"
-import { Observability } from "../http/metrics.ts"
+import { IngressObservability, WorkerObservability } from "../http/requestEdge.ts"
+import { Idempotency } from "../http/idempotency/Idempotency.ts"
+import { IdempotencyStore } from "../http/idempotency/IdempotencyStore.ts"
 import { BodyLimitsLive } from "../http/bodyLimits.ts"
 import { AuthenticationLive, ValidationErrorsLive } from "../http/middleware.ts"
 import { B2bLive } from "../b2b/http.ts"
@@ -116,7 +118,7 @@ const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }),
   HttpApiScalar.layer(Api, { path: "/docs" }),
   HealthRoutes,
-  Observability,
+  IngressObservability,
   ForwardedFor,
   WhatsAppWebhookRoutes,
   UnsubscribeRoutes,
@@ -129,7 +131,9 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
   // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
   Layer.provide([OidcProvider.layer, SignInMail]),
-  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer])
+  // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
+  Layer.provide(Idempotency.layer),
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
 )
 
 export const IngressServer = (port: number) =>
@@ -159,6 +163,6 @@ export const Platform = (role: Role, port: number) => {
 
 /** A worker-only process still answers /healthz and /readyz for its orchestrator. */
 const HealthOnly = (port: number) =>
-  HttpRouter.serve(Layer.mergeAll(HealthRoutes, Observability), { disableLogger: true, disableListenLog: true }).pipe(
+  HttpRouter.serve(Layer.mergeAll(HealthRoutes, WorkerObservability), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
   )

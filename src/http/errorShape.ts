@@ -1,7 +1,7 @@
 import { Cause, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { DatabaseError, DatabaseUnavailable, isDataFailureCode, isDatabaseAway } from "../../core/db/DatabaseFailure.ts"
-import { errorText, log } from "../../core/observability/log.ts"
+import { errorText } from "../../core/observability/log.ts"
 import { RETRY_AFTER_S } from "./answers.ts"
 
 /**
@@ -18,6 +18,15 @@ export const coreErrorResponse = (
   )
 
 const shaped = coreErrorResponse
+
+/** The router's own 404s (no route for the method and path), told apart from a handler's 404 by the edge's 405. */
+const routeNotFound = new WeakSet<HttpServerResponse.HttpServerResponse>()
+export const isRouteNotFound = (response: HttpServerResponse.HttpServerResponse): boolean => routeNotFound.has(response)
+const noSuchEndpoint = () => {
+  const response = shaped(404, "NOT_FOUND", "No such endpoint")
+  routeNotFound.add(response)
+  return response
+}
 
 /**
  * Every answer the router produces on its own (unknown route, unsupported media type, an unexpected defect) in the
@@ -36,7 +45,7 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
     Effect.catchCause((cause) => {
       const error = Cause.squash(cause) as { _tag?: string; reason?: { _tag?: string; reason?: string } }
       const tag = error?.reason?._tag ?? error?._tag
-      if (tag === "RouteNotFound") return Effect.succeed(shaped(404, "NOT_FOUND", "No such endpoint"))
+      if (tag === "RouteNotFound") return Effect.succeed(noSuchEndpoint())
       if (tag === "RequestParseError") {
         return Effect.succeed(error.reason?.reason === "BodyTooLarge"
           ? shaped(413, "PAYLOAD_TOO_LARGE", "The request body is too large")
@@ -44,18 +53,24 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
       }
       if (error instanceof DatabaseUnavailable || isDatabaseAway(error)) {
         // The database (or NATS) is away: a retry later will work, so this is not an internal error.
-        log("warn", "request failed: infrastructure unavailable", { error: errorText(error) })
-        return Effect.succeed(shaped(503, "SERVICE_UNAVAILABLE", "Temporarily unavailable; retry after Retry-After seconds", { retry_after_seconds: RETRY_AFTER_S }))
+        return Effect.logWarning("request failed: infrastructure unavailable").pipe(
+          Effect.annotateLogs({ error: errorText(error) }),
+          Effect.as(shaped(503, "SERVICE_UNAVAILABLE", "Temporarily unavailable; retry after Retry-After seconds", { retry_after_seconds: RETRY_AFTER_S }))
+        )
       }
       if (error instanceof DatabaseError && isDataFailureCode(error.code)) {
         // Defence in depth behind the contract's checks: a value the database refuses is the request's fault and
         // repeats on every retry, so a 4xx, never a 500 (logged as an error: the contract should have caught it).
-        log("error", "request refused by the database for its data", { error: errorText(error) })
-        return Effect.succeed(shaped(422, "INVALID_DATA", "The request holds a value that cannot be stored", {
-          "(body)": [`a value cannot be stored (SQLSTATE ${error.code})`]
-        }))
+        return Effect.logError("request refused by the database for its data").pipe(
+          Effect.annotateLogs({ error: errorText(error) }),
+          Effect.as(shaped(422, "INVALID_DATA", "The request holds a value that cannot be stored", {
+            "(body)": [`a value cannot be stored (SQLSTATE ${error.code})`]
+          }))
+        )
       }
-      log("error", "unhandled request failure", { error: errorText(Cause.squash(cause)) })
-      return Effect.succeed(shaped(500, "INTERNAL_ERROR", "Internal error"))
+      return Effect.logError("unhandled request failure").pipe(
+        Effect.annotateLogs({ error: errorText(Cause.squash(cause)) }),
+        Effect.as(shaped(500, "INTERNAL_ERROR", "Internal error"))
+      )
     })
   )

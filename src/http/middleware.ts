@@ -9,6 +9,7 @@ import { RateLimiter } from "../auth/RateLimiter.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { issueDetails, summarise } from "./issues.ts"
 import { coreErrorResponse } from "./errorShape.ts"
+import { Idempotency } from "./idempotency/Idempotency.ts"
 
 export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ValidationErrors, (error) => {
   const details = issueDetails(error.cause.issue)
@@ -33,6 +34,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   const keys = yield* ApiKeys
   const limiter = yield* RateLimiter
   const config = yield* AppConfig
+  const idempotency = yield* Idempotency
   return Authentication.of({
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.gen(function*() {
@@ -54,7 +56,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
         const decision = yield* limiter.take(principal.key_id, limit)
         if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, limit)
-        const response = yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        // Past the key, its scope and its rate limit: an Idempotency-Key request may be answered from what is stored.
+        const response = yield* idempotency.guard(principal, endpoint, Effect.provideService(httpEffect, CurrentPrincipal, principal))
         return HttpServerResponse.setHeaders(response, {
           "x-ratelimit-limit": String(limit),
           "x-ratelimit-remaining": String(decision.remaining),

@@ -99,7 +99,8 @@ describe("codes", () => {
       success: false,
       error: {
         code: "CODE_TAKEN", message: expect.any(String),
-        details: { "codes.agency_codes[1]": [`is registered to account ${holder.account_id}`], kind: "agency_code", code: code.toUpperCase(), account_id: holder.account_id }
+        details: { "codes.agency_codes[1]": [`is registered to account ${holder.account_id}`], kind: "agency_code", code: code.toUpperCase(), account_id: holder.account_id },
+        request_id: res.headers.get("x-request-id")
       }
     })
     // Another tenant may use the same code.

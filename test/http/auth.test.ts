@@ -29,7 +29,7 @@ describe("authentication", () => {
     for (const k of [undefined, "not-a-key", "svckr_" + "A".repeat(32), key.key]) {
       const res = await upsert(k, body)
       expect(res.status).toBe(401)
-      expect(res.body).toEqual({ success: false, error: { message: expect.any(String), code: "UNAUTHORIZED", details: {} } })
+      expect(res.body).toEqual({ success: false, error: { message: expect.any(String), code: "UNAUTHORIZED", details: {}, request_id: res.headers.get("x-request-id") } })
     }
   }, 20_000)
 

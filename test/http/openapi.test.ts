@@ -1732,6 +1732,8 @@ describe("/openapi.json", () => {
       const caused = new Set(route.cases.map((x) => x.status))
       // 413 comes from the body limits every endpoint has: caused below for each route reading a body.
       if (op.requestBody !== undefined) caused.add(413)
+      // 409 IDEMPOTENCY_CONFLICT comes from Idempotency-Key on every route honouring it: caused below for each.
+      if (honoursIdempotencyKey(op)) caused.add(409)
       for (const status of Object.keys(op.responses).map(Number)) {
         if (!caused.has(status) && route.notCaused?.[status] === undefined && !(status === 413 && op.requestBody === undefined)) gaps.push(`${key} ${status}`)
       }
@@ -1829,15 +1831,39 @@ const tooLarge = (key: string): Case =>
     raw: "{" + " ".repeat((key.endsWith("/cdp/reservations/bulk") ? 16 : 5) * 1024 * 1024) + "}"
   }))
 
+/** Whether a documented operation takes Idempotency-Key (schemas/edgeDocument.ts adds it to each that honours it). */
+const honoursIdempotencyKey = (op: OpenApiOperation) =>
+  ((op as { parameters?: ReadonlyArray<{ name?: string; in?: string }> }).parameters ?? []).some((p) => p.in === "header" && p.name === "Idempotency-Key")
+
+/**
+ * 409 IDEMPOTENCY_CONFLICT on every route honouring Idempotency-Key: a key used for one request (whatever its answer,
+ * but a 5xx or 429) and then for another body.
+ */
+const IDEMPOTENCY_CONFLICT = "an Idempotency-Key reused for another body (IDEMPOTENCY_CONFLICT)"
+/** The first answer of each route's conflict case: one that is not stored (401, 403, 429, 5xx) leaves nothing to conflict with. */
+const idempotencyFirst = new Map<string, number>()
+const NOT_STORED = (status: number) => status >= 500 || [401, 403, 408, 425, 429].includes(status)
+const idempotencyConflict = (key: string): Case =>
+  c(409, IDEMPOTENCY_CONFLICT, async () => {
+    const [method, path] = [key.split(" ")[0]!, concrete(key)]
+    const headers = { "idempotency-key": uniqueId("oa-idem") }
+    idempotencyFirst.set(key, (await call(method, path, { key: tenant.live_key, body: {}, headers })).status)
+    return call(method, path, { key: tenant.live_key, body: { another: "request" }, headers })
+  })
+
 for (const [key, route] of Object.entries(routes)) {
   describe(key, () => {
-    for (const x of [...route.cases, route.tooLarge ?? tooLarge(key)]) {
+    for (const x of [...route.cases, route.tooLarge ?? tooLarge(key), ...(key.startsWith("POST ") ? [idempotencyConflict(key)] : [])]) {
       it(`${x.status}: ${x.name}`, async (ctx) => {
         const op = operation(key)
         if (op === undefined && route.pendingUntilDocumented !== undefined) return ctx.skip(route.pendingUntilDocumented)
         expect(op, `${key} is not in /openapi.json`).toBeDefined()
         if (x.status === 413 && op!.requestBody === undefined) return ctx.skip("the route reads no body")
+        if (x.name === IDEMPOTENCY_CONFLICT && !honoursIdempotencyKey(op!)) return ctx.skip("the route does not take Idempotency-Key")
         const res = await x.send()
+        if (x.name === IDEMPOTENCY_CONFLICT && NOT_STORED(idempotencyFirst.get(key)!)) {
+          return ctx.skip(`the first answer (${idempotencyFirst.get(key)}) is not stored: this file's key cannot make the request`)
+        }
         const shown = JSON.stringify(res.body)?.slice(0, 600)
         expect(Object.keys(op!.responses), `${key} answered an undocumented ${res.status}: ${shown}`).toContain(String(res.status))
         expect(res.status, shown).toBe(x.status)

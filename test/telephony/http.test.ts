@@ -255,7 +255,7 @@ describe("call detail: GET /api/calls/{call_record_id}", () => {
   const read = (id: string, key: string | null = tenant.live_key) =>
     request(platform.baseUrl, "GET", `/api/calls/${id}`, key === null ? {} : { key })
   const notFound = (id: string) => ({
-    success: false, error: { code: "NOT_FOUND", message: `No call record with call_record_id ${JSON.stringify(id)}`, details: { call_record_id: ["not found"] } }
+    success: false, error: { code: "NOT_FOUND", message: `No call record with call_record_id ${JSON.stringify(id)}`, details: { call_record_id: ["not found"] }, request_id: expect.stringMatching(/^req_/) }
   })
 
   it("reads a completed call back whole: transcript turns, summary, language, recording, agent, outcome, metadata", async () => {
