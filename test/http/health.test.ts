@@ -22,7 +22,7 @@ describe("health, readiness and the contract", () => {
     expect(doc.status).toBe(200)
     expect(doc.body.openapi).toMatch(/^3\.1/)
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining([
-      "/api/v1/reservations", "/api/v1/reservations/batch", "/api/v1/reservations/{reservation_id}",
+      "/api/v1/reservations", "/api/v1/reservations/batch", "/api/v1/reservations/{id}",
       "/api/v1/guests", "/api/v1/guests/batch", "/api/v1/fields", "/api/v1/events"
     ]))
     expect(Object.keys(doc.body.paths["/api/v1/guests"])).toEqual(expect.arrayContaining(["get", "post"]))
