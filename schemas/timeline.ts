@@ -131,12 +131,19 @@ export const ConsentChangeItem = item("consent_change", "a consent claim recorde
   captured_at: nullable(Time)
 }))
 
+export const WebhookItem = item("webhook", "a webhook event about the contact emitted to one subscription (one item per subscription)", Schema.Struct({
+  event_type: Schema.String,
+  event_id: Schema.String.annotate({ description: "the body's event_id and X-Webhook-Event-Id" }),
+  subscription_id: Schema.String,
+  sequence: Schema.Number.annotate({ description: "the body's sequence" })
+}))
+
 export const TimelineItem = Schema.Union([
   ReservationItem, EventItem, WebsiteEventItem, CdpEventItem, MessageItem, InboundMessageItem, JourneyEnteredItem,
-  JourneyStepItem, JourneyEndedItem, CallItem, LoyaltyMovementItem, ConsentChangeItem
+  JourneyStepItem, JourneyEndedItem, CallItem, LoyaltyMovementItem, ConsentChangeItem, WebhookItem
 ]).annotate({
   description: "one thing that happened to the contact; `kind` is one of reservation, event, website_event, cdp_event, message, " +
-    "inbound_message, journey_entered, journey_step, journey_ended, call, loyalty_movement, consent_change (a closed set), " +
+    "inbound_message, journey_entered, journey_step, journey_ended, call, loyalty_movement, consent_change, webhook (a closed set), " +
     "and `data` is typed by it"
 })
 export type TimelineItem = typeof TimelineItem.Type

@@ -1,4 +1,5 @@
 import type { Sql } from "../../core/db/Database.ts"
+import { contactOf } from "../../core/webhook/objectKey.ts"
 import type { DeliveryJob } from "./job.ts"
 
 /**
@@ -10,8 +11,8 @@ export const recordEmitted = async (sql: Sql, jobs: ReadonlyArray<DeliveryJob>):
   await sql`
     INSERT INTO webhook_events ${sql(jobs.map((j) => ({
       subscription_id: j.subscription_id, event_id: j.event_id, tenant_id: j.tenant_id, sandbox: j.sandbox,
-      event_type: j.event_type, body: j.body
-    })), "subscription_id", "event_id", "tenant_id", "sandbox", "event_type", "body")}
+      event_type: j.event_type, body: j.body, contact_id: contactOf((JSON.parse(j.body) as { data?: unknown }).data)
+    })), "subscription_id", "event_id", "tenant_id", "sandbox", "event_type", "body", "contact_id")}
     ON CONFLICT DO NOTHING`
 }
 

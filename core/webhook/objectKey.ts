@@ -40,3 +40,16 @@ export const objectKeyOf = (eventType: string, data: unknown): string => {
   const key = keyOf && data !== null && typeof data === "object" ? keyOf(data as Data) : undefined
   return typeof key === "string" ? key : `type:${eventType}`
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const contactIdIn = (d: Data): unknown =>
+  d.contact?.id ?? d.contact_id ?? d.message?.contact_id ?? d.conversation?.contact_id ?? d.run?.contact_id ?? d.member?.contact_id
+
+/**
+ * The contact an event is about, when its data names one (a contact's own events, and messages, conversations,
+ * journey runs or members that carry their contact's id): the contact's timeline lists the webhooks emitted about it.
+ */
+export const contactOf = (data: unknown): string | null => {
+  const id = data !== null && typeof data === "object" ? contactIdIn(data as Data) : undefined
+  return typeof id === "string" && UUID.test(id) ? id.toLowerCase() : null
+}

@@ -12,8 +12,8 @@ import { isoTime } from "./profile.ts"
  * - loyalty_entries: through the loyalty member of the contact's email (loyalty_members is keyed by tenant, mode and
  *   email; `$4` is that email, null when the contact has none);
  * - message_statuses: read after the page, for the page's messages only (timeline.ts).
- * The webhook delivery log is not a source: a delivery row holds the outbox command's random id and the event type,
- * nothing that names the contact, and the body it sent is not stored.
+ * - webhooks: the bodies emitted to each subscription (webhook_events, kept 14 days) name their contact in
+ *   `contact_id`, set by the fan-out from the event's data (`contactOf`, core/webhook/objectKey.ts).
  */
 export interface TimelineSource {
   /** The row time, as an SQL expression of the source's alias. */
@@ -150,5 +150,16 @@ export const TIMELINE_SOURCES: ReadonlyArray<TimelineSource> = [
     data: obj({ channel: "cr.channel", granted: "cr.granted", source: "cr.source", captured_at: t("cr.captured_at") }),
     from: "consent_records cr",
     where: "cr.contact_id = $1 AND cr.tenant_id = $2 AND cr.sandbox = $3"
+  },
+  {
+    at: "wh.emitted_at",
+    kind: "'webhook'",
+    id: "wh.event_id || ':' || wh.subscription_id::text",
+    data: obj({
+      event_type: "wh.event_type", event_id: "wh.event_id", subscription_id: "wh.subscription_id",
+      sequence: "coalesce((wh.body::jsonb->>'sequence')::bigint, 0)"
+    }),
+    from: "webhook_events wh",
+    where: "wh.contact_id = $1 AND wh.tenant_id = $2 AND wh.sandbox = $3"
   }
 ]

@@ -26,7 +26,8 @@ const SUMMARIES: { readonly [K in TimelineItem["kind"]]: (d: Data) => string } =
   call: (d) => `${d.direction ? `${s(d.direction)[0]!.toUpperCase()}${s(d.direction).slice(1)} call` : "Call"} ${s(d.status)}` +
     (typeof d.duration_seconds === "number" ? `, ${d.duration_seconds} s` : ""),
   loyalty_movement: (d) => `${Number(d.points) > 0 ? "+" : ""}${s(d.points)} points (${s(d.movement)}), balance ${s(d.balance_after)}`,
-  consent_change: (d) => `${channel(d.channel)} marketing consent ${d.granted ? "granted" : "withdrawn"} (${s(d.source)})`
+  consent_change: (d) => `${channel(d.channel)} marketing consent ${d.granted ? "granted" : "withdrawn"} (${s(d.source)})`,
+  webhook: (d) => `Webhook ${s(d.event_type)} emitted`
 }
 
 export const summaryOf = (kind: TimelineItem["kind"], data: Data): string => SUMMARIES[kind](data)
