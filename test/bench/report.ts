@@ -234,7 +234,8 @@ export const renderMarkdown = (r: Json): string => {
       "",
       `Profiles of contacts drawn at random (${n(rd.contacts_sampled)} sampled from the table); timelines of ${n(rd.seed.contacts)} contacts given ` +
         `${n(rd.seed.events_each)} core events each through the API first (${n(rd.seed.seconds, 1)} s; ${statuses(rd.seed.statuses)}), read 50 items a page. ` +
-        "Latency from the scheduled instant.",
+        "Latency from the scheduled instant." +
+        (rd.analysed_s === undefined ? "" : ` The database was analysed first (ANALYZE, ${n(rd.analysed_s, 1)} s): autovacuum is off on this machine, and production's would have gathered the planner's statistics.`),
       "",
       "| route | offered/s | answered/s | p50 ms | p95 ms | p99 ms | max ms | statuses | short pages / unfinished |",
       "|---|---:|---:|---:|---:|---:|---:|---|---:|",
