@@ -171,7 +171,8 @@ export const WebhookCreatedResponse = ok(Schema.Struct({
 }))
 /** The subscription as changed, with the request's warnings (unknown fields). */
 export const WebhookUpdatedResponse = ok(Schema.Struct({ ...WebhookSubscription.fields, warnings: Schema.Array(Warning) }))
-export const WebhookListResponse = ok(Schema.Array(WebhookSubscription))
+/** The one list shape, unpaged: at most 50 subscriptions per account and mode, so `next_cursor` is always null. */
+export const WebhookListResponse = listOf("webhooks", WebhookSubscription)
 export const WebhookDeletedResponse = ok(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }))
 export const SecretRotatedResponse = ok(Schema.Struct({
   id: Schema.String,

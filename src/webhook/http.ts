@@ -68,7 +68,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handle("list", () =>
         Effect.gen(function*() {
           const s = yield* scope
-          return ok((yield* db(() => Repo.listSubscriptions(sql, s))).map(Repo.present))
+          return ok({ webhooks: (yield* db(() => Repo.listSubscriptions(sql, s))).map(Repo.present), next_cursor: null })
         }))
       .handle("get", ({ params }) =>
         Effect.gen(function*() {

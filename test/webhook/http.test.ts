@@ -46,7 +46,8 @@ describe("webhook subscriptions API", () => {
       expect(JSON.stringify(a.body)).not.toContain(sub.secret)
       expect(JSON.stringify(a.body)).not.toMatch(/"secret"/)
     }
-    expect(answers[1]!.body.data.map((s: { id: string }) => s.id)).toContain(sub.id)
+    expect(answers[1]!.body.data.webhooks.map((s: { id: string }) => s.id)).toContain(sub.id)
+    expect(answers[1]!.body.data.next_cursor).toBeNull()
     expect(answers[2]!.body.data.description).toBe("CRM 2")
     expect(answers[3]!.body).toEqual({ success: true, data: { deliveries: [], next_cursor: null }, has_more: false })
     const [row] = await sql`SELECT secret_encrypted FROM webhook_subscriptions WHERE id = ${sub.id}`
@@ -83,7 +84,7 @@ describe("webhook subscriptions API", () => {
     const sandbox = (await create(valid(), tenant.test_key)).body.data
     const [row] = await sql`SELECT sandbox FROM webhook_subscriptions WHERE id = ${sandbox.id}`
     expect(row!.sandbox).toBe(true)
-    const liveList = (await call("GET", "/api/v1/webhooks")).body.data.map((s: { id: string }) => s.id)
+    const liveList = (await call("GET", "/api/v1/webhooks")).body.data.webhooks.map((s: { id: string }) => s.id)
     expect(liveList).not.toContain(sandbox.id)
   })
 
