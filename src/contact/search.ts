@@ -1,15 +1,15 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ContactSummary } from "../../schemas/contact.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 import type { ContactFilters } from "./filters.ts"
 import { isoTime } from "./profile.ts"
 
 /**
  * One page of the scope's contacts matching every filter given, newest `updated_at` first (keyset on updated_at, id).
  * Each filter has its index (migration 025 and 001): email and phone the unique identity indexes, tag a GIN index on
- * tags, hotel_id contact_hotels by hotel, the list itself (tenant, sandbox, updated_at DESC, id DESC).
+ * tags, hotel_id the contact_hotels primary key probed per contact of the list itself (tenant, sandbox, updated_at DESC, id DESC).
  */
 export const searchContacts = async (tx: Tx, scope: TenantScope, f: ContactFilters, page: PageRequest) => {
   if (f.matchesNothing) return { contacts: [], next_cursor: null }
@@ -34,10 +34,6 @@ export const searchContacts = async (tx: Tx, scope: TenantScope, f: ContactFilte
       ${isoTime("c.created_at")} AS created_at, ${isoTime("c.updated_at")} AS updated_at, ${exactTime("c.updated_at")} AS position
     FROM contacts c WHERE ${where.join(" AND ")}
     ORDER BY c.updated_at DESC, c.id DESC LIMIT ${bind(page.limit + 1)}`, params as never, { prepare: true })
-  const shown = rows.slice(0, page.limit)
-  const last = shown[shown.length - 1]
-  return {
-    contacts: shown.map(({ position: _p, ...c }) => c) as unknown as Array<ContactSummary>,
-    next_cursor: rows.length > page.limit && last !== undefined ? encodeCursor(last.position as string, last.contact_id as string) : null
-  }
+  const { shown, next_cursor } = pageOf(rows, page.limit, (c) => ({ at: c.position as string, id: c.contact_id as string }))
+  return { contacts: shown.map(({ position: _p, ...c }) => c) as unknown as Array<ContactSummary>, next_cursor }
 }

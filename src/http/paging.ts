@@ -29,9 +29,6 @@ export const pageRequest = Effect.fn("Paging.pageRequest")(function*(
   return { limit, after } satisfies PageRequest
 })
 
-/** The next page's cursor: the last row's (time, id) when the page is full, else null. */
-export { encodeCursor } from "./cursor.ts"
-
 /**
  * The page of a keyset query that fetched `limit + 1` rows: the first `limit`, and the cursor of the last of them when
  * there was one more (null on the last page).

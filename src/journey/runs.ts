@@ -3,8 +3,8 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
 import type { RunState } from "../../schemas/journey.ts"
 import type { RunView } from "../../schemas/journeyApi.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 
 // Reads of journey runs (the journey actor writes them), confined to the caller's tenant and mode.
 
@@ -107,7 +107,6 @@ export const journeyRuns = async (
        AND ($4::text IS NULL OR (started_at, id) < ($4::text::timestamptz, $5::uuid))
      ORDER BY started_at DESC, id DESC LIMIT $6`,
     [journeyId, o.state ?? null, o.contact_id ?? null, after?.at ?? null, after?.id ?? null, o.limit + 1])
-  const page = rows.slice(0, o.limit)
-  const last = page[page.length - 1]
-  return { runs: page.map(summary), next_cursor: rows.length > o.limit && last ? encodeCursor(last.cursor_at, last.id) : null }
+  const { shown, next_cursor } = pageOf(rows, o.limit, (r) => ({ at: r.cursor_at, id: r.id }))
+  return { runs: shown.map(summary), next_cursor }
 }

@@ -5,8 +5,8 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
 import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
 import type { JourneyView } from "../../schemas/journeyApi.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 
 // Journey definitions as the API writes and reads them, in a transaction confined to the caller's tenant (row-level
 // security) and filtered by its mode. The header row keeps what an event's match reads (status, trigger event type,
@@ -136,13 +136,12 @@ export const listJourneys = async (tx: Tx, scope: TenantScope, f: JourneyFilters
        AND ($6::text IS NULL OR (d.created_at, d.id) < ($6::text::timestamptz, $7::uuid))
      ORDER BY d.created_at DESC, d.id DESC LIMIT $8`,
     [scope.tenant_id, scope.sandbox, f.status ?? null, f.trigger_event ?? null, f.hotel_id ?? null, after?.at ?? null, after?.id ?? null, o.limit + 1])
-  const page = rows.slice(0, o.limit)
-  const last = page[page.length - 1]
+  const { shown, next_cursor } = pageOf(rows, o.limit, (r) => ({ at: r.cursor_at, id: r.id }))
   return {
-    journeys: page.map((r) => {
+    journeys: shown.map((r) => {
       const { trigger: _t, steps, ...rest } = view(r)
       return { ...rest, steps: steps.length }
     }),
-    next_cursor: rows.length > o.limit && last ? encodeCursor(last.cursor_at, last.id) : null
+    next_cursor
   }
 }

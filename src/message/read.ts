@@ -1,8 +1,8 @@
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { StoredMessage } from "../../schemas/message.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 import { isUuid } from "../../schemas/common.ts"
 
 // Reads of messages and conversations, in a transaction confined to the caller's tenant (row-level security) and
@@ -96,12 +96,8 @@ export const contactMessages = async (tx: Tx, contactId: string, o: PageRequest 
        AND ($3::text IS NULL OR (created_at, id) < ($3::text::timestamptz, $4::uuid))
      ORDER BY created_at DESC, id DESC LIMIT $5`,
     [contactId, o.channel ?? null, after?.at ?? null, after?.id ?? null, o.limit + 1])
-  const page = rows.slice(0, o.limit)
-  const last = page[page.length - 1]
-  return {
-    messages: await withHistory(tx, page),
-    next_cursor: rows.length > o.limit && last ? encodeCursor(last.cursor_at, last.id) : null
-  }
+  const { shown, next_cursor } = pageOf(rows, o.limit, (r) => ({ at: r.cursor_at, id: r.id }))
+  return { messages: await withHistory(tx, shown), next_cursor }
 }
 
 /** One conversation of the caller's tenant and mode, without its messages; undefined when there is none. */

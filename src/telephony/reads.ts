@@ -1,8 +1,8 @@
 import type { Sql, Tx } from "../../core/db/Database.ts"
 import type { CallSummary, ScreenPop } from "../../schemas/telephony.ts"
 import { asJson } from "../http/answers.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 import { tierOfEmail } from "../loyalty/tier.ts"
 
 const stay = `r.id AS reservation_id, r.external_id AS external_reservation_id, r.hotel_id, h.name AS hotel_name, r.status,
@@ -50,11 +50,10 @@ export const contactCalls = async (sql: Sql | Tx, contactId: string, page: PageR
       ${after ? sql`AND (coalesce(started_at, created_at), id) < (${after.at}::text::timestamptz, ${after.id}::uuid)` : sql``}
     ORDER BY coalesce(started_at, created_at) DESC, id DESC
     LIMIT ${page.limit + 1}`
-  const calls = rows.slice(0, page.limit)
-  const last = calls[calls.length - 1]
+  const { shown, next_cursor } = pageOf(rows, page.limit, (c) => ({ at: c.sort_at as string, id: c.call_record_id as string }))
   return {
     // Timestamps as ISO strings, as the JSON answer carries them.
-    calls: asJson(calls.map(({ sort_at: _s, ...c }) => c)) as unknown as Array<typeof CallSummary.Type>,
-    next_cursor: rows.length > page.limit && last ? encodeCursor(last.sort_at as string, last.call_record_id as string) : null
+    calls: asJson(shown.map(({ sort_at: _s, ...c }) => c)) as unknown as Array<typeof CallSummary.Type>,
+    next_cursor
   }
 }

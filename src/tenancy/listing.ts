@@ -1,6 +1,6 @@
 import type { Tx } from "../../core/db/Database.ts"
-import type { PageRequest } from "../http/paging.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
 
 /** The keyset columns `newestFirst` pages on, to add to a select list: `cursor_at` (exact time text) and `cursor_id`. */
 export const CURSOR_COLUMNS = `${exactTime("created_at")} AS cursor_at, id AS cursor_id`
@@ -24,8 +24,6 @@ export const newestFirst = async <const N extends string, A>(
     [from.tenantId, page.after?.at ?? null, page.after?.id ?? null, page.limit + 1]
   )
   // One row more than the page: whether a next page exists.
-  const shown = rows.slice(0, page.limit)
-  const last = shown[shown.length - 1]
-  const next_cursor = rows.length > page.limit && last ? encodeCursor(last.cursor_at as string, last.cursor_id as string) : null
+  const { shown, next_cursor } = pageOf(rows, page.limit, (r) => ({ at: r.cursor_at as string, id: r.cursor_id as string }))
   return { [noun]: shown.map(item), next_cursor } as { readonly [K in N]: Array<A> } & { readonly next_cursor: string | null }
 }

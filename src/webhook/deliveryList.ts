@@ -1,7 +1,7 @@
 import type { Sql } from "../../core/db/Database.ts"
 import type { DeliveryAttempt } from "../../schemas/webhook.ts"
-import { encodeCursor, exactTime } from "../http/cursor.ts"
-import type { PageRequest } from "../http/paging.ts"
+import { exactTime } from "../http/cursor.ts"
+import { type PageRequest, pageOf } from "../http/paging.ts"
 
 interface DeliveryRow extends Omit<DeliveryAttempt, "next_attempt_at" | "attempted_at"> {
   readonly next_attempt_at: Date | null
@@ -18,9 +18,7 @@ export const deliveryPage = async (sql: Sql, subscriptionId: string, page: PageR
     WHERE subscription_id = ${subscriptionId}
       ${page.after === undefined ? sql`` : sql`AND (attempted_at, id) < (${page.after.at}::text::timestamptz, ${page.after.id}::uuid)`}
     ORDER BY attempted_at DESC, id DESC LIMIT ${page.limit + 1}`
-  const shown = rows.slice(0, page.limit)
-  const last = shown[shown.length - 1]
-  const next_cursor = rows.length > page.limit && last ? encodeCursor(last.at, last.id) : null
+  const { shown, next_cursor } = pageOf(rows, page.limit, (d) => ({ at: d.at, id: d.id }))
   return {
     deliveries: shown.map(({ at: _, ...d }): DeliveryAttempt => ({
       ...d,
