@@ -1,21 +1,30 @@
 import { randomUUID } from "node:crypto"
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { inject } from "vitest"
+import postgres from "postgres"
 import { Database } from "../../../core/db/Database.ts"
 import { IdempotencyStore, type KeyOf } from "../../../src/http/idempotency/IdempotencyStore.ts"
-import { testSql } from "../../support/platform.ts"
+import { ownDatabase } from "../../support/ownDatabase.ts"
 
 /**
- * The store on the real database, its time on the test clock (which starts at 1970: no row of another test file is
- * ever old enough for these sweeps).
+ * The store on the real database, its time on the test clock (which starts at 1970), in a database of its own: the
+ * sweep serves every account, so a platform another file starts (real clock, 2026) would sweep these 1970 rows away
+ * mid-test, and these sweeps would take another file's rows.
  */
 
-const sql = testSql()
-afterAll(() => sql.end())
+let database: Awaited<ReturnType<typeof ownDatabase>>
+let sql: postgres.Sql
+beforeAll(async () => {
+  database = await ownDatabase("idempotency")
+  sql = postgres(database.url, { max: 2, onnotice: () => {} })
+}, 60_000)
+afterAll(async () => {
+  await sql.end()
+  await database.drop()
+})
 
-const DatabaseLive = Layer.effect(Database, Database.make(inject("databaseUrl"), 2))
+const DatabaseLive = Layer.effect(Database, Effect.suspend(() => Database.make(database.url, 2)))
 const HOUR = 60 * 60 * 1000
 const hash = (s: string) => Buffer.from(s.padEnd(32, "."))
 const rowsOf = async (tenantId: string) =>
