@@ -88,11 +88,15 @@ export class Database extends Context.Service<Database, DatabaseShape>()("app/db
 export const actAsTenant = (tx: Tx, tenantId: string) =>
   tx`SELECT set_config('role', 'gep_app', true), set_config('app.tenant_id', ${tenantId}, true)`
 
-/** A read (or write) confined to one tenant by row-level security, in its own transaction. */
+/**
+ * A read (or write) confined to one tenant by row-level security, in its own transaction. The tenant is set in the
+ * same round trip as `f`'s first statements: a transaction's statements run in the order they were sent on its one
+ * connection, so they run as the tenant, and if setting it failed they fail too (the transaction is aborted).
+ */
 export const withTenant = <A>(sql: Sql, tenantId: string, f: (tx: Tx) => Promise<A>): Promise<A> =>
   sql.begin(async (tx) => {
-    await actAsTenant(tx, tenantId)
-    return f(tx)
+    const [, result] = await Promise.all([actAsTenant(tx, tenantId), f(tx)])
+    return result
   }) as Promise<A>
 
 /** A jsonb parameter (postgres.js would otherwise send a JS string as a JSON string literal). */

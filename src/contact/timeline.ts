@@ -34,20 +34,20 @@ const ORDER = `at DESC, kind COLLATE "C" DESC, id COLLATE "C" DESC`
 
 /** One source's newest `limit` items after the position: its index walks from the contact's newest row backwards. */
 const sourceSelect = (s: TimelineSource, after: boolean) => {
-  const position = after ? ` AND ${s.at} <= $6::text::timestamptz` : ""
+  const position = after ? ` AND ${s.at} <= $5::text::timestamptz` : ""
   const inner = `SELECT ${s.at} AS at, ${s.kind} AS kind, ${s.id} AS id, ${s.data} AS data FROM ${s.from} WHERE ${s.where}${position}`
-  const keyset = after ? ` WHERE (x.at, x.kind COLLATE "C", x.id COLLATE "C") < ($6::text::timestamptz, $7, $8)` : ""
-  return `(SELECT * FROM (${inner}) x${keyset} ORDER BY ${ORDER} LIMIT $5)`
+  const keyset = after ? ` WHERE (x.at, x.kind COLLATE "C", x.id COLLATE "C") < ($5::text::timestamptz, $6, $7)` : ""
+  return `(SELECT * FROM (${inner}) x${keyset} ORDER BY ${ORDER} LIMIT $4)`
 }
 
 /**
- * The statement of one page: each source limited to the page size plus one (`$5`), merged, ordered, limited again.
+ * The statement of one page: each source limited to the page size plus one (`$4`), merged, ordered, limited again.
  * Two texts only (first page, later pages), prepared: planning this many branches costs more than running them.
  */
 const statement = (after: boolean) => `
   SELECT ${isoTime("u.at")} AS at_iso, ${exactTime("u.at")} AS position, u.kind, u.id, u.data
   FROM (${TIMELINE_SOURCES.map((s) => sourceSelect(s, after)).join("\n UNION ALL ")}) u
-  ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")} LIMIT $5`
+  ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")} LIMIT $4`
 
 export const TIMELINE_STATEMENTS = { first: statement(false), after: statement(true) } as const
 
@@ -60,12 +60,16 @@ type Row = { at_iso: string; position: string; kind: TimelineItem["kind"]; id: s
 export const readTimeline = async (
   tx: Tx, scope: TenantScope, contactId: string, page: { readonly limit: number; readonly after: TimelinePosition | undefined }
 ): Promise<{ items: Array<TimelineItem>; next_cursor: string | null } | undefined> => {
-  const [contact] = await tx`SELECT email FROM contacts WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  if (contact === undefined) return undefined
   const a = page.after
-  const params = [contactId, scope.tenant_id, scope.sandbox, contact.email ?? null, page.limit + 1, ...(a === undefined ? [] : [a.at, a.kind, a.id])]
+  const params = [contactId, scope.tenant_id, scope.sandbox, page.limit + 1, ...(a === undefined ? [] : [a.at, a.kind, a.id])]
   const text = a === undefined ? TIMELINE_STATEMENTS.first : TIMELINE_STATEMENTS.after
-  const rows = (await tx.unsafe(text, params as never, { prepare: true })) as unknown as Array<Row>
+  // Both in one round trip; the page is dropped when the contact is not the scope's.
+  const [[contact], found] = await Promise.all([
+    tx`SELECT 1 FROM contacts WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`,
+    tx.unsafe(text, params as never, { prepare: true })
+  ])
+  if (contact === undefined) return undefined
+  const rows = found as unknown as Array<Row>
   const shown = rows.slice(0, page.limit)
   const messageIds = shown.filter((r) => r.kind === "message").map((r) => r.id)
   if (messageIds.length > 0) {

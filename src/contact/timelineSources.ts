@@ -10,7 +10,7 @@ import { isoTime } from "./profile.ts"
  * - booking events name the reservation's holder: a companion's are found through reservation_guests;
  * - journey_run_steps: through their run (journey_runs.contact_id), all runs of the contact;
  * - loyalty_entries: through the loyalty member of the contact's email (loyalty_members is keyed by tenant, mode and
- *   email; `$4` is that email, null when the contact has none);
+ *   email, read from the contact's row in the same statement);
  * - message_statuses: read after the page, for the page's messages only (timeline.ts).
  * - webhooks: the bodies emitted to each subscription (webhook_events, kept 14 days) name their contact in
  *   `contact_id`, set by the fan-out from the event's data (`contactOf`, core/webhook/objectKey.ts).
@@ -141,7 +141,8 @@ export const TIMELINE_SOURCES: ReadonlyArray<TimelineSource> = [
       balance_after: "l.balance_after", reason: "l.reason", reservation_id: "l.reservation_id"
     }),
     from: "loyalty_entries l",
-    where: "l.member_id IN (SELECT member_id FROM loyalty_members WHERE tenant_id = $2 AND sandbox = $3 AND email = $4)"
+    where: "l.member_id IN (SELECT member_id FROM loyalty_members WHERE tenant_id = $2 AND sandbox = $3 AND email = " +
+      "(SELECT email FROM contacts WHERE id = $1 AND tenant_id = $2 AND sandbox = $3))"
   },
   {
     at: "cr.recorded_at",

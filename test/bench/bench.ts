@@ -368,7 +368,13 @@ const main = async () => {
     if (want("reads")) {
       reads = await contactReadsPhase({
         sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
-        runId, durationS: quick ? 5 : settings.phase_s, rate: num("BENCH_READ_RATE", 200)
+        runId, durationS: quick ? 5 : settings.phase_s, rate: num("BENCH_READ_RATE", 200),
+        watch: {
+          observe: () => observe(deps),
+          profiles: settings.profile && ingress.inspectorUrl
+            ? { ingressInspectorUrl: ingress.inspectorUrl, file: (name) => `${RESULTS}profiles/${startedAt.toISOString().replace(/[:.]/g, "-")}-${name}.cpuprofile` }
+            : undefined
+        }
       }).catch((e: unknown) => {
         // A failed read phase is reported, and the phases after it still run.
         say("reads failed", { error: String(e) })

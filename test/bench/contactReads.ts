@@ -1,4 +1,6 @@
 import { exchange, Latencies, type PlatformPhase, round } from "./load.ts"
+import type { PhaseObservation } from "./probes.ts"
+import { type CpuProfile, type ProfileSummary, startProfile, summarise } from "./profiler.ts"
 
 /**
  * The read phase (issue 24): GET /api/v1/contacts/{id} and GET /api/v1/contacts/{id}/timeline?limit=50, each open loop
@@ -20,6 +22,14 @@ interface Read {
   readonly incomplete: number
   readonly unfinished: number
   readonly latency_ms: ReturnType<Latencies["summary"]>
+  /** CPU per process, scheduling, commit and publish probes and the ingress's own time, over the phase. */
+  readonly observed?: PhaseObservation
+}
+
+/** What the phase is given besides the platform: its observer, and where to profile (when the run profiles). */
+export interface ReadsObservation {
+  readonly observe: () => { stop: () => Promise<PhaseObservation> }
+  readonly profiles?: { readonly ingressInspectorUrl: string; readonly file: (name: string) => string }
 }
 
 const openLoopGet = async (
@@ -55,7 +65,13 @@ const openLoopGet = async (
   }
 }
 
-export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: number }) => {
+const observed = async (watch: ReadsObservation, run: () => Promise<Read>): Promise<Read> => {
+  const obs = watch.observe()
+  const read = await run()
+  return { ...read, observed: await obs.stop() }
+}
+
+export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: number; readonly watch: ReadsObservation }) => {
   const sampled = await o.sql`SELECT id FROM contacts TABLESAMPLE SYSTEM (5) WHERE tenant_id = ${o.tenantId} AND NOT sandbox LIMIT 5000`
   const contacts = sampled.length > 0
     ? sampled.map((r) => r.id as string)
@@ -83,8 +99,20 @@ export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: numb
   await o.sql`ANALYZE`
   const analysed_s = round((performance.now() - analyseStart) / 1000)
   const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(Math.random() * xs.length)]!
-  const profile = await openLoopGet(o, o.rate, () => `/api/v1/contacts/${pick(contacts)}`, () => true)
-  const timeline = await openLoopGet(o, o.rate, () => `/api/v1/contacts/${pick(busy)}/timeline?limit=50`,
-    (body) => (JSON.parse(body) as { data: { items: Array<unknown> } }).data.items.length === 50)
-  return { contacts_sampled: contacts.length, seed, analysed_s, profile, timeline }
+  const profilePath = () => `/api/v1/contacts/${pick(contacts)}`
+  const timelinePath = () => `/api/v1/contacts/${pick(busy)}/timeline?limit=50`
+  const fullPage = (body: string) => (JSON.parse(body) as { data: { items: Array<unknown> } }).data.items.length === 50
+  const profile = await observed(o.watch, () => openLoopGet(o, o.rate, profilePath, () => true))
+  const timeline = await observed(o.watch, () => openLoopGet(o, o.rate, timelinePath, fullPage))
+  // Where the ingress's time goes while it serves both routes, in a pass of its own after the measured ones (the
+  // sampling profiler costs a little), half of each route's requests interleaved.
+  let ingress_profile: ProfileSummary | undefined
+  if (o.watch.profiles) {
+    const profiling = await startProfile(o.watch.profiles.ingressInspectorUrl)
+    let n = 0
+    await openLoopGet({ ...o, durationS: Math.min(o.durationS, 15) }, o.rate, () => (n++ % 2 === 0 ? profilePath() : timelinePath()), () => true)
+    const cpu: CpuProfile = await profiling.stop()
+    ingress_profile = summarise(cpu, o.watch.profiles.file("reads-ingress"), 15)
+  }
+  return { contacts_sampled: contacts.length, seed, analysed_s, profile, timeline, ingress_profile }
 }

@@ -243,6 +243,26 @@ export const renderMarkdown = (r: Json): string => {
       row("GET /api/v1/contacts/{id}/timeline?limit=50", rd.timeline),
       ""
     )
+    for (const [name, x] of [["profile", rd.profile], ["timeline", rd.timeline]] as const) {
+      const o = x.observed
+      if (!o) continue
+      const inside = Object.entries(o.ingress_server_ms ?? {}).map(([route, e]: [string, Json]) => `${route} ${n(e.mean_ms, 1)} ms`).join(", ")
+      push(
+        `- during the ${name} reads: ${cpu(o.cpu_cores)}; on CPU / waiting: ${sched(o.sched)}; ` +
+          `PostgreSQL commit probe p50/p99 ${n(o.probe_pg_commit_ms.p50, 1)}/${n(o.probe_pg_commit_ms.p99, 1)} ms; ` +
+          `time inside the ingress per request (mean, its /metrics): ${inside || "–"}`
+      )
+    }
+    const ip = rd.ingress_profile
+    if (ip) {
+      push(
+        `- the ingress profiled over a further pass of both routes (${n(ip.duration_s, 1)} s, \`${ip.file}\`): busy ${n(100 * ip.busy_share, 1)} % ` +
+          `of wall time, ${n(100 * ip.gc_share_of_busy, 1)} % of that in garbage collection; by module: ` +
+          ip.by_module.slice(0, 8).map((e: Json) => `${e.module} ${e.pct} %`).join(", ") +
+          `; top functions: ${ip.top_self.slice(0, 8).map((e: Json) => `\`${e.fn}\` (${e.where}) ${e.pct} %`).join(", ")}`
+      )
+    }
+    push("")
   }
 
   if (r.loyalty) {

@@ -86,8 +86,13 @@ describe("GET /api/v1/contacts/{contact_id}", () => {
     }))
     await sql`UPDATE contacts SET email_opted_out_at = '2026-11-02T00:00:00Z', email_consent = false WHERE id = ${first.contact_id}`
     await sql`INSERT INTO suppressions (tenant_id, sandbox, channel, address, reason) VALUES (${tenant.tenant_id}, false, 'email', ${email}, 'hard_bounce')`
+    // A WhatsApp address is the phone without its "+".
+    const phoneOfFirst = (await ok(`/api/v1/contacts/${first.contact_id}`)).phone as string
+    await sql`INSERT INTO suppressions (tenant_id, sandbox, channel, address, reason) VALUES (${tenant.tenant_id}, false, 'whatsapp', ${phoneOfFirst.replace(/^\+/, "")}, 'blocked')`
     const profile = await ok(`/api/v1/contacts/${first.contact_id}`)
     expect(profile.consent.email).toMatchObject({ granted: false, opted_out_at: "2026-11-02T00:00:00.000Z", suppressed: { reason: "hard_bounce" } })
+    expect(profile.consent.whatsapp.suppressed).toMatchObject({ reason: "blocked" })
+    expect((await ok(`/api/v1/contacts/${second.contact_id}`)).consent).toMatchObject({ email: { suppressed: null }, whatsapp: { suppressed: null } })
     const [conflicts] = await sql`SELECT count(*)::int AS n FROM identity_conflicts WHERE contact_id = ${first.contact_id} OR other_contact_id = ${first.contact_id}`
     expect(conflicts!.n).toBeGreaterThan(0)
     expect(profile.identity_conflicts).toHaveLength(conflicts!.n)
