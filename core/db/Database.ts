@@ -92,10 +92,13 @@ export const actAsTenant = (tx: Tx, tenantId: string) =>
  * A read (or write) confined to one tenant by row-level security, in its own transaction. The tenant is set in the
  * same round trip as `f`'s first statements: a transaction's statements run in the order they were sent on its one
  * connection, so they run as the tenant, and if setting it failed they fail too (the transaction is aborted).
+ * `execute()` sends it now: a postgres.js query is sent when first awaited, and `f` awaits its own statements before
+ * `Promise.all` would await this one.
  */
 export const withTenant = <A>(sql: Sql, tenantId: string, f: (tx: Tx) => Promise<A>): Promise<A> =>
   sql.begin(async (tx) => {
-    const [, result] = await Promise.all([actAsTenant(tx, tenantId), f(tx)])
+    const acting = actAsTenant(tx, tenantId).execute()
+    const [, result] = await Promise.all([acting, f(tx)])
     return result
   }) as Promise<A>
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit } from "effect"
+import { randomUUID } from "node:crypto"
+import postgres from "postgres"
 import { inject } from "vitest"
-import { Database } from "../../../core/db/Database.ts"
+import { Database, type Tx, withTenant } from "../../../core/db/Database.ts"
 import {
   DatabaseError, databaseFailure, DatabaseUnavailable, isInfrastructureFailure, isLockTimeout, isRetryable
 } from "../../../core/db/DatabaseFailure.ts"
@@ -53,4 +55,26 @@ describe("Database service boundary", () => {
       if (Exit.isFailure(tx)) expect(Cause.squash(tx.cause)).toBeInstanceOf(DatabaseError)
       else expect.unreachable()
     }))
+})
+
+describe("withTenant", () => {
+  it("runs the callback's first statements as the tenant, sent in the round trip that sets it", async () => {
+    const sql = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} })
+    try {
+      const tenantId = randomUUID()
+      const who = (tx: Tx) => tx`SELECT current_user AS role, current_setting('app.tenant_id', true) AS tenant`
+      // The callback's own statements are awaited before anything else of the transaction: eager ones, in parallel.
+      const seen = await withTenant(sql, tenantId, async (tx) => {
+        const [[first], [second]] = await Promise.all([who(tx), who(tx)])
+        return [first, second]
+      })
+      expect(seen).toEqual([{ role: "gep_app", tenant: tenantId }, { role: "gep_app", tenant: tenantId }])
+      // And none of it outlives the transaction on the pooled connection.
+      const [after] = await sql`SELECT current_user AS role, coalesce(current_setting('app.tenant_id', true), '') AS tenant`
+      expect(after).toMatchObject({ tenant: "" })
+      expect(after!.role).not.toBe("gep_app")
+    } finally {
+      await sql.end()
+    }
+  })
 })
