@@ -27,7 +27,7 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
     return handlers
       .handle("get", Effect.fn("Contacts.get")(function*({ params }) {
         const id = yield* contactId(params.contact_id)
-        const profile = yield* read((tx, s) => readContactProfile(tx, s, id))
+        const profile = yield* Effect.flatMap(callerScope, (s) => db.query((sql) => readContactProfile(sql, s, id)))
         if (profile === undefined) return yield* contactNotFound(params.contact_id)
         return { success: true as const, data: profile }
       }))
@@ -41,7 +41,7 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
         const { limit } = yield* pageRequest({ limit: query.limit })
         const after = query.cursor === undefined ? undefined : decodeTimelineCursor(query.cursor)
         if (query.cursor !== undefined && after === undefined) return yield* refused("cursor", "must be a next_cursor this timeline returned")
-        const timeline = yield* read((tx, s) => readTimeline(tx, s, id, { limit, after }))
+        const timeline = yield* Effect.flatMap(callerScope, (s) => db.query((sql) => readTimeline(sql, s, id, { limit, after })))
         if (timeline === undefined) return yield* contactNotFound(params.contact_id)
         return { success: true as const, data: timeline }
       }))

@@ -1,4 +1,5 @@
-import type { Tx } from "../../core/db/Database.ts"
+import type { Sql } from "../../core/db/Database.ts"
+import { readAsTenant } from "../../core/db/readAsTenant.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ContactProfile } from "../../schemas/contact.ts"
 
@@ -14,11 +15,11 @@ const PREPARED = { prepare: true } as const
  * contact row and its satellites, each by an index on contact_id (or on the address, for suppressions), a handful of
  * index scans whatever the contact's history.
  */
-export const readContactProfile = async (tx: Tx, scope: TenantScope, contactId: string): Promise<ContactProfile | undefined> => {
+export const readContactProfile = async (sql: Sql, scope: TenantScope, contactId: string): Promise<ContactProfile | undefined> => {
   const key = [contactId, scope.tenant_id, scope.sandbox]
-  // All six sent at once (one round trip): the satellites find the contact's addresses themselves rather than wait for
-  // its row, and their rows are dropped when there is no such contact.
-  const [[c], history, suppressions, hotels, stage, conflicts] = await Promise.all([
+  // All six in one round trip: the satellites find the contact's addresses themselves rather than wait for its row,
+  // and their rows are dropped when there is no such contact.
+  const [[c], history, suppressions, hotels, stage, conflicts] = await readAsTenant(sql, scope.tenant_id, (tx) => [
     tx.unsafe(`
     SELECT id AS contact_id, phone, email, first_name, last_name, language, to_char(date_of_birth, 'YYYY-MM-DD') AS date_of_birth,
       gender, nationality, document_type, document_number, address, source, subscription_status, tags, custom_fields,

@@ -1,4 +1,5 @@
-import type { Tx } from "../../core/db/Database.ts"
+import type { Sql } from "../../core/db/Database.ts"
+import { readAsTenant } from "../../core/db/readAsTenant.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { TimelineItem } from "../../schemas/timeline.ts"
 import { exactTime } from "../http/cursor.ts"
@@ -54,33 +55,23 @@ export const TIMELINE_STATEMENTS = { first: statement(false), after: statement(t
 type Row = { at_iso: string; position: string; kind: TimelineItem["kind"]; id: string; data: Record<string, unknown> }
 
 /**
- * One page of the contact's timeline, newest first, or undefined when the contact is not the scope's. A page costs
- * one index scan per source (each stops after limit + 1 rows) and one for the page's message status chains.
+ * One page of the contact's timeline, newest first, or undefined when the contact is not the scope's: one round trip,
+ * one index scan per source (each stops after limit + 1 rows), and one per message shown for its status chain.
  */
 export const readTimeline = async (
-  tx: Tx, scope: TenantScope, contactId: string, page: { readonly limit: number; readonly after: TimelinePosition | undefined }
+  sql: Sql, scope: TenantScope, contactId: string, page: { readonly limit: number; readonly after: TimelinePosition | undefined }
 ): Promise<{ items: Array<TimelineItem>; next_cursor: string | null } | undefined> => {
   const a = page.after
   const params = [contactId, scope.tenant_id, scope.sandbox, page.limit + 1, ...(a === undefined ? [] : [a.at, a.kind, a.id])]
   const text = a === undefined ? TIMELINE_STATEMENTS.first : TIMELINE_STATEMENTS.after
-  // Both in one round trip; the page is dropped when the contact is not the scope's.
-  const [[contact], found] = await Promise.all([
+  // The page is dropped when the contact is not the scope's.
+  const [[contact], found] = await readAsTenant(sql, scope.tenant_id, (tx) => [
     tx`SELECT 1 FROM contacts WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`,
     tx.unsafe(text, params as never, { prepare: true })
   ])
   if (contact === undefined) return undefined
   const rows = found as unknown as Array<Row>
   const shown = rows.slice(0, page.limit)
-  const messageIds = shown.filter((r) => r.kind === "message").map((r) => r.id)
-  if (messageIds.length > 0) {
-    const statuses = await tx.unsafe(`
-      SELECT message_id::text AS message_id, status, ${isoTime("occurred_at")} AS at, error_code FROM (
-        SELECT *, row_number() OVER (PARTITION BY message_id ORDER BY id) AS n FROM message_statuses WHERE message_id = ANY($1::uuid[])
-      ) s WHERE n <= 20 ORDER BY message_id, id`, [messageIds] as never, { prepare: true })
-    for (const r of shown) {
-      if (r.kind === "message") r.data.statuses = statuses.filter((s) => s.message_id === r.id).map(({ message_id: _m, ...s }) => s)
-    }
-  }
   const last = shown[shown.length - 1]
   return {
     items: shown.map((r) => ({ at: r.at_iso, kind: r.kind, id: r.id, summary: summaryOf(r.kind, r.data), data: r.data }) as TimelineItem),

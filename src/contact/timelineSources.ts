@@ -11,7 +11,7 @@ import { isoTime } from "./profile.ts"
  * - journey_run_steps: through their run (journey_runs.contact_id), all runs of the contact;
  * - loyalty_entries: through the loyalty member of the contact's email (loyalty_members is keyed by tenant, mode and
  *   email, read from the contact's row in the same statement);
- * - message_statuses: read after the page, for the page's messages only (timeline.ts).
+ * - message_statuses: a message's chain, read for the rows its source gives (at most the page size plus one).
  * - webhooks: the bodies emitted to each subscription (webhook_events, kept 14 days) name their contact in
  *   `contact_id`, set by the fan-out from the event's data (`contactOf`, core/webhook/objectKey.ts).
  */
@@ -30,6 +30,10 @@ export interface TimelineSource {
 const t = isoTime
 const obj = (fields: Record<string, string>) =>
   `jsonb_build_object(${Object.entries(fields).map(([k, v]) => `'${k}', ${v}`).join(", ")})`
+
+/** A message's status chain, oldest first, at most 20 (index message_statuses (message_id, id)). */
+const STATUS_CHAIN = `(SELECT coalesce(jsonb_agg(${obj({ status: "s.status", at: isoTime("s.occurred_at"), error_code: "s.error_code" })} ORDER BY s.id), '[]'::jsonb)
+  FROM (SELECT status, occurred_at, error_code, id FROM message_statuses WHERE message_id = m.id ORDER BY id LIMIT 20) s)`
 
 const JOURNEY_NAME = "(SELECT j.name FROM journey_definitions j WHERE j.id = r.journey_id)"
 
@@ -86,7 +90,7 @@ export const TIMELINE_SOURCES: ReadonlyArray<TimelineSource> = [
       ELSE ${obj({
         channel: "m.channel", category: "m.category", origin: "m.origin", status: "m.status", skip_reason: "m.skip_reason",
         template_name: "m.template_name", subject: "m.subject", error_code: "m.error_code", journey_run_id: "m.journey_run_id",
-        statuses: "'[]'::jsonb"
+        statuses: STATUS_CHAIN
       })} END`,
     from: "messages m",
     where: "m.contact_id = $1 AND m.tenant_id = $2 AND m.sandbox = $3"

@@ -370,6 +370,7 @@ const main = async () => {
         sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
         runId, durationS: quick ? 5 : settings.phase_s, rate: num("BENCH_READ_RATE", 200),
         watch: {
+          pids: { ingress: ingress.pid, worker: worker.pid },
           observe: () => observe(deps),
           profiles: settings.profile && ingress.inspectorUrl
             ? { ingressInspectorUrl: ingress.inspectorUrl, file: (name) => `${RESULTS}profiles/${startedAt.toISOString().replace(/[:.]/g, "-")}-${name}.cpuprofile` }

@@ -1,5 +1,6 @@
+import { TIMELINE_STATEMENTS } from "../../src/contact/timeline.ts"
 import { exchange, Latencies, type PlatformPhase, round } from "./load.ts"
-import type { PhaseObservation } from "./probes.ts"
+import { machineCpu, type PhaseObservation, pidsByName, processCpuSeconds } from "./probes.ts"
 import { type CpuProfile, type ProfileSummary, startProfile, summarise } from "./profiler.ts"
 
 /**
@@ -10,6 +11,12 @@ import { type CpuProfile, type ProfileSummary, startProfile, summarise } from ".
  */
 
 const TIMELINE_CONTACTS = 50
+/**
+ * Seconds of each route at the rate before it is measured: the first requests of a process find its pool's
+ * connections without their prepared statements (the timeline's is planned on each, ~13 index-scan branches) and the
+ * pages out of the buffer cache, which is start-up, not the steady state the target is about.
+ */
+const WARM_UP_S = 5
 const EVENTS_EACH = 60
 
 interface Read {
@@ -22,12 +29,17 @@ interface Read {
   readonly incomplete: number
   readonly unfinished: number
   readonly latency_ms: ReturnType<Latencies["summary"]>
+  /** Answers over the target (20 ms) by the second of the phase they were sent in: a burst or a spread. */
+  readonly over_20ms_by_second: Record<string, number>
+  /** Cores used in each second of the phase, by process, and by the whole machine: a burst of slow answers next to a burst of some process's work. */
+  readonly cores_by_second?: ReadonlyArray<Record<string, number>>
   /** CPU per process, scheduling, commit and publish probes and the ingress's own time, over the phase. */
   readonly observed?: PhaseObservation
 }
 
 /** What the phase is given besides the platform: its observer, and where to profile (when the run profiles). */
 export interface ReadsObservation {
+  readonly pids: { readonly ingress: number; readonly worker: number }
   readonly observe: () => { stop: () => Promise<PhaseObservation> }
   readonly profiles?: { readonly ingressInspectorUrl: string; readonly file: (name: string) => string }
 }
@@ -39,6 +51,7 @@ const openLoopGet = async (
   const latencies = new Latencies()
   const statuses: Record<string, number> = {}
   let incomplete = 0
+  const over: Record<string, number> = {}
   const total = Math.round(rate * o.durationS)
   const pending = new Set<Promise<void>>()
   const start = performance.now()
@@ -48,7 +61,12 @@ const openLoopGet = async (
     for (; sent < due; sent++) {
       const scheduled = start + (sent * 1000) / rate
       const p: Promise<void> = exchange(o.agent, o.port, { method: "GET", path: path(), headers }).then((answer) => {
-        latencies.add(performance.now() - scheduled)
+        const ms = performance.now() - scheduled
+        latencies.add(ms)
+        if (ms > 20) {
+          const second = Math.floor((scheduled - start) / 1000)
+          over[second] = (over[second] ?? 0) + 1
+        }
         statuses[answer.status] = (statuses[answer.status] ?? 0) + 1
         if (answer.status === 200 && !complete(answer.body)) incomplete++
         pending.delete(p)
@@ -61,14 +79,25 @@ const openLoopGet = async (
   const seconds = (performance.now() - start) / 1000
   return {
     rate_per_s: rate, duration_s: round(seconds), requests: latencies.count, achieved_per_s: round(latencies.count / seconds),
-    statuses, incomplete, unfinished: pending.size, latency_ms: latencies.summary()
+    statuses, incomplete, unfinished: pending.size, latency_ms: latencies.summary(), over_20ms_by_second: over
   }
 }
 
 const observed = async (watch: ReadsObservation, run: () => Promise<Read>): Promise<Read> => {
   const obs = watch.observe()
-  const read = await run()
-  return { ...read, observed: await obs.stop() }
+  const reading = () => ({
+    ingress: processCpuSeconds(watch.pids.ingress), worker: processCpuSeconds(watch.pids.worker),
+    postgres: pidsByName("postgres").reduce((sum, pid) => sum + processCpuSeconds(pid), 0), machine: machineCpu().busy
+  })
+  const cores: Array<Record<string, number>> = []
+  let last = reading()
+  const sampler = setInterval(() => {
+    const now = reading()
+    cores.push(Object.fromEntries(Object.entries(now).map(([k, v]) => [k, round(v - last[k as keyof typeof last], 2)])))
+    last = now
+  }, 1_000)
+  const read = await run().finally(() => clearInterval(sampler))
+  return { ...read, observed: await obs.stop(), cores_by_second: cores }
 }
 
 export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: number; readonly watch: ReadsObservation }) => {
@@ -98,11 +127,21 @@ export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: numb
   const analyseStart = performance.now()
   await o.sql`ANALYZE`
   const analysed_s = round((performance.now() - analyseStart) / 1000)
+  // What PostgreSQL spends on one timeline page: planning (a custom plan, as the first executions of a prepared
+  // statement get) and running it.
+  const [plan] = await o.sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${TIMELINE_STATEMENTS.first}`, [busy[0]!, o.tenantId, false, 51])
+  const planned = (plan!["QUERY PLAN"] as Array<{ "Planning Time": number; "Execution Time": number }>)[0]!
+  const timeline_statement_ms = { planning: round(planned["Planning Time"]), execution: round(planned["Execution Time"]) }
+  const timeline_plan = (await o.sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${TIMELINE_STATEMENTS.first}`, [busy[0]!, o.tenantId, false, 51]))
+    .map((r) => r["QUERY PLAN"] as string)
   const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(Math.random() * xs.length)]!
   const profilePath = () => `/api/v1/contacts/${pick(contacts)}`
   const timelinePath = () => `/api/v1/contacts/${pick(busy)}/timeline?limit=50`
   const fullPage = (body: string) => (JSON.parse(body) as { data: { items: Array<unknown> } }).data.items.length === 50
+  const warmUp = (path: () => string) => openLoopGet({ ...o, durationS: WARM_UP_S }, o.rate, path, () => true)
+  await warmUp(profilePath)
   const profile = await observed(o.watch, () => openLoopGet(o, o.rate, profilePath, () => true))
+  await warmUp(timelinePath)
   const timeline = await observed(o.watch, () => openLoopGet(o, o.rate, timelinePath, fullPage))
   // Where the ingress's time goes while it serves both routes, in a pass of its own after the measured ones (the
   // sampling profiler costs a little), half of each route's requests interleaved.
@@ -114,5 +153,5 @@ export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: numb
     const cpu: CpuProfile = await profiling.stop()
     ingress_profile = summarise(cpu, o.watch.profiles.file("reads-ingress"), 15)
   }
-  return { contacts_sampled: contacts.length, seed, analysed_s, profile, timeline, ingress_profile }
+  return { contacts_sampled: contacts.length, seed, analysed_s, timeline_statement_ms, timeline_plan, warm_up_s: WARM_UP_S, profile, timeline, ingress_profile }
 }

@@ -37,7 +37,7 @@ export const pidsByName = (name: string): Array<number> => {
 }
 
 /** Busy and total CPU seconds of the whole machine (all cores). */
-const machineCpu = (): { busy: number; total: number } => {
+export const machineCpu = (): { busy: number; total: number } => {
   const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!
   const v = line.trim().split(/\s+/).slice(1).map(Number)
   const idle = (v[3] ?? 0) + (v[4] ?? 0)

@@ -234,7 +234,8 @@ export const renderMarkdown = (r: Json): string => {
       "",
       `Profiles of contacts drawn at random (${n(rd.contacts_sampled)} sampled from the table); timelines of ${n(rd.seed.contacts)} contacts given ` +
         `${n(rd.seed.events_each)} core events each through the API first (${n(rd.seed.seconds, 1)} s; ${statuses(rd.seed.statuses)}), read 50 items a page. ` +
-        "Latency from the scheduled instant." +
+        `Latency from the scheduled instant, after ${n(rd.warm_up_s ?? 0)} s of each route at the rate (not measured: new pool connections prepare their statements).` +
+        (rd.timeline_statement_ms ? ` One timeline page's statement, EXPLAIN ANALYZE: planning ${n(rd.timeline_statement_ms.planning, 2)} ms, execution ${n(rd.timeline_statement_ms.execution, 2)} ms.` : "") +
         (rd.analysed_s === undefined ? "" : ` The database was analysed first (ANALYZE, ${n(rd.analysed_s, 1)} s): autovacuum is off on this machine, and production's would have gathered the planner's statistics.`),
       "",
       "| route | offered/s | answered/s | p50 ms | p95 ms | p99 ms | max ms | statuses | short pages / unfinished |",
@@ -250,8 +251,18 @@ export const renderMarkdown = (r: Json): string => {
       push(
         `- during the ${name} reads: ${cpu(o.cpu_cores)}; on CPU / waiting: ${sched(o.sched)}; ` +
           `PostgreSQL commit probe p50/p99 ${n(o.probe_pg_commit_ms.p50, 1)}/${n(o.probe_pg_commit_ms.p99, 1)} ms; ` +
-          `time inside the ingress per request (mean, its /metrics): ${inside || "–"}`
+          `time inside the ingress per request (mean, its /metrics): ${inside || "–"}; answers over 20 ms by second of the phase: ` +
+          (Object.entries(x.over_20ms_by_second ?? {}).map(([t, c]) => `${t}s ${c}`).join(", ") || "none")
       )
+      // The CPU of the seconds with the most slow answers.
+      const worst = Object.entries(x.over_20ms_by_second ?? {}).sort((a, b) => (b[1] as number) - (a[1] as number)).slice(0, 3)
+      const series = (x.cores_by_second ?? []) as Array<Record<string, number>>
+      if (worst.length > 0 && series.length > 0) {
+        push(`  - cores in its slowest seconds: ` + worst.map(([t]) => {
+          const c = series[Number(t)]
+          return c ? `${t}s: ${Object.entries(c).map(([k, v]) => `${k} ${v}`).join(", ")}` : `${t}s: –`
+        }).join("; "))
+      }
     }
     const ip = rd.ingress_profile
     if (ip) {

@@ -88,6 +88,16 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
     const sent = all.filter((i) => i.kind === "message")
     expect(sent.map((m) => m.data.subject).sort()).toEqual(["Hello", "Your stay"])
     expect(sent[0]!.data).toMatchObject({ channel: "email", category: "utility", statuses: expect.any(Array) })
+    // A message's status chain, oldest first, as the provider reported it.
+    const chained = sent[0]!
+    await sql`INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)
+      VALUES (${chained.id}, ${tenant.tenant_id}, false, 'delivered', NULL, '2030-01-01T00:00:01Z', true),
+             (${chained.id}, ${tenant.tenant_id}, false, 'failed', 'x_test', '2030-01-01T00:00:02Z', false)`
+    const chain = (await timeline(contactId, "?limit=100")).items.find((i) => i.id === chained.id)!.data.statuses as Array<unknown>
+    expect(chain.slice(-2)).toEqual([
+      { status: "delivered", at: "2030-01-01T00:00:01.000Z", error_code: null },
+      { status: "failed", at: "2030-01-01T00:00:02.000Z", error_code: "x_test" }
+    ])
     expect(all.find((i) => i.kind === "journey_ended")!.data).toMatchObject({ journey_id: journeyId, journey_name: "Timeline welcome", state: "completed" })
     expect(all.filter((i) => i.kind === "journey_step").map((i) => i.data.step_id).sort()).toEqual(["done", "hello"])
     expect(all.filter((i) => i.kind === "loyalty_movement").map((i) => i.data.points).sort()).toEqual([100, 50])

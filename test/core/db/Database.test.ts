@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import postgres from "postgres"
 import { inject } from "vitest"
 import { Database, type Tx, withTenant } from "../../../core/db/Database.ts"
+import { readAsTenant } from "../../../core/db/readAsTenant.ts"
 import {
   DatabaseError, databaseFailure, DatabaseUnavailable, isInfrastructureFailure, isLockTimeout, isRetryable
 } from "../../../core/db/DatabaseFailure.ts"
@@ -73,6 +74,31 @@ describe("withTenant", () => {
       const [after] = await sql`SELECT current_user AS role, coalesce(current_setting('app.tenant_id', true), '') AS tenant`
       expect(after).toMatchObject({ tenant: "" })
       expect(after!.role).not.toBe("gep_app")
+    } finally {
+      await sql.end()
+    }
+  })
+})
+
+describe("readAsTenant", () => {
+  it("runs its statements as the tenant in one transaction, answers in order, and leaves the connection idle after a failure", async () => {
+    const sql = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} })
+    try {
+      const tenantId = randomUUID()
+      const [[who], [n]] = await readAsTenant(sql, tenantId, (tx) => [
+        tx`SELECT current_user AS role, current_setting('app.tenant_id', true) AS tenant`,
+        tx`SELECT 2 AS n`
+      ])
+      expect(who).toMatchObject({ role: "gep_app", tenant: tenantId })
+      expect(n).toEqual({ n: 2 })
+      // Read only: a write is refused, and the statements after a failure fail with it; the first failure is the answer.
+      const failed = await readAsTenant(sql, tenantId, (tx) => [tx`SELECT 1`, tx`CREATE TEMP TABLE t (x int)`, tx`SELECT 3`]).catch((e) => e)
+      expect(failed).toMatchObject({ code: "25006" })
+      // The one pooled connection is back, outside any transaction and tenant.
+      const [after] = await sql`SELECT current_user AS role, coalesce(current_setting('app.tenant_id', true), '') AS tenant`
+      expect(after!.tenant).toBe("")
+      expect(after!.role).not.toBe("gep_app")
+      expect(await sql`SAVEPOINT outside`.catch((e) => e)).toMatchObject({ code: "25P01" }) // no transaction block open
     } finally {
       await sql.end()
     }
