@@ -1,12 +1,19 @@
-import { randomBytes } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { HttpBody, HttpServerResponse } from "effect/http"
 import { REQUEST_ID_PATTERN } from "../../schemas/edgeDocument.ts"
 
 const WELL_FORMED = new RegExp(REQUEST_ID_PATTERN)
 
-/** The caller's X-Request-Id when well-formed (so its logs and ours join), else a new `req_` + 24 hex digits. */
-export const requestIdOf = (incoming: string | undefined): string =>
-  incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : `req_${randomBytes(12).toString("hex")}`
+/**
+ * The caller's X-Request-Id when well-formed (so its logs and ours join), else a new `req_` + 24 hex digits: random
+ * ones from `randomUUID`, which draws from a buffered pool (one `randomBytes` call per request cost 2 % of the
+ * ingress's CPU on reads), skipping its version and variant digits.
+ */
+export const requestIdOf = (incoming: string | undefined): string => {
+  if (incoming !== undefined && WELL_FORMED.test(incoming)) return incoming
+  const u = randomUUID()
+  return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(15, 18)}${u.slice(20, 23)}${u.slice(24, 30)}`
+}
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
