@@ -479,5 +479,35 @@ export const analysis = (r: Json): Array<string> => {
           `which brings the RSS to ${n(long.worker_rss_mb_after_full_gc, 1)} MB: the excess is heap V8 sized for the allocation rate and kept, not retained data (no leak).`
         : ""))
   }
+  out.push(...readsAnalysis(r.reads))
+  return out
+}
+
+/** What each read costs and what its tail is made of: CPU per request by process, and how busy the machine was. */
+const readsAnalysis = (rd: Json): Array<string> => {
+  if (!rd) return []
+  const out: Array<string> = []
+  for (const [name, x] of [["contact profile", rd.profile], ["timeline page", rd.timeline]] as const) {
+    const o = x?.observed
+    if (!o) continue
+    const c = o.cpu_cores
+    const per = (cores: number) => n((cores * 1000) / Math.max(1, x.achieved_per_s), 2)
+    const slow = Object.values(x.over_20ms_by_second ?? {}).reduce((a: number, b) => a + (b as number), 0) as number
+    const seconds = Object.keys(x.over_20ms_by_second ?? {}).length
+    out.push(
+      `${name} reads: p50 ${n(x.latency_ms.p50, 1)} ms, p99 ${n(x.latency_ms.p99, 1)} ms (${x.latency_ms.p99 <= 20 ? "within" : "over"} the 20 ms target); ` +
+        `each read cost ${per(c.ingress)} ms of ingress CPU and ${per(c.postgres)} ms of PostgreSQL's (the load generator ${per(c.bench)} ms more) with ` +
+        `${c.machine_busy} of ${c.machine_cores} cores busy (${c.other} by other processes) and run-queue waits ingress ${o.sched?.ingress?.run_queue_wait ?? "–"}, ` +
+        `PostgreSQL ${o.sched?.postgres?.run_queue_wait ?? "–"} of wall time; ${n(slow)} answers over 20 ms, spread over ${seconds} of the ${n(x.duration_s)} seconds` +
+        (seconds >= 0.5 * x.duration_s ? ": a spread, not a burst, which is what queueing for two shared cores looks like." : ".")
+    )
+  }
+  const ip = rd.ingress_profile
+  if (ip) {
+    out.push(
+      `reads, profile of the ingress: ${(ip.categories ?? []).slice(0, 6).map((e: Json) => `${e.category} ${e.pct} %`).join(", ")} (inclusive, of busy samples); ` +
+        `GC ${(100 * ip.gc_share_of_busy).toFixed(1)} %.`
+    )
+  }
   return out
 }
