@@ -3,7 +3,7 @@ import { Cause, Effect, Exit } from "effect"
 import { randomUUID } from "node:crypto"
 import postgres from "postgres"
 import { inject } from "vitest"
-import { Database, type Tx, withTenant } from "../../../core/db/Database.ts"
+import { connect, Database, type Tx, withTenant } from "../../../core/db/Database.ts"
 import { readAsTenant } from "../../../core/db/readAsTenant.ts"
 import {
   DatabaseError, databaseFailure, DatabaseUnavailable, isInfrastructureFailure, isLockTimeout, isRetryable
@@ -99,6 +99,17 @@ describe("readAsTenant", () => {
       expect(after!.tenant).toBe("")
       expect(after!.role).not.toBe("gep_app")
       expect(await sql`SAVEPOINT outside`.catch((e) => e)).toMatchObject({ code: "25P01" }) // no transaction block open
+    } finally {
+      await sql.end()
+    }
+  })
+})
+
+describe("connect", () => {
+  it("opens sessions without JIT (short statements; a plan costed on stale statistics must not be compiled each run)", async () => {
+    const sql = connect(inject("databaseUrl"), 1)
+    try {
+      expect(await sql`SHOW jit`).toEqual([{ jit: "off" }])
     } finally {
       await sql.end()
     }
