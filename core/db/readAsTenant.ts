@@ -20,8 +20,10 @@ export const readAsTenant = async <const S extends ReadonlyArray<Statement>>(
 ): Promise<{ -readonly [K in keyof S]: Awaited<S[K]> }> => {
   const tx = await sql.reserve()
   try {
+    // Built before anything is sent: `f` throwing then leaves no transaction open on a connection going back to the pool.
+    const built = f(tx)
     const sent = [tx`BEGIN READ ONLY`.execute(), actAsTenant(tx as unknown as postgres.TransactionSql, tenantId).execute()]
-    const statements = f(tx).map((s) => s.execute())
+    const statements = built.map((s) => s.execute())
     const settled = await Promise.allSettled([...sent, ...statements, tx`COMMIT`.execute()])
     const failed = settled.find((s) => s.status === "rejected")
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason

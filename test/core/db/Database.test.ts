@@ -99,6 +99,12 @@ describe("readAsTenant", () => {
       expect(after!.tenant).toBe("")
       expect(after!.role).not.toBe("gep_app")
       expect(await sql`SAVEPOINT outside`.catch((e) => e)).toMatchObject({ code: "25P01" }) // no transaction block open
+      // Nor after a read whose statements could not even be built.
+      const unbuilt = await readAsTenant(sql, tenantId, () => {
+        throw new Error("no statements")
+      }).catch((e) => e)
+      expect(unbuilt).toMatchObject({ message: "no statements" })
+      expect(await sql`SAVEPOINT outside`.catch((e) => e)).toMatchObject({ code: "25P01" })
     } finally {
       await sql.end()
     }
