@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
+import { Database, type Sql, type Tx, withTenant } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { Api } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
@@ -20,14 +20,15 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
   Effect.gen(function*() {
     const db = yield* Database
 
-    /** A read confined to the caller's tenant (row-level security) and mode. */
-    const read = <A>(f: (tx: Tx, s: TenantScope) => Promise<A>) =>
-      Effect.flatMap(callerScope, (s) => db.query((sql) => withTenant(sql, s.tenant_id, (tx) => f(tx, s))))
+    /** A read of the caller's scope on the pool: the reader confines itself to the tenant (`readAsTenant`). */
+    const readScoped = <A>(f: (sql: Sql, s: TenantScope) => Promise<A>) => Effect.flatMap(callerScope, (s) => db.query((sql) => f(sql, s)))
+    /** A read confined to the caller's tenant (row-level security) and mode, in a transaction. */
+    const read = <A>(f: (tx: Tx, s: TenantScope) => Promise<A>) => readScoped((sql, s) => withTenant(sql, s.tenant_id, (tx) => f(tx, s)))
 
     return handlers
       .handle("get", Effect.fn("Contacts.get")(function*({ params }) {
         const id = yield* contactId(params.contact_id)
-        const profile = yield* Effect.flatMap(callerScope, (s) => db.query((sql) => readContactProfile(sql, s, id)))
+        const profile = yield* readScoped((sql, s) => readContactProfile(sql, s, id))
         if (profile === undefined) return yield* contactNotFound(params.contact_id)
         return { success: true as const, data: profile }
       }))
@@ -41,7 +42,7 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
         const { limit } = yield* pageRequest({ limit: query.limit })
         const after = query.cursor === undefined ? undefined : decodeTimelineCursor(query.cursor)
         if (query.cursor !== undefined && after === undefined) return yield* refused("cursor", "must be a next_cursor this timeline returned")
-        const timeline = yield* Effect.flatMap(callerScope, (s) => db.query((sql) => readTimeline(sql, s, id, { limit, after })))
+        const timeline = yield* readScoped((sql, s) => readTimeline(sql, s, id, { limit, after }))
         if (timeline === undefined) return yield* contactNotFound(params.contact_id)
         return { success: true as const, data: timeline }
       }))

@@ -58,10 +58,20 @@ describe("Database service boundary", () => {
     }))
 })
 
+/** One pooled connection to the run's database, for the test's body; ended after it. */
+const onOneConnection = async (make: (url: string) => postgres.Sql, body: (sql: postgres.Sql) => Promise<void>) => {
+  const sql = make(inject("databaseUrl"))
+  try {
+    await body(sql)
+  } finally {
+    await sql.end()
+  }
+}
+const plainPool = (url: string) => postgres(url, { max: 1, onnotice: () => {} })
+
 describe("withTenant", () => {
-  it("runs the callback's first statements as the tenant, sent in the round trip that sets it", async () => {
-    const sql = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} })
-    try {
+  it("runs the callback's first statements as the tenant, sent in the round trip that sets it", () =>
+    onOneConnection(plainPool, async (sql) => {
       const tenantId = randomUUID()
       const who = (tx: Tx) => tx`SELECT current_user AS role, current_setting('app.tenant_id', true) AS tenant`
       // The callback's own statements are awaited before anything else of the transaction: eager ones, in parallel.
@@ -74,16 +84,12 @@ describe("withTenant", () => {
       const [after] = await sql`SELECT current_user AS role, coalesce(current_setting('app.tenant_id', true), '') AS tenant`
       expect(after).toMatchObject({ tenant: "" })
       expect(after!.role).not.toBe("gep_app")
-    } finally {
-      await sql.end()
-    }
-  })
+    }))
 })
 
 describe("readAsTenant", () => {
-  it("runs its statements as the tenant in one transaction, answers in order, and leaves the connection idle after a failure", async () => {
-    const sql = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} })
-    try {
+  it("runs its statements as the tenant in one transaction, answers in order, and leaves the connection idle after a failure", () =>
+    onOneConnection(plainPool, async (sql) => {
       const tenantId = randomUUID()
       const [[who], [n]] = await readAsTenant(sql, tenantId, (tx) => [
         tx`SELECT current_user AS role, current_setting('app.tenant_id', true) AS tenant`,
@@ -105,19 +111,12 @@ describe("readAsTenant", () => {
       }).catch((e) => e)
       expect(unbuilt).toMatchObject({ message: "no statements" })
       expect(await sql`SAVEPOINT outside`.catch((e) => e)).toMatchObject({ code: "25P01" })
-    } finally {
-      await sql.end()
-    }
-  })
+    }))
 })
 
 describe("connect", () => {
-  it("opens sessions without JIT (short statements; a plan costed on stale statistics must not be compiled each run)", async () => {
-    const sql = connect(inject("databaseUrl"), 1)
-    try {
+  it("opens sessions without JIT (short statements; a plan costed on stale statistics must not be compiled each run)", () =>
+    onOneConnection((url) => connect(url, 1), async (sql) => {
       expect(await sql`SHOW jit`).toEqual([{ jit: "off" }])
-    } finally {
-      await sql.end()
-    }
-  })
+    }))
 })
