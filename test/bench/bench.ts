@@ -104,7 +104,7 @@ process.on("unhandledRejection", (e) => {
 const gitCommit = () => {
   try {
     const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT }).toString().trim()
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src", "actors", "streams", "schemas", "infra"], { cwd: ROOT }).toString().trim() !== ""
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src", "core", "actors", "streams", "schemas", "infra"], { cwd: ROOT }).toString().trim() !== ""
     return { commit, dirty_platform_sources: dirty }
   } catch {
     return { commit: "unknown", dirty_platform_sources: false }
@@ -370,7 +370,7 @@ const main = async () => {
         sql, agent: singleAgent, port: ingress.port, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, tenantId: tenant.tenant_id,
         runId, durationS: quick ? 5 : settings.phase_s, rate: num("BENCH_READ_RATE", 200),
         watch: {
-          pids: { ingress: ingress.pid, worker: worker.pid },
+          pids: { ingress: ingress.pid, worker: worker.pid }, ingressUrl: ingress.baseUrl,
           observe: () => observe(deps),
           profiles: settings.profile && ingress.inspectorUrl
             ? { ingressInspectorUrl: ingress.inspectorUrl, file: (name) => `${RESULTS}profiles/${startedAt.toISOString().replace(/[:.]/g, "-")}-${name}.cpuprofile` }

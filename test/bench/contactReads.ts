@@ -1,6 +1,6 @@
 import { TIMELINE_STATEMENTS } from "../../src/contact/timeline.ts"
 import { exchange, Latencies, type PlatformPhase, round } from "./load.ts"
-import { machineCpu, type PhaseObservation, pidsByName, processCpuSeconds } from "./probes.ts"
+import { machineCpu, type PhaseObservation, pidsByName, processCpuSeconds, scrapePauses } from "./probes.ts"
 import { type CpuProfile, type ProfileSummary, startProfile, summarise } from "./profiler.ts"
 
 /**
@@ -40,6 +40,7 @@ interface Read {
 /** What the phase is given besides the platform: its observer, and where to profile (when the run profiles). */
 export interface ReadsObservation {
   readonly pids: { readonly ingress: number; readonly worker: number }
+  readonly ingressUrl: string
   readonly observe: () => { stop: () => Promise<PhaseObservation> }
   readonly profiles?: { readonly ingressInspectorUrl: string; readonly file: (name: string) => string }
 }
@@ -91,10 +92,22 @@ const observed = async (watch: ReadsObservation, run: () => Promise<Read>): Prom
   })
   const cores: Array<Record<string, number>> = []
   let last = reading()
+  let pauses = await scrapePauses(watch.ingressUrl)
   const sampler = setInterval(() => {
     const now = reading()
-    cores.push(Object.fromEntries(Object.entries(now).map(([k, v]) => [k, round(v - last[k as keyof typeof last], 2)])))
+    const second: Record<string, number> = Object.fromEntries(Object.entries(now).map(([k, v]) => [k, round(v - last[k as keyof typeof last], 2)]))
     last = now
+    const index = cores.push(second) - 1
+    // The ingress's garbage-collection time and longest event-loop delay in the same second, filled in when its
+    // /metrics answers: a burst of slow answers next to a pause of the process serving them.
+    void scrapePauses(watch.ingressUrl).then((p) => {
+      if (p && pauses) {
+        const gc = (kind?: string) => Object.entries(p.gc_s).filter(([k]) => kind === undefined || k === kind)
+          .reduce((sum, [k, v]) => sum + v - (pauses!.gc_s[k] ?? 0), 0)
+        cores[index] = { ...cores[index], ingress_gc_ms: round(gc() * 1000, 1), ingress_major_gc_ms: round(gc("major") * 1000, 1), ingress_loop_max_ms: p.loop_max_ms }
+      }
+      pauses = p ?? pauses
+    })
   }, 1_000)
   const read = await run().finally(() => clearInterval(sampler))
   return { ...read, observed: await obs.stop(), cores_by_second: cores }

@@ -6,6 +6,7 @@
 import { jetstreamManager } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { execFile, spawn, type ChildProcess } from "node:child_process"
+import { createWriteStream } from "node:fs"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import postgres from "postgres"
@@ -87,7 +88,8 @@ export const serve = async (
   options: { inspect?: boolean } = {}
 ): Promise<ServedProcess> => {
   const port = await freePort()
-  const nodeArgs = options.inspect ? ["--inspect=127.0.0.1:0"] : []
+  // BENCH_NODE_ARGS: V8 or Node flags for the served processes (an experiment: --trace-gc, --max-semi-space-size=64, ...)
+  const nodeArgs = [...(options.inspect ? ["--inspect=127.0.0.1:0"] : []), ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)]
   const child = spawn(process.execPath, [...nodeArgs, CLI, "serve", "--role", role], {
     env: { ...baseEnv(env), PORT: String(port), ...extraEnv },
     cwd: ROOT,
@@ -100,6 +102,8 @@ export const serve = async (
   child.stderr!.on("data", (d: Buffer) => {
     if (err.length < 200_000) err += d.toString()
   })
+  // What the flags make the process print (--trace-gc-nvp, ...) is kept whole, beside the run's profiles.
+  if (process.env.BENCH_NODE_ARGS) child.stdout!.pipe(createWriteStream(`${ROOT}test/bench/results/profiles/${env.runId}-${role}.out`))
   child.stdout!.on("data", (d: Buffer) => {
     if (out.length < 100_000) out += d.toString()
   })

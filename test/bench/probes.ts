@@ -258,6 +258,27 @@ export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<strin
   return out
 }
 
+/**
+ * The ingress's pauses from its default Node metrics: garbage-collection time by kind (cumulative) and the event loop's
+ * longest delay since the last scrape (prom-client resets that histogram on each scrape).
+ */
+export const scrapePauses = async (baseUrl: string): Promise<{ gc_s: Record<string, number>; loop_max_ms: number } | undefined> => {
+  try {
+    const text = await (await fetch(`${baseUrl}/metrics`)).text()
+    const gc_s: Record<string, number> = {}
+    let loop_max_ms = 0
+    for (const line of text.split("\n")) {
+      const gc = /^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\}\s+([\d.eE+-]+)$/.exec(line)
+      if (gc) gc_s[gc[1]!] = Number(gc[2])
+      const lag = /^nodejs_eventloop_lag_max_seconds\s+([\d.eE+-]+)$/.exec(line)
+      if (lag) loop_max_ms = round(Number(lag[1]) * 1000, 1)
+    }
+    return { gc_s, loop_max_ms }
+  } catch {
+    return undefined // metrics are optional evidence
+  }
+}
+
 /** Observes one phase: call `stop()` at its end. */
 export const observe = (deps: ObserverDeps) => {
   const cpu = deps.meter.begin()

@@ -46,4 +46,16 @@ describe("health, readiness and the contract", () => {
       expect(text).toContain(name)
     }
   })
+
+  it("serves the process's own figures under Node's usual names: CPU, heap, event-loop delay, GC pauses by kind", async () => {
+    // A GC of each kind, so the pause histogram has a sample whatever the process did before.
+    const junk: Array<unknown> = []
+    for (let i = 0; i < 200_000; i++) junk.push({ i })
+    const text = String((await request(platform.baseUrl, "GET", "/metrics")).body)
+    for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes", "nodejs_eventloop_lag_max_seconds"]) {
+      expect(text).toMatch(new RegExp(`^${name} [0-9.e+-]+$`, "m"))
+    }
+    expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="minor"\} [1-9]/m)
+    expect(junk.length).toBe(200_000)
+  })
 })
