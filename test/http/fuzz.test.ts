@@ -6,7 +6,7 @@ import { decode, type Envelope } from "../../streams/envelope.ts"
 import { ingressStream, ingressWildcard } from "../../streams/subjects.ts"
 import { e164, uniqueId } from "../support/fixtures.ts"
 import type { JsonSchema } from "../support/jsonSchema.ts"
-import { arbitraryOf, bodyText, type Hints, type Mutation, MUTATIONS, mutate, placesFor, urlEncode } from "../support/openapiArbitrary.ts"
+import { arbitraryOf, bodyText, type Hints, type Mutation, MUTATIONS, mutate, placesFor, PROTOTYPE_KEYS, urlEncode } from "../support/openapiArbitrary.ts"
 import {
   createCtiIntegration, createKey, createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -17,10 +17,12 @@ import { memberAccessToken, transferToken } from "../oidc/support.ts"
  * (a family added later joins by being in the document), bodies and parameters generated from its schemas, with
  * realistic values by field name so many requests get past the first check, then one of issue 18's classes applied
  * at a random place (NUL and unpaired surrogates in strings and keys, out-of-range numbers, JSON nested 5,000 deep,
- * thousands of keys, wrong types, unknown keys, a body over every limit). Checked for each request:
+ * thousands of keys, wrong types, unknown keys, a body over every limit, keys and query names that are
+ * Object.prototype's members or pollution payloads). Checked for each request:
  * - the answer is < 500;
  * - a request refused at the edge (400, 401, 403, 413, 415) published nothing on the ingress stream;
  * - no request ever produced a dead letter;
+ * - Object.prototype was never written (the platform runs in this process);
  * and, at the end, /readyz is healthy. FUZZ_RUNS sets the requests per route (default 30: about 700 in all).
  */
 
@@ -244,6 +246,8 @@ const requestArbitrary = (method: string, path: string, op: Operation, only?: Mu
       if (p.in === "path") url = url.replace(`{${p.name}}`, urlEncode(v))
       else if (p.in === "query") query.push(`${p.name}=${urlEncode(v)}`)
     })
+    // Prototype names in the query too, the pollution payloads of query-string parsers among them.
+    if (mutation === "proto-key") query.push(`${PROTOTYPE_KEYS[pick % PROTOTYPE_KEYS.length]}=x`, "__proto__[polluted]=yes", "constructor[prototype][polluted]=yes")
     return {
       method, url: query.length > 0 ? `${url}?${query.join("&")}` : url, mutation,
       /**
@@ -318,6 +322,9 @@ const check = async (method: string, url: string, body: unknown, what: string): 
   const shown = `${what} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`
   expect(res.status, shown).toBeGreaterThan(0)
   expect(res.status, shown).toBeLessThan(500)
+  // The platform runs in this process: a key named `__proto__` or `constructor.prototype` that reached an assignment
+  // would show on every object here.
+  expect(({} as Record<string, unknown>).polluted, `Object.prototype polluted: ${shown}`).toBeUndefined()
   const [sent, deadAfter] = await Promise.all([publishedSince(before), deadLetters()])
   dead = deadAfter
   if (EDGE_REFUSALS.has(res.status)) expect(sent, `published: ${shown}`).toEqual([])
@@ -375,6 +382,13 @@ describe("the API fuzzed from its OpenAPI document", () => {
       let n = 0
       for (const mutation of ["nul", "huge-number", "deep", "surrogate", "nul-key"] as const) {
         for (let pick = 0; pick < placesFor(base, mutation) && n < SWEEP_MAX; pick++) {
+          await check(method, url, mutate(base, mutation, pick), `${route} ${mutation} #${pick}`)
+          n++
+        }
+      }
+      // Prototype names beside the budget above: each once as an added key, the first six as a renamed one.
+      for (const [mutation, most] of [["proto-key", PROTOTYPE_KEYS.length], ["proto-rename", 6]] as const) {
+        for (let pick = 0; pick < Math.min(placesFor(base, mutation), most); pick++) {
           await check(method, url, mutate(base, mutation, pick), `${route} ${mutation} #${pick}`)
           n++
         }

@@ -78,8 +78,23 @@ export const arbitraryOf = (schema: JsonSchema | undefined, doc: unknown, hints:
 /** The issue's classes and a few more, applied to one place of a generated value. */
 export const MUTATIONS = [
   "none", "nul", "surrogate", "nul-key", "surrogate-key", "huge-number", "negative-huge", "tiny-number", "deep", "many-keys",
-  "wrong-type", "extra-key", "oversize"
+  "wrong-type", "extra-key", "oversize", "proto-key", "proto-rename"
 ] as const
+
+/**
+ * Keys that name what every plain object inherits: a handler that indexes a plain object by a key from the request
+ * (`counts[key] ??= ...`, `details[field].push`) reads Object.prototype's member instead of nothing, or (`__proto__`,
+ * `constructor.prototype`) writes through to it.
+ */
+export const PROTOTYPE_KEYS: ReadonlyArray<string> = [
+  // The ones that break or pollute first (a sweep that stops early still tries them), then every other member.
+  ...new Set(["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", ...Object.getOwnPropertyNames(Object.prototype)])
+]
+/** What a prototype-named key carries: a string where a function is expected, and the pollution payloads. */
+const PROTOTYPE_VALUES: ReadonlyArray<unknown> = ["x", { polluted: "yes" }, { prototype: { polluted: "yes" } }, 1, null, []]
+/** Sets `key` as an own property, `__proto__` included (an assignment would set the object's prototype instead). */
+const defineKey = (o: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true })
 export type Mutation = typeof MUTATIONS[number]
 
 /** Replaced, once the body is JSON text, by an object nested 5,000 levels (built as text: no recursion anywhere). */
@@ -116,7 +131,7 @@ const renameKey = (p: Place, root: unknown, to: (k: string) => string): unknown 
   if (p.parent === undefined || Array.isArray(p.parent)) return root
   const parent = p.parent as Record<string, unknown>
   delete parent[p.key as string]
-  parent[to(p.key as string)] = p.value
+  defineKey(parent, to(p.key as string), p.value)
   return root
 }
 
@@ -161,6 +176,13 @@ export const mutate = (value: unknown, mutation: Mutation, pick: number): unknow
       return at((p) => isObject(p.value), (p) => ((p.value as Record<string, unknown>)["unexpected\u0000key"] = "\ud800", root))
     case "oversize":
       return isObject(root) ? { ...(root as object), padding: OVERSIZE } : root
+    // A prototype-named key added beside the object's own (each name with each payload as `pick` cycles), or one of its
+    // keys renamed to a prototype name (the value then has the type the field wanted).
+    case "proto-key":
+      return at((p) => isObject(p.value), (p) => (defineKey(p.value as Record<string, unknown>,
+        PROTOTYPE_KEYS[pick % PROTOTYPE_KEYS.length]!, PROTOTYPE_VALUES[pick % PROTOTYPE_VALUES.length]), root))
+    case "proto-rename":
+      return at((p) => typeof p.key === "string" && p.parent !== undefined, (p) => renameKey(p, root, () => PROTOTYPE_KEYS[pick % PROTOTYPE_KEYS.length]!))
   }
 }
 
@@ -174,7 +196,11 @@ export const placesFor = (value: unknown, mutation: Mutation): number => {
       return places.filter(isText).length
     case "nul-key":
     case "surrogate-key":
+    case "proto-rename":
       return places.filter((p) => typeof p.key === "string" && p.parent !== undefined).length
+    // Every object place, with each prototype name once.
+    case "proto-key":
+      return places.filter((p) => isObject(p.value)).length * PROTOTYPE_KEYS.length
     case "huge-number":
     case "negative-huge":
     case "tiny-number":
