@@ -1,22 +1,35 @@
 import { Effect, Layer, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { OpenApi } from "effect/http-api"
+import { Api } from "../../schemas/api.ts"
 import { Metrics, registry } from "../../core/observability/metrics.ts"
 import { toCoreErrorShape } from "./errorShape.ts"
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
 
-/** The route as a template, so ids in paths do not explode the metric's cardinality. */
+/**
+ * Every documented path as a matcher and its label (`/api/v1/unsubscribe/{token}` → `/api/v1/unsubscribe/:token`):
+ * literal paths first, so `/api/v1/reservations/batch` is not taken for a reservation id.
+ */
+const DOCUMENTED = Object.keys(OpenApi.fromApi(Api).paths)
+  .map((template) => ({
+    label: template.replace(/\{(\w+)\}/g, ":$1"),
+    pattern: new RegExp(`^${template.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("[^/]+")}$`),
+    params: (template.match(/\{/g) ?? []).length
+  }))
+  .sort((a, b) => a.params - b.params)
+
+/**
+ * The route as a template, never a value from the path: ids would explode the metric's cardinality, and some path
+ * values are credentials (an unsubscribe link's token, a source's webhook token). Documented routes by their
+ * document's template; the rest (OIDC, the SDK, probes) by rules.
+ */
 export const routeLabel = (path: string): string => {
-  const p = path.split("?")[0]!.replace(UUID, ":id")
-  return p
-    .replace(/^\/api\/v1\/reservations\/(?!batch$)[^/]+$/, "/api/v1/reservations/:reservation_id")
-    .replace(/^\/api\/webhooks\/cti\/[^/]+$/, "/api/webhooks/cti/:provider")
-    .replace(/^\/api\/v1\/webhooks\/[^/]+/, "/api/v1/webhooks/:id")
-    .replace(/^\/api\/contacts\/[^/]+/, "/api/contacts/:id")
-    .replace(/^\/api\/calls\/[^/]+$/, "/api/calls/:call_record_id")
-    // A webhook token is a credential: never a label on /metrics.
-    .replace(/^\/api\/v1\/website-events\/hooks\/[^/]+$/, "/api/v1/website-events/hooks/:token")
-    .replace(/^(\/(?:docs|openapi\.json|healthz|readyz|metrics))\/.*$/, "$1")
+  const bare = path.split("?")[0]!
+  const documented = DOCUMENTED.find((d) => d.pattern.test(bare))
+  if (documented !== undefined) return documented.label
+  // Not in the document (OIDC, the SDK, probes, unknown paths): ids out, probes' subpaths folded.
+  return bare.replace(UUID, ":id").replace(/^(\/(?:docs|openapi\.json|healthz|readyz|metrics))\/.*$/, "$1")
 }
 
 /**

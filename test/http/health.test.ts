@@ -41,7 +41,7 @@ describe("health, readiness and the contract", () => {
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toContain("text/plain")
     const text = String(res.body)
-    expect(text).toMatch(/gep_http_requests_total\{route="\/api\/v1\/reservations\/:reservation_id",method="GET",status="401"\} 1/)
+    expect(text).toMatch(/gep_http_requests_total\{route="\/api\/v1\/reservations\/:id",method="GET",status="401"\} 1/)
     for (const name of ["gep_http_request_duration_seconds_bucket", "gep_owned_partitions{actor=\"reservation\"}", "gep_mailbox_depth", "gep_live_actors", "gep_outbox_backlog", "gep_consumer_pending"]) {
       expect(text).toContain(name)
     }
