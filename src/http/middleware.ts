@@ -4,7 +4,8 @@ import { HttpApiMiddleware } from "effect/http-api"
 import { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
 import { Forbidden, Unauthorized, ValidationFailed } from "../../schemas/errors.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
-import { hasScope } from "../auth/keys.ts"
+import { displayPrefix, hasScope } from "../auth/keys.ts"
+import { noteCredential } from "./accessFacts.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { issueDetails, summarise } from "./issues.ts"
@@ -49,6 +50,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         }
         const principal = yield* keys.authenticate(token)
         if (!principal) return yield* Unauthorized.of("Unknown or revoked API key")
+        yield* noteCredential(principal.tenant_id, displayPrefix(token))
         const required = Option.getOrUndefined(Context.getOption(endpoint.annotations, RequiredScope))
         if (required !== undefined && !acceptedScopes(required).some((scope) => hasScope(principal.scopes, scope))) {
           return yield* scopeRefused(acceptedScopes(required))

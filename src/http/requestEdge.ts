@@ -1,4 +1,4 @@
-import { Effect, Exit, Layer, type Types } from "effect"
+import { Cause, Effect, Exit, Layer, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { OpenApi } from "effect/http-api"
 import { Api } from "../../schemas/api.ts"
@@ -8,6 +8,9 @@ import { IdempotencyStore, type KeyOf, type StoredAnswer } from "./idempotency/I
 import { Observability } from "./metrics.ts"
 import { methodNotAllowed, type RouteTable, routeTable } from "./methods.ts"
 import { requestIdOf, withRequestIdInBody } from "./requestId.ts"
+import { writeAccessLine } from "../../core/observability/accessLog.ts"
+import { AccessFacts, type AccessFactsShape } from "./accessFacts.ts"
+import { routeLabel } from "./metrics.ts"
 
 type Store = IdempotencyStore["Service"]
 
@@ -35,6 +38,21 @@ const settle = (store: Store, key: KeyOf, response: HttpServerResponse.HttpServe
   return done.pipe(Effect.catchCause((cause) => Effect.logWarning("idempotency key not settled", cause)))
 }
 
+/** The answer's access-log line; with no answer, 499 when the client went away, 500 for a defect past the error shape. */
+const accessLine = (
+  requestId: string, request: HttpServerRequest.HttpServerRequest, status: number,
+  response: HttpServerResponse.HttpServerResponse | undefined, started: number, facts: AccessFactsShape
+) => {
+  const body = response?.body
+  const length = response?.headers["content-length"]
+  writeAccessLine({
+    request_id: requestId, method: request.method, route: routeLabel(request.url), status,
+    duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    bytes: body?._tag === "Uint8Array" ? body.body.length : body?._tag === "Empty" ? 0 : length !== undefined ? Number(length) : null,
+    tenant_id: facts.tenant_id, key_prefix: facts.key_prefix
+  })
+}
+
 /**
  * What every answer of the server gets, around everything else (the error shape and metrics run inside): an
  * X-Request-Id (the caller's when well-formed, else a new one), also as `error.request_id` in error bodies and as
@@ -45,13 +63,19 @@ export const requestEdge = (options: { readonly routes?: RouteTable; readonly st
   (app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const started = performance.now()
       const requestId = requestIdOf(request.headers["x-request-id"])
       const slot = { pending: undefined as KeyOf | undefined }
+      const facts: AccessFactsShape = { tenant_id: null, key_prefix: null }
       const exit = yield* app.pipe(
         Effect.provideService(IdempotencySlot, slot),
+        Effect.provideService(AccessFacts, facts),
         Effect.annotateLogs({ request_id: requestId }),
         // The client went away mid-request: no answer was decided, so a retry must run again.
-        Effect.onInterrupt(() => slot.pending !== undefined && options.store !== undefined ? settle(options.store, slot.pending, undefined) : Effect.void),
+        Effect.onInterrupt(() => Effect.andThen(
+          Effect.sync(() => accessLine(requestId, request, 499, undefined, started, facts)),
+          slot.pending !== undefined && options.store !== undefined ? settle(options.store, slot.pending, undefined) : Effect.void
+        )),
         Effect.exit
       )
       let response = Exit.isSuccess(exit) ? exit.value : undefined
@@ -62,6 +86,8 @@ export const requestEdge = (options: { readonly routes?: RouteTable; readonly st
       if (slot.pending !== undefined && options.store !== undefined) {
         yield* settle(options.store, slot.pending, response).pipe(Effect.annotateLogs({ request_id: requestId }))
       }
+      // An interrupted request has its line already (499, written as it was interrupted).
+      if (!(Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))) accessLine(requestId, request, response?.status ?? 500, response, started, facts)
       if (response === undefined) return yield* (exit as Exit.Exit<never, Types.unhandled>)
       return HttpServerResponse.setHeader(response, "x-request-id", requestId)
     })

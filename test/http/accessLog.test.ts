@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { accessLogShare } from "../../core/observability/accessLog.ts"
+import { displayPrefix } from "../../src/auth/keys.ts"
+import { createCtiIntegration, createKey, createTenant, type HttpResult, request, startPlatform, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+
+// The platform runs in this process: every line it writes on stderr is captured here, access log and the rest.
+const written: Array<string> = []
+const originalWrite = process.stderr.write.bind(process.stderr)
+let platform: RunningPlatform
+let tenant: TestTenant
+/** Every credential this file creates or sends: none may appear in any line. */
+const secrets: Array<string> = []
+
+beforeAll(async () => {
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: Array<any>) => {
+    written.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"))
+    return originalWrite(chunk as any, ...rest)
+  }) as typeof process.stderr.write
+  process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
+  platform = await startPlatform("accesslog")
+  tenant = await createTenant("accesslog")
+}, 60_000)
+afterAll(async () => {
+  process.stderr.write = originalWrite
+  delete process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK
+  await platform?.stop()
+})
+
+const accessLines = () => written.join("").split("\n").filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>)
+const lineOf = async (res: HttpResult) => {
+  const id = res.headers.get("x-request-id")!
+  for (let i = 0; i < 40; i++) {
+    const found = accessLines().filter((l) => l.request_id === id)
+    if (found.length > 0) return found
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  return []
+}
+
+describe("the access log", () => {
+  it("writes one line per answer: route template, status, duration, bytes, tenant and key prefix, never a credential", async () => {
+    const admin = (await createKey(tenant.tenant_id, ["*", "keys:manage"])).key
+    const cti = (await createCtiIntegration(tenant.tenant_id, "aircall")).token
+    secrets.push(tenant.live_key, tenant.test_key, admin, cti)
+    const sent: Array<{ res: HttpResult; route: string; tenant: boolean; prefix?: string }> = []
+    const call = async (method: string, path: string, route: string, options: Parameters<typeof request>[3] = {}, prefix?: string) => {
+      const res = await request(platform.baseUrl, method, path, options)
+      sent.push({ res, route, tenant: options.key !== undefined && res.status !== 401, ...(prefix === undefined ? {} : { prefix }) })
+      return res
+    }
+    // Credentials minted through the API: a key, a webhook secret of the partner's own and ours, a website source's keys.
+    const minted = await call("POST", "/api/v1/keys", "/api/v1/keys", { key: admin, body: { name: "access-log", scopes: ["guests:read"], mode: "live" } }, displayPrefix(admin))
+    expect(minted.status, JSON.stringify(minted.body)).toBe(201)
+    const partnerSecret = `whsec_${randomBytes(32).toString("base64")}`
+    const hook = await call("POST", "/api/v1/webhooks", "/api/v1/webhooks", { key: tenant.live_key, body: { url: "https://127.0.0.1:1/x", event_types: ["contact.created"], secret: partnerSecret } }, displayPrefix(tenant.live_key))
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201)
+    const source = await call("POST", "/api/v1/website-sources", "/api/v1/website-sources", { key: tenant.live_key, body: { name: "Access log site", allowed_origins: ["https://access.hotel.example"] } }, displayPrefix(tenant.live_key))
+    expect(source.status, JSON.stringify(source.body)).toBe(201)
+    secrets.push(minted.body.data.key, partnerSecret, hook.body.data.secret, source.body.server_key, source.body.webhook_token, source.body.browser_key)
+    // Credentials in a path, a query and a header; a key we do not know; a telephony token.
+    await call("POST", `/api/v1/website-events/hooks/${source.body.webhook_token}`, "/api/v1/website-events/hooks/:token", { body: { event: "cart.viewed" } })
+    await call("GET", `/api/v1/contacts?email=ana@example.com&token=${source.body.server_key}`, "/api/v1/contacts", { key: minted.body.data.key }, displayPrefix(minted.body.data.key))
+    const unknown = `svckr_${"Z".repeat(40)}`
+    secrets.push(unknown)
+    await call("GET", "/api/v1/contacts", "/api/v1/contacts", { key: unknown })
+    await call("POST", "/api/webhooks/cti", "/api/webhooks/cti", { key: cti, body: { event_type: "call_ringing", call_id: "acc-1", from_number: "+34600000001", to_number: "+34910000000" } })
+    await call("GET", "/nowhere/at/all", "/nowhere/at/all")
+
+    for (const { res, route, tenant: withTenant, prefix } of sent) {
+      const lines = await lineOf(res)
+      expect(lines.length, `${route} ${res.status}`).toBe(1)
+      const line = lines[0]!
+      expect(line).toMatchObject({ level: "info", method: expect.any(String), route, status: res.status })
+      expect(line.duration_ms).toBeGreaterThanOrEqual(0)
+      expect(Object.keys(line).sort()).toEqual(["bytes", "duration_ms", "key_prefix", "level", "method", "msg", "request_id", "route", "status", "tenant_id", "ts"])
+      expect(line.tenant_id).toBe(withTenant ? tenant.tenant_id : null)
+      expect(line.key_prefix).toBe(prefix ?? null)
+    }
+    // Nothing the run created or sent as a credential is in any line the platform wrote.
+    const all = written.join("")
+    expect(all.length).toBeGreaterThan(0)
+    for (const secret of secrets.filter((s) => typeof s === "string" && s.length > 0)) expect(all.includes(secret), "a credential was logged").toBe(false)
+  })
+
+  it("GEP_ACCESS_LOG: on by default, off, or the share of answers written", () => {
+    expect([undefined, "", "on", "off", "0.25", "1", "2", "x"].map(accessLogShare)).toEqual([1, 1, 1, 0, 0.25, 1, 1, 1])
+  })
+})
