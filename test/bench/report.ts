@@ -494,12 +494,24 @@ const readsAnalysis = (rd: Json): Array<string> => {
     const per = (cores: number) => n((cores * 1000) / Math.max(1, x.achieved_per_s), 2)
     const slow = Object.values(x.over_20ms_by_second ?? {}).reduce((a: number, b) => a + (b as number), 0) as number
     const seconds = Object.keys(x.over_20ms_by_second ?? {}).length
+    // The slow answers sent in a second whose ingress paused (GC, or an event-loop delay) for 20 ms or more.
+    const series = (x.cores_by_second ?? []) as Array<Record<string, number>>
+    const paused = (t: string) => {
+      const c = series[Number(t)]
+      return c !== undefined && ((c.ingress_gc_ms ?? 0) >= 20 || (c.ingress_loop_max_ms ?? 0) >= 20)
+    }
+    const inPauses = Object.entries(x.over_20ms_by_second ?? {}).filter(([t]) => paused(t)).reduce((a, [, c]) => a + (c as number), 0)
+    const gcSeconds = series.filter((c) => c.ingress_gc_ms !== undefined)
     out.push(
       `${name} reads: p50 ${n(x.latency_ms.p50, 1)} ms, p99 ${n(x.latency_ms.p99, 1)} ms (${x.latency_ms.p99 <= 20 ? "within" : "over"} the 20 ms target); ` +
         `each read cost ${per(c.ingress)} ms of ingress CPU and ${per(c.postgres)} ms of PostgreSQL's (the load generator ${per(c.bench)} ms more) with ` +
         `${c.machine_busy} of ${c.machine_cores} cores busy (${c.other} by other processes) and run-queue waits ingress ${o.sched?.ingress?.run_queue_wait ?? "–"}, ` +
         `PostgreSQL ${o.sched?.postgres?.run_queue_wait ?? "–"} of wall time; ${n(slow)} answers over 20 ms, spread over ${seconds} of the ${n(x.duration_s)} seconds` +
-        (seconds >= 0.5 * x.duration_s ? ": a spread, not a burst, which is what queueing for two shared cores looks like." : ".")
+        (seconds >= 0.5 * x.duration_s ? ": a spread, not a burst." : ".") +
+        (gcSeconds.length === 0 ? "" :
+          ` The ingress spent ${n(gcSeconds.reduce((a, c) => a + c.ingress_gc_ms!, 0) / gcSeconds.length, 1)} ms a second in garbage collection ` +
+          `(at most ${n(Math.max(...gcSeconds.map((c) => c.ingress_gc_ms!)), 1)} ms in one second, longest event-loop delay ${n(Math.max(...gcSeconds.map((c) => c.ingress_loop_max_ms ?? 0)), 1)} ms); ` +
+          `${n(inPauses)} of the ${n(slow)} slow answers were sent in a second where it paused 20 ms or more.`)
     )
   }
   const ip = rd.ingress_profile
