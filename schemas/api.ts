@@ -39,6 +39,7 @@ import {
 export { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
 export { BodyLimit, BodyLimits } from "./limits.ts"
 import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { operationScopes, withScopes } from "./scopeDocument.ts"
 
 /** Reservations are read by a booking integration (bookings:read) and by a guest-facing one (guests:read) alike. */
 const RESERVATION_READ_SCOPES = ["bookings:read", "guests:read"] as const
@@ -274,7 +275,7 @@ const ApiContract = HttpApi.make("gep")
 // that refuse them (the channels), which keep the generator's `additionalProperties: false` (openBodies.ts).
 export const Api = ApiContract.annotate(OpenApi.Transform, (spec) => describeEdge({
   ...spec,
-  paths: { ...openAcceptingBodies(spec, refusingOperations(ApiContract)), ...RawRoutePaths } as typeof spec.paths,
+  paths: { ...withScopes(openAcceptingBodies(spec, refusingOperations(ApiContract)), operationScopes(ApiContract)), ...RawRoutePaths } as typeof spec.paths,
   components: { ...spec.components, schemas: { ...RawRouteComponents, ...spec.components.schemas } },
   tags: documentedTags(spec.tags),
   webhooks: {
