@@ -14,6 +14,7 @@ import { logDelivery } from "./deliveryLog.ts"
 import { judgeOne } from "./judge.ts"
 import { Catalogue } from "./Catalogue.ts"
 import type { Credential } from "./WebSources.ts"
+import { noteCredential } from "../http/accessFacts.ts"
 
 export const SERVER_BODY_LIMIT = 64 * 1024
 export const WEBHOOK_BODY_LIMIT = 256 * 1024
@@ -65,6 +66,7 @@ export const ingest = Effect.fn("Website.ingest")(function*(i: Ingest) {
   const fail = (code: RequestErrorCode, detail?: string, retryAfter?: number, extra: Record<string, string> = {}) =>
     log(statusOfCode(code), code).pipe(Effect.as(requestError(code, { ...headers, ...extra }, detail, retryAfter)))
 
+  yield* noteCredential(source.scope.tenant_id, null)
   if (source.feature_disabled) return yield* fail("feature_disabled")
   if (source.disabled) return yield* fail("source_disabled")
   if (credential.kind === "browser" && (i.origin === undefined || !source.allowed_origins.includes(i.origin))) {

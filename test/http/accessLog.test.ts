@@ -59,7 +59,8 @@ describe("the access log", () => {
     expect(source.status, JSON.stringify(source.body)).toBe(201)
     secrets.push(minted.body.data.key, partnerSecret, hook.body.data.secret, source.body.server_key, source.body.webhook_token, source.body.browser_key)
     // Credentials in a path, a query and a header; a key we do not know; a telephony token.
-    await call("POST", `/api/v1/website-events/hooks/${source.body.webhook_token}`, "/api/v1/website-events/hooks/:token", { body: { event: "cart.viewed" } })
+    const hooked = await call("POST", `/api/v1/website-events/hooks/${source.body.webhook_token}`, "/api/v1/website-events/hooks/:token", { body: { event: "cart.viewed" } })
+    sent[sent.length - 1] = { res: hooked, route: "/api/v1/website-events/hooks/:token", tenant: true }
     await call("GET", `/api/v1/contacts?email=ana@example.com&token=${source.body.server_key}`, "/api/v1/contacts", { key: minted.body.data.key }, displayPrefix(minted.body.data.key))
     const unknown = `svckr_${"Z".repeat(40)}`
     secrets.push(unknown)
