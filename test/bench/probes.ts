@@ -241,21 +241,25 @@ const pgCounters = async (sql: postgres.Sql, db: string): Promise<Record<string,
  */
 export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<string, { sum: number; count: number }>> => {
   const out: Record<string, { sum: number; count: number }> = {}
-  try {
-    const text = await (await fetch(`${baseUrl}/metrics`)).text()
-    for (const line of text.split("\n")) {
-      const m = /^gep_http_request_duration_seconds_(sum|count)\{([^}]*)\}\s+([\d.eE+-]+)$/.exec(line)
-      if (!m) continue
-      const route = /route="([^"]*)"/.exec(m[2]!)?.[1] ?? "?"
-      const status = /status="([^"]*)"/.exec(m[2]!)?.[1] ?? ""
-      if (!status.startsWith("2")) continue
-      const e = (out[route] ??= { sum: 0, count: 0 })
-      e[m[1] as "sum" | "count"] += Number(m[3])
-    }
-  } catch {
-    // metrics are optional evidence
+  for (const line of await metricsLines(baseUrl) ?? []) {
+    const m = /^gep_http_request_duration_seconds_(sum|count)\{([^}]*)\}\s+([\d.eE+-]+)$/.exec(line)
+    if (!m) continue
+    const route = /route="([^"]*)"/.exec(m[2]!)?.[1] ?? "?"
+    const status = /status="([^"]*)"/.exec(m[2]!)?.[1] ?? ""
+    if (!status.startsWith("2")) continue
+    const e = (out[route] ??= { sum: 0, count: 0 })
+    e[m[1] as "sum" | "count"] += Number(m[3])
   }
   return out
+}
+
+/** The lines of a process's GET /metrics (Prometheus text); undefined when it does not answer (metrics are optional evidence). */
+const metricsLines = async (baseUrl: string): Promise<Array<string> | undefined> => {
+  try {
+    return (await (await fetch(`${baseUrl}/metrics`)).text()).split("\n")
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -263,20 +267,17 @@ export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<strin
  * longest delay since the last scrape (prom-client resets that histogram on each scrape).
  */
 export const scrapePauses = async (baseUrl: string): Promise<{ gc_s: Record<string, number>; loop_max_ms: number } | undefined> => {
-  try {
-    const text = await (await fetch(`${baseUrl}/metrics`)).text()
-    const gc_s: Record<string, number> = {}
-    let loop_max_ms = 0
-    for (const line of text.split("\n")) {
-      const gc = /^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\}\s+([\d.eE+-]+)$/.exec(line)
-      if (gc) gc_s[gc[1]!] = Number(gc[2])
-      const lag = /^nodejs_eventloop_lag_max_seconds\s+([\d.eE+-]+)$/.exec(line)
-      if (lag) loop_max_ms = round(Number(lag[1]) * 1000, 1)
-    }
-    return { gc_s, loop_max_ms }
-  } catch {
-    return undefined // metrics are optional evidence
+  const lines = await metricsLines(baseUrl)
+  if (lines === undefined) return undefined
+  const gc_s: Record<string, number> = {}
+  let loop_max_ms = 0
+  for (const line of lines) {
+    const gc = /^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\}\s+([\d.eE+-]+)$/.exec(line)
+    if (gc) gc_s[gc[1]!] = Number(gc[2])
+    const lag = /^nodejs_eventloop_lag_max_seconds\s+([\d.eE+-]+)$/.exec(line)
+    if (lag) loop_max_ms = round(Number(lag[1]) * 1000, 1)
   }
+  return { gc_s, loop_max_ms }
 }
 
 /** Observes one phase: call `stop()` at its end. */
