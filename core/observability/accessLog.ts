@@ -2,7 +2,7 @@
  * The access log: one JSON line on stderr per HTTP answer, in the log lines' format (`ts`, `level`, `msg` first), with
  * what an operator joins and counts by and nothing a caller sent beyond it:
  *
- *   {"ts":"…","level":"info","msg":"request","request_id":"req_…","method":"GET","route":"/api/v1/contacts/:id",
+ *   {"ts":"…","level":"info","msg":"request","request_id":"req_…","method":"GET","route":"/api/v1/contacts/:contact_id",
  *    "status":200,"duration_ms":3.1,"bytes":2114,"tenant_id":"…","key_prefix":"svckr_AbCd"}
  *
  * `route` is the route's template (never the path: some path values are tokens), `key_prefix` the key's display
