@@ -67,6 +67,10 @@ export const buildProvider = (input: ProviderInput): Provider => {
     scopes: ["openid", "email", "profile", "loyalty"],
     features: {
       devInteractions: { enabled: false },
+      // On by default in oidc-provider 9, and advertised by discovery, but not what the platform offers: the member
+      // routes take `Bearer` tokens only (no DPoP binding) and authorisation starts at /auth (no pushed requests).
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       revocation: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource: logoutPage, postLogoutSuccessSource: signedOutPage }
@@ -84,9 +88,11 @@ export const buildProvider = (input: ProviderInput): Provider => {
       await grant.save()
       return grant
     },
-    // Every token is bound to the session (logout trap 1) and there are no refresh tokens (nothing outlives sign-out).
+    // Every token is bound to the session (logout trap 1) and there are no refresh tokens (nothing outlives sign-out):
+    // no client may hold the refresh_token grant (clientDefaults, registration through the API) and the default
+    // issueRefreshToken issues none without it. Overriding issueRefreshToken would make oidc-provider add the
+    // refresh_token grant to discovery's grant_types_supported.
     expiresWithSession: async () => true,
-    issueRefreshToken: async () => false,
     ttl: { AccessToken: 900, IdToken: 3600, AuthorizationCode: 60, Interaction: 1800, Session: 14 * 86400, Grant: 14 * 86400 },
     renderError: async (ctx, out) => {
       ctx.type = "application/json"

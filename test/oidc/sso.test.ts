@@ -131,6 +131,20 @@ describe("refusals", () => {
   const authorize = (params: Record<string, string>) =>
     fetch(`${issuer}/auth?${new URLSearchParams({ client_id: rpA.client_id, response_type: "code", scope: "openid", state: "x", ...params })}`, { redirect: "manual" })
 
+  // A relying party builds itself from discovery: what it advertises must exist, and what does not exist must not be advertised.
+  it("discovery advertises only what the platform offers: every endpoint it names is in /openapi.json; no refresh tokens, pushed requests or DPoP", async () => {
+    const meta = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json() as Record<string, unknown>
+    const documented = Object.keys(((await (await fetch(`${platform.baseUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> }).paths)
+    const endpoints = Object.entries(meta).filter(([k]) => k.endsWith("_endpoint") || k === "jwks_uri")
+    expect(endpoints.map(([k]) => k).sort()).toEqual(["authorization_endpoint", "end_session_endpoint", "jwks_uri", "revocation_endpoint", "token_endpoint", "userinfo_endpoint"])
+    for (const [name, url] of endpoints) expect(documented, name).toContain(new URL(url as string).pathname)
+    expect(meta.grant_types_supported).toEqual(["authorization_code"])
+    expect(meta.response_types_supported).toEqual(["code"])
+    expect(meta).not.toHaveProperty("pushed_authorization_request_endpoint")
+    expect(meta).not.toHaveProperty("dpop_signing_alg_values_supported")
+    expect((await fetch(`${issuer}/request`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "client_id=x" })).status).toBe(404)
+  })
+
   it("no PKCE, or plain PKCE, is refused", async () => {
     const cases: Array<Record<string, string>> = [{ redirect_uri: REDIRECT }, { redirect_uri: REDIRECT, code_challenge: "a".repeat(43), code_challenge_method: "plain" }]
     for (const params of cases) {
