@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../core/config/AppConfig.ts"
+import { Admission } from "./Admission.ts"
 import { Metrics } from "../core/observability/metrics.ts"
 import type { TenantScope } from "../core/TenantScope.ts"
 import type { ActorMessage, ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "./ActorProtocol.ts"
@@ -27,8 +28,14 @@ export class ActorRejected extends Data.TaggedError("ActorRejected")<{ readonly 
 /** The envelope is larger than one NATS message may be: nothing was published. */
 export class EnvelopeTooLarge extends Data.TaggedError("EnvelopeTooLarge")<{ readonly bytes: number; readonly maxBytes: number }> {}
 
+/**
+ * Refused before anything was published: this ingress already holds as many calls as its workers answer in time, or
+ * the tenant its share of them (streams/Admission.ts). Nothing was queued or stored; safe to retry later.
+ */
+export class Overloaded extends Data.TaggedError("Overloaded")<{ readonly reason: "process" | "tenant" }> {}
+
 /** Why an actor call has no domain answer. */
-export type ActorCallFailure = NotConfirmed | ActorDefect | ActorRejected | EnvelopeTooLarge
+export type ActorCallFailure = NotConfirmed | ActorDefect | ActorRejected | EnvelopeTooLarge | Overloaded
 
 /** One method per message: the committed domain answer, a domain error, or why it could not be confirmed. */
 export type Client<M extends Messages> = {
@@ -47,6 +54,7 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
   static readonly layer = Layer.effect(ActorClient, Effect.gen(function*() {
     const config = yield* AppConfig
     const { nc, js } = yield* Nats
+    const admission = yield* Admission
     const prefix = replyPrefix(config.namespace, randomUUID())
     const waiting = new Map<string, (reply: Reply) => void>()
     const sub = nc.subscribe(`${prefix}.*`, {
@@ -121,7 +129,12 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
           tag,
           Effect.fn(`ActorClient.${protocol.name}.${tag}`)(function*(payload: unknown) {
             yield* Effect.annotateCurrentSpan({ tenant_id: s.tenant_id, actor: protocol.name })
-            return yield* ask(protocol as never, tag, s, payload as never)
+            // The place is taken uninterruptibly and freed however the call ends (answered, timed out, interrupted).
+            return yield* Effect.acquireUseRelease(
+              admission.enter(s.tenant_id),
+              (place) => "refused" in place ? Effect.fail(new Overloaded({ reason: place.refused })) : ask(protocol as never, tag, s, payload as never),
+              (place) => Effect.sync(() => "leave" in place && place.leave())
+            )
           })
         ])) as Client<Messages>
         clients.set(protocol as never, make)

@@ -14,6 +14,7 @@ import { JourneyConfig } from "../../core/journey/JourneyConfig.ts"
 import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
+import { Admission } from "../../streams/Admission.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { ensureTopology } from "../../streams/topology.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
@@ -133,7 +134,9 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
   Layer.provide(Idempotency.layer),
-  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer]),
+  // One admission limit per process: the authentication's early refusal and the actor calls read the same one.
+  Layer.provide(Admission.layer)
 )
 
 export const IngressServer = (port: number) =>
@@ -148,7 +151,7 @@ const WorkerRole = Layer.mergeAll(
   MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer])),
   JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer)),
   AuctionSweeper.layer,
-  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]))
+  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer))
 ).pipe(Layer.provide(WebhookConfig.layer))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */

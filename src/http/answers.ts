@@ -37,8 +37,16 @@ const actorFailure = (e: ActorCallFailure): ActorFailureAnswer => {
       return PayloadTooLarge.of(e.maxBytes)
     case "ActorDefect":
       return InternalError.of("Internal error; the request was recorded for an operator")
+    case "Overloaded":
+      return overloaded(e.reason)
   }
 }
+
+/** Shed for overload (streams/Admission.ts): nothing was queued or stored, so the same request may simply be sent again. */
+export const overloaded = (reason: "process" | "tenant") =>
+  Unavailable.of(reason === "tenant"
+    ? "This account has as many requests in progress as its share of the platform allows; nothing was stored. Retry after Retry-After seconds"
+    : "The platform is at capacity; nothing was stored. Retry after Retry-After seconds", RETRY_AFTER_S)
 
 /** An actor call with its transport failures rendered as the core error shape. */
 export const answered = <A, E, R>(
@@ -50,7 +58,7 @@ export const answered = <A, E, R>(
     R
   >
 
-const ACTOR_CALL_FAILURES = new Set(["NotConfirmed", "ActorDefect", "ActorRejected", "EnvelopeTooLarge"])
+const ACTOR_CALL_FAILURES = new Set(["NotConfirmed", "ActorDefect", "ActorRejected", "EnvelopeTooLarge", "Overloaded"])
 const isActorCallFailure = (e: unknown): e is ActorCallFailure =>
   typeof e === "object" && e !== null && "_tag" in e && ACTOR_CALL_FAILURES.has(e._tag as string)
 

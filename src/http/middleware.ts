@@ -11,6 +11,8 @@ import { AppConfig } from "../../core/config/AppConfig.ts"
 import { issueDetails, summarise } from "./issues.ts"
 import { coreErrorResponse } from "./errorShape.ts"
 import { Idempotency } from "./idempotency/Idempotency.ts"
+import { Admission } from "../../streams/Admission.ts"
+import { overloaded } from "./answers.ts"
 
 export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ValidationErrors, (error) => {
   const details = issueDetails(error.cause.issue)
@@ -36,6 +38,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   const limiter = yield* RateLimiter
   const config = yield* AppConfig
   const idempotency = yield* Idempotency
+  const admission = yield* Admission
   return Authentication.of({
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.gen(function*() {
@@ -58,6 +61,13 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
         const decision = yield* limiter.take(principal.key_id, limit)
         if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, limit)
+        // Overload is refused here, before the body is read or decoded: a shed request costs the ingress next to nothing.
+        // Reads are let through (they go to PostgreSQL, not to the workers whose backlog the limit measures).
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (request.method !== "GET" && request.method !== "HEAD") {
+          const refused = yield* admission.refusal(principal.tenant_id)
+          if (refused !== undefined) return yield* overloaded(refused)
+        }
         // Past the key, its scope and its rate limit: an Idempotency-Key request may be answered from what is stored.
         const response = yield* idempotency.guard(principal, endpoint, Effect.provideService(httpEffect, CurrentPrincipal, principal))
         return HttpServerResponse.setHeaders(response, {

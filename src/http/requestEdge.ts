@@ -11,6 +11,7 @@ import { requestIdOf, withRequestIdInBody } from "./requestId.ts"
 import { writeAccessLine } from "../../core/observability/accessLog.ts"
 import { AccessFacts, type AccessFactsShape } from "./accessFacts.ts"
 import { routeLabel } from "./metrics.ts"
+import { AdmissionSlot } from "../../streams/Admission.ts"
 
 type Store = IdempotencyStore["Service"]
 
@@ -70,6 +71,7 @@ export const requestEdge = (options: { readonly routes?: RouteTable; readonly st
       const exit = yield* app.pipe(
         Effect.provideService(IdempotencySlot, slot),
         Effect.provideService(AccessFacts, facts),
+        Effect.provideService(AdmissionSlot, { admitted: false }),
         Effect.annotateLogs({ request_id: requestId }),
         // The client went away mid-request: no answer was decided, so a retry must run again.
         Effect.onInterrupt(() => Effect.andThen(

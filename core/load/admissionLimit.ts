@@ -1,0 +1,118 @@
+/**
+ * How many actor calls an ingress lets wait for their answers at once, adapted to what the workers behind it get
+ * through, so that an overload is refused at the door (503 at once) instead of queued until clients give up.
+ *
+ * Little's law: calls in flight = throughput × time each waits. Every `windowMs` in which the limit was in use (half
+ * of it or more held at some moment), the limit moves halfway to `throughput × targetMs`: what the workers completed
+ * per second times the wait aimed at. Saturated, the calls admitted therefore wait about `targetMs`; with room to
+ * spare, the measured throughput grows with the load and the limit with it; with nothing completing (workers away),
+ * it halves towards `min` every window. Per process: each ingress measures its own calls, so the limits add up as
+ * ingresses are added.
+ *
+ * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
+ * `ACTIVE_WINDOWS` windows, each may hold at most `tenantShare` of it. A tenant under its share is let in even when the
+ * limit is full, as long as another holds more than its share (that one is refused until it has drained to its
+ * share), so a partner arriving during another's burst is not refused for the burst.
+ */
+export interface AdmissionSettings {
+  /** The wait a saturated ingress aims its calls at (ms). */
+  readonly targetMs: number
+  readonly initial: number
+  readonly min: number
+  readonly max: number
+  /** The part of the limit one tenant may hold (0 < share <= 1). */
+  readonly tenantShare: number
+  readonly windowMs: number
+}
+
+/** How many windows a tenant's last request keeps it counted as active (contending for the shares). */
+const ACTIVE_WINDOWS = 4
+
+export const DEFAULT_ADMISSION: AdmissionSettings = { targetMs: 300, initial: 512, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 500 }
+
+/** Why a call was refused: this process is at its limit, or the caller's tenant is at its share. */
+export type Refusal = "process" | "tenant"
+
+export class AdmissionLimit {
+  limit: number
+  inFlight = 0
+  private readonly perTenant = new Map<string, number>()
+  private readonly lastAsked = new Map<string, number>()
+  private windowStart: number
+  private completed = 0
+  private peak = 0
+
+  readonly settings: AdmissionSettings
+
+  constructor(settings: AdmissionSettings, now: number) {
+    this.settings = settings
+    this.limit = Math.min(settings.max, Math.max(settings.min, settings.initial))
+    this.windowStart = now
+  }
+
+  /** The calls one tenant may hold. */
+  tenantCap(): number {
+    return Math.max(1, Math.floor(this.limit * this.settings.tenantShare))
+  }
+
+  /** Why a new call of the tenant would be refused now, or undefined when it would be admitted. Asking counts as activity. */
+  refusal(tenant: string, now: number): Refusal | undefined {
+    this.lastAsked.set(tenant, now)
+    const contended = this.othersActive(tenant, now)
+    const fair = contended ? this.tenantCap() : Math.floor(this.limit)
+    if ((this.perTenant.get(tenant) ?? 0) >= fair) return contended ? "tenant" : "process"
+    if (this.inFlight >= Math.floor(this.limit) && !(contended && this.someoneHoldsMoreThan(fair))) return "process"
+    return undefined
+  }
+
+  /**
+   * Takes a place for a call, or says why not. `admitted`: the call belongs to a request whose first call was let in
+   * (a batch's items): it is counted but never refused, so a request is admitted or refused whole.
+   */
+  enter(tenant: string, now: number, admitted = false): Refusal | undefined {
+    this.tick(now)
+    const refused = admitted ? undefined : this.refusal(tenant, now)
+    if (refused !== undefined) return refused
+    this.inFlight++
+    this.perTenant.set(tenant, (this.perTenant.get(tenant) ?? 0) + 1)
+    this.peak = Math.max(this.peak, this.inFlight)
+    return undefined
+  }
+
+  private othersActive(tenant: string, now: number): boolean {
+    const since = now - ACTIVE_WINDOWS * this.settings.windowMs
+    for (const [other, at] of this.lastAsked) if (other !== tenant && at >= since) return true
+    for (const other of this.perTenant.keys()) if (other !== tenant) return true
+    return false
+  }
+
+  private someoneHoldsMoreThan(places: number): boolean {
+    for (const held of this.perTenant.values()) if (held > places) return true
+    return false
+  }
+
+  /** A call answered (or given up on): its place is free again. */
+  leave(tenant: string, now: number): void {
+    this.inFlight--
+    const held = (this.perTenant.get(tenant) ?? 1) - 1
+    if (held <= 0) this.perTenant.delete(tenant)
+    else this.perTenant.set(tenant, held)
+    this.completed++
+    this.tick(now)
+  }
+
+  private tick(now: number): void {
+    const elapsed = now - this.windowStart
+    if (elapsed < this.settings.windowMs) return
+    if (this.peak * 2 >= this.limit) {
+      const { min, max, targetMs } = this.settings
+      const aim = Math.min(max, Math.max(min, (this.completed / elapsed) * targetMs))
+      this.limit = Math.min(max, Math.max(min, (this.limit + aim) / 2))
+    }
+    this.windowStart = now
+    this.completed = 0
+    this.peak = this.inFlight
+    const since = now - ACTIVE_WINDOWS * this.settings.windowMs
+    for (const [tenant, at] of this.lastAsked) if (at < since) this.lastAsked.delete(tenant)
+  }
+}

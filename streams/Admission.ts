@@ -1,0 +1,68 @@
+import { Clock, Config, Context, Effect, Layer } from "effect"
+import { AdmissionLimit, DEFAULT_ADMISSION, type Refusal } from "../core/load/admissionLimit.ts"
+import { Metrics, sample } from "../core/observability/metrics.ts"
+
+/**
+ * Per request, whether its first actor call was admitted: the rest of its calls (a batch's items) are then never
+ * refused. Provided by the HTTP edge for every request; outside a request (a worker's own calls) there is no slot and
+ * no admission: only what partners send is shed.
+ */
+export interface AdmissionSlotShape {
+  admitted: boolean
+}
+export const AdmissionSlot = Context.Reference<AdmissionSlotShape | undefined>("app/streams/AdmissionSlot", { defaultValue: () => undefined })
+
+export interface AdmissionShape {
+  /** Why a request of the tenant would be refused now (checked before its body is read), or undefined. */
+  readonly refusal: (tenant: string) => Effect.Effect<Refusal | undefined>
+  /** A place for one actor call of a request (refused or counted), and the function that frees it. */
+  readonly enter: (tenant: string) => Effect.Effect<{ readonly refused: Refusal } | { readonly leave: () => void }>
+}
+
+const settings = Config.all({
+  targetMs: Config.Int("GEP_ADMISSION_TARGET_MS").pipe(Config.withDefault(DEFAULT_ADMISSION.targetMs)),
+  initial: Config.Int("GEP_ADMISSION_INITIAL").pipe(Config.withDefault(DEFAULT_ADMISSION.initial)),
+  min: Config.Int("GEP_ADMISSION_MIN").pipe(Config.withDefault(DEFAULT_ADMISSION.min)),
+  max: Config.Int("GEP_ADMISSION_MAX").pipe(Config.withDefault(DEFAULT_ADMISSION.max)),
+  tenantShare: Config.Number("GEP_ADMISSION_TENANT_SHARE").pipe(Config.withDefault(DEFAULT_ADMISSION.tenantShare)),
+  windowMs: Config.succeed(DEFAULT_ADMISSION.windowMs)
+})
+
+/** This process's admission limit for partners' actor calls (core/load/admissionLimit.ts says how it adapts). */
+export class Admission extends Context.Service<Admission, AdmissionShape>()("app/streams/Admission") {
+  static readonly layer = Layer.effect(Admission, Effect.gen(function*() {
+    const limit = new AdmissionLimit(yield* settings, yield* Clock.currentTimeMillis)
+    const unsample = sample(Metrics.admissionLimit, (set) => {
+      set({ measure: "limit" }, Math.floor(limit.limit))
+      set({ measure: "in_flight" }, limit.inFlight)
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unsample))
+    const shed = (where: "edge" | "call", reason: Refusal) => Metrics.shed.inc({ where, reason })
+    return Admission.of({
+      refusal: (tenant) => Effect.clockWith((clock) => Effect.sync(() => {
+        const refused = limit.refusal(tenant, clock.currentTimeMillisUnsafe())
+        if (refused !== undefined) shed("edge", refused)
+        return refused
+      })),
+      enter: (tenant) => Effect.gen(function*() {
+        const slot = yield* AdmissionSlot
+        if (slot === undefined) return { leave: () => {} }
+        const clock = yield* Clock.Clock
+        const refused = limit.enter(tenant, clock.currentTimeMillisUnsafe(), slot.admitted)
+        if (refused !== undefined) {
+          shed("call", refused)
+          return { refused }
+        }
+        slot.admitted = true
+        let left = false
+        return {
+          leave: () => {
+            if (left) return
+            left = true
+            limit.leave(tenant, clock.currentTimeMillisUnsafe())
+          }
+        }
+      })
+    })
+  }))
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
+import { AdmissionLimit, DEFAULT_ADMISSION, type AdmissionSettings } from "../../../core/load/admissionLimit.ts"
+
+const settings: AdmissionSettings = { ...DEFAULT_ADMISSION }
+
+/**
+ * A FIFO server behind the limit, by the millisecond: `capacity` completions a second, none sooner than `serviceMs`
+ * after its arrival; `offered` arrivals a second. The accepted calls' waits, the refused count, and the limit seen.
+ */
+const simulate = (o: { offered: number; capacity: number; serviceMs: number; seconds: number; tenants?: number; tenantOf?: (i: number) => string }) => {
+  const limit = new AdmissionLimit(settings, 0)
+  const queue: Array<{ at: number; tenant: string }> = []
+  const waits: Array<number> = []
+  const acceptedBy = new Map<string, number>()
+  const refusedBy = new Map<string, number>()
+  let refused = 0, nextFree = 0, arrivals = 0
+  for (let now = 0; now < o.seconds * 1000; now++) {
+    for (; arrivals < ((now + 1) * o.offered) / 1000; arrivals++) {
+      const tenant = o.tenantOf?.(arrivals) ?? `t${arrivals % (o.tenants ?? 1)}`
+      const counts = limit.enter(tenant, now) === undefined ? (queue.push({ at: now, tenant }), acceptedBy) : (refused++, refusedBy)
+      counts.set(tenant, (counts.get(tenant) ?? 0) + 1)
+    }
+    // Completions due by now, in order: each takes 1000/capacity ms of the server, after its own service time.
+    while (queue.length > 0) {
+      const head = queue[0]!
+      const done = Math.max(head.at + o.serviceMs, nextFree + 1000 / o.capacity)
+      if (done > now) break
+      nextFree = done
+      queue.shift()
+      limit.leave(head.tenant, now)
+      if (head.at > 2_000) waits.push(now - head.at)
+    }
+  }
+  waits.sort((a, b) => a - b)
+  return { waits, refused, limit, acceptedBy, refusedBy, p99: waits[Math.floor(waits.length * 0.99)]!, throughput: waits.length / (o.seconds - 2) }
+}
+
+describe("AdmissionLimit", () => {
+  it("at 3x what the server completes, the calls let in wait about the target and the server stays busy", () => {
+    const run = simulate({ offered: 2_400, capacity: 800, serviceMs: 20, seconds: 20, tenants: 3 })
+    expect(run.p99).toBeLessThan(2 * settings.targetMs)
+    expect(run.throughput).toBeGreaterThan(0.95 * 800)
+    expect(run.refused).toBeGreaterThan(0)
+  })
+
+  it("one tenant's flood (2,000/s) beside another's steady 100/s, at 800/s capacity: the steady one is never refused", () => {
+    const run = simulate({ offered: 2_100, capacity: 800, serviceMs: 20, seconds: 20, tenantOf: (i) => i % 21 === 0 ? "steady" : "flood" })
+    expect(run.refusedBy.get("steady") ?? 0).toBe(0)
+    expect(run.acceptedBy.get("steady")).toBe(2_000)
+    expect(run.refusedBy.get("flood")).toBeGreaterThan(0)
+    expect(run.throughput).toBeGreaterThan(0.95 * 800)
+  })
+
+  it("below capacity nothing is refused", () => {
+    const run = simulate({ offered: 600, capacity: 800, serviceMs: 20, seconds: 10 })
+    expect(run.refused).toBe(0)
+    expect(run.p99).toBeLessThan(100)
+  })
+
+  it("with nothing completing (workers away), the limit halves towards its minimum", () => {
+    const limit = new AdmissionLimit(settings, 0)
+    for (let now = 0; now < 10_000; now += 10) while (limit.enter("t", now) === undefined);
+    expect(Math.floor(limit.limit)).toBe(settings.min)
+    expect(limit.inFlight).toBeLessThanOrEqual(DEFAULT_ADMISSION.initial)
+  })
+
+  it("a tenant alone may use the whole limit", () => {
+    const limit = new AdmissionLimit(settings, 0)
+    let held = 0
+    while (limit.enter("alone", 0) === undefined) held++
+    expect(held).toBe(Math.floor(limit.limit))
+    expect(limit.enter("alone", 0)).toBe("process")
+  })
+
+  it("once another tenant asks, a tenant over its share is refused and the newcomer is let in, even at a full limit", () => {
+    const limit = new AdmissionLimit(settings, 0)
+    while (limit.enter("busy", 0) === undefined);
+    expect(limit.enter("quiet", 1)).toBeUndefined()
+    expect(limit.enter("busy", 2)).toBe("tenant")
+    // The burst drains to its share; then the limit is shared: busy refused at its share, quiet still let in.
+    for (let i = 0; limit.inFlight > limit.tenantCap() + 1; i++) limit.leave("busy", 3)
+    expect(limit.enter("busy", 4)).toBe("tenant")
+    expect(limit.enter("quiet", 5)).toBeUndefined()
+    // Long after the newcomer's last request, the busy tenant has the whole limit again.
+    limit.leave("quiet", 6)
+    limit.leave("quiet", 6)
+    expect(limit.enter("busy", 10_000)).toBeUndefined()
+  })
+
+  it("contended, a tenant holds at most its share", () => {
+    const limit = new AdmissionLimit(settings, 0)
+    expect(limit.refusal("quiet", 0)).toBeUndefined()
+    let held = 0
+    while (limit.enter("busy", 1) === undefined) held++
+    expect(held).toBe(limit.tenantCap())
+  })
+
+  it("a call of an admitted request is never refused, and counts", () => {
+    const limit = new AdmissionLimit({ ...settings, tenantShare: 1 }, 0)
+    while (limit.enter("t", 0) === undefined);
+    const before = limit.inFlight
+    expect(limit.enter("t", 0)).toBe("process")
+    expect(limit.enter("t", 0, true)).toBeUndefined()
+    expect(limit.inFlight).toBe(before + 1)
+  })
+
+  it("whatever the arrivals and completions: the limit stays within its bounds and places balance", () => {
+    fc.assert(fc.property(
+      fc.array(fc.record({ gap: fc.nat(2_000), tenant: fc.constantFrom("a", "b", "c"), leave: fc.boolean(), admitted: fc.boolean() }), { maxLength: 400 }),
+      (steps) => {
+        const limit = new AdmissionLimit(settings, 0)
+        const held: Array<string> = []
+        let now = 0
+        for (const step of steps) {
+          now += step.gap
+          const enteredBefore = limit.inFlight
+          if (step.leave && held.length > 0) limit.leave(held.shift()!, now)
+          else if (limit.enter(step.tenant, now, step.admitted) === undefined) {
+            held.push(step.tenant)
+            if (!step.admitted) expect(enteredBefore).toBeLessThan(Math.floor(limit.limit) + 1)
+          }
+          expect(limit.inFlight).toBe(held.length)
+          expect(limit.limit).toBeGreaterThanOrEqual(settings.min)
+          expect(limit.limit).toBeLessThanOrEqual(settings.max)
+        }
+      }
+    ))
+  })
+})
