@@ -15,6 +15,8 @@ import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { Admission } from "../../streams/Admission.ts"
+import { LoopPressure } from "../http/LoopPressure.ts"
+import { sheddingServer } from "../http/sheddingServer.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { ensureTopology } from "../../streams/topology.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
@@ -139,10 +141,12 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide(Admission.layer)
 )
 
+/** The API's HTTP server, which turns writes away at the socket while its event loop is behind (LoopPressure). */
 export const IngressServer = (port: number) =>
-  HttpRouter.serve(ApiRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host: "0.0.0.0" }))
-  )
+  Layer.unwrap(Effect.map(LoopPressure, (pressure) =>
+    HttpRouter.serve(ApiRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(NodeHttpServer.layer(() => sheddingServer(pressure.saturated), { port, host: "0.0.0.0" }))
+    ))).pipe(Layer.provide(LoopPressure.layer))
 
 /** What a worker process runs: the actors, outbound webhook delivery, message delivery to guests, and journey clocks. */
 const WorkerRole = Layer.mergeAll(

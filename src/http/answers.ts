@@ -42,11 +42,14 @@ const actorFailure = (e: ActorCallFailure): ActorFailureAnswer => {
   }
 }
 
-/** Shed for overload (streams/Admission.ts): nothing was queued or stored, so the same request may simply be sent again. */
-export const overloaded = (reason: "process" | "tenant") =>
-  Unavailable.of(reason === "tenant"
+/** What a request shed for overload is told (streams/Admission.ts, src/http/sheddingServer.ts). */
+export const overloadedMessage = (reason: "process" | "tenant") =>
+  reason === "tenant"
     ? "This account has as many requests in progress as its share of the platform allows; nothing was stored. Retry after Retry-After seconds"
-    : "The platform is at capacity; nothing was stored. Retry after Retry-After seconds", RETRY_AFTER_S)
+    : "The platform is at capacity; nothing was stored. Retry after Retry-After seconds"
+
+/** Shed for overload: nothing was queued or stored, so the same request may simply be sent again. */
+export const overloaded = (reason: "process" | "tenant") => Unavailable.of(overloadedMessage(reason), RETRY_AFTER_S)
 
 /** An actor call with its transport failures rendered as the core error shape. */
 export const answered = <A, E, R>(

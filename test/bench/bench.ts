@@ -7,7 +7,7 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
+ * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
  * BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), NATS_URL, DATABASE_URL.
@@ -38,6 +38,7 @@ import { newsletterPhase } from "./newsletter.ts"
 import { contactReadsPhase } from "./contactReads.ts"
 import { messagesPhase } from "./messages.ts"
 import { loyaltyPhase } from "./loyalty.ts"
+import { overloadPhase, type OverloadResult } from "./overload.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { costModel, renderMarkdown, TARGETS } from "./report.ts"
 
@@ -196,7 +197,7 @@ const main = async () => {
     GEP_SSO_MEMBER_REQUESTS_PER_MINUTE: "1000000000",
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp"].some(want)
+  const needPlatform = ["single", "batch", "rates", "overload", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
   let loyalty: Awaited<ReturnType<typeof loyaltyPhase>> | undefined
@@ -214,6 +215,8 @@ const main = async () => {
   let long: Record<string, unknown> | undefined
   let afterLong: { load: LoadResult; observed: PhaseObservation } | undefined
   let explain: Awaited<ReturnType<typeof explainStatements>> | undefined
+  let overload: OverloadResult | undefined
+  let overloadObserved: PhaseObservation | undefined
 
   if (needPlatform) {
     worker = await serve(env, "worker", platformEnv, { inspect: settings.profile })
@@ -282,6 +285,27 @@ const main = async () => {
     if (want("rates") && phases.single) {
       sustainableRate = Math.max(10, Math.round((phases.single.load.reservations_per_s * 0.5) / 10) * 10)
       await openLoopPhase("rate_sustainable", sustainableRate)
+    }
+
+    // ---- overload: 3x the single-endpoint throughput, open loop; the excess must be shed, not queued ------------
+    if (want("overload") && phases.single) {
+      await waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
+      const overloadAgent = makeAgent(1024)
+      const obs = observe(deps)
+      overload = await overloadPhase({
+        agent: overloadAgent, target, sql, tenantId: tenant.tenant_id, payloads, sustainedPerS: phases.single.load.reservations_per_s,
+        multiple: 3, durationMs: settings.phase_s * 1000, drainMs: settings.drain_s * 1000,
+        drained: () => waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
+      })
+      overloadObserved = await obs.stop()
+      overloadAgent.destroy()
+      say("overload", {
+        offered_per_s: overload.offered_per_s, within_2s: overload.answered_within_2s_share, accepted_per_s: overload.accepted.per_s,
+        accepted_p99: overload.accepted.latency_ms.p99, shed: overload.shed.count, shed_p99: overload.shed.latency_ms.p99,
+        lost: overload.acknowledged_lost, unavailable_but_stored: overload.unavailable_but_stored, statuses: overload.load.statuses,
+        lag_ms: overload.load.max_schedule_lag_ms, cpu: overloadObserved.cpu_cores
+      })
+      await sleep(2_000)
     }
 
     // ---- (d) memory after BENCH_TOTAL reservations through the batch endpoint ----------------------------------
@@ -513,6 +537,13 @@ const main = async () => {
       [`errors_at_${r}`, rate(r) ? rate(r)!.failed + rate(r)!.missing_contact_ids : null]
     ])),
     sustainable_rate_per_s: sustainableRate ?? null,
+    overload_offered_per_s: overload?.offered_per_s ?? null,
+    overload_answered_within_2s_share: overload?.answered_within_2s_share ?? null,
+    overload_accepted_per_s: overload?.accepted.per_s ?? null,
+    overload_accepted_p99_ms: overload?.accepted.latency_ms.p99 ?? null,
+    overload_shed: overload?.shed.count ?? null,
+    overload_acknowledged_lost: overload?.acknowledged_lost ?? null,
+    overload: overload ? { ...overload, observed: overloadObserved } : null,
     p50_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p50 ?? null,
     p95_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p95 ?? null,
     p99_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p99 ?? null,
@@ -573,7 +604,10 @@ const main = async () => {
         cpu_ms_single: phases.single ? costModel(phases.single)?.cpu_ms_per_reservation.platform_total ?? null : null,
         cpu_ms_batch: phases.batch ? costModel(phases.batch)?.cpu_ms_per_reservation.platform_total ?? null : null,
         contact_read_p99_ms_at_200: reads?.profile.latency_ms.p99 ?? null,
-        timeline_read_p99_ms_at_200: reads?.timeline.latency_ms.p99 ?? null
+        timeline_read_p99_ms_at_200: reads?.timeline.latency_ms.p99 ?? null,
+        overload_answered_within_2s_share: overload?.answered_within_2s_share ?? null,
+        overload_accepted_p99_ms: overload?.accepted.latency_ms.p99 ?? null,
+        overload_acknowledged_lost: overload?.acknowledged_lost ?? null
       }[t.key]
       return { ...t, value, pass: value === null ? null : t.op === ">=" ? value >= t.limit : value <= t.limit }
     }),

@@ -266,6 +266,8 @@ export const openLoop = async (options: {
   readonly next: () => Job
   /** How long to wait for outstanding answers once the schedule is over; the rest count as unfinished. */
   readonly drainMs: number
+  /** Every answer as it is recorded (an unfinished request's with status 0), latency from the scheduled instant. */
+  readonly onAnswer?: (job: Job, outcome: Outcome, latencyMs: number) => void
 }): Promise<LoadResult> => {
   const tally = new Tally()
   const start = performance.now()
@@ -287,6 +289,7 @@ export const openLoop = async (options: {
         if (!pending.has(p)) return // given up at the drain deadline, already counted
         const end = performance.now()
         tally.record(job, outcome, end - scheduled, end - handed)
+        options.onAnswer?.(job, outcome, end - scheduled)
         pending.delete(p)
       })
       pending.set(p, { job, scheduled })
@@ -299,7 +302,10 @@ export const openLoop = async (options: {
   // Answers still missing at the deadline: unfinished, with their wait so far as a lower bound of their latency.
   const unfinished = pending.size
   const now = performance.now()
-  for (const { job, scheduled } of pending.values()) tally.record(job, { status: 0, body: "" }, now - scheduled)
+  for (const { job, scheduled } of pending.values()) {
+    tally.record(job, { status: 0, body: "" }, now - scheduled)
+    options.onAnswer?.(job, { status: 0, body: "" }, now - scheduled)
+  }
   pending.clear()
   const seconds = ((unfinished > 0 ? now : Math.max(now, scheduleEnd)) - start) / 1000
   return {

@@ -10,7 +10,11 @@ export const TARGETS = [
   { key: "worker_rss_mb", label: "worker RSS after the memory run, MB", op: "<=", limit: 250 },
   // Issue 24's read side, on the database part (d) filled.
   { key: "contact_read_p99_ms_at_200", label: "p99 latency of GET /api/v1/contacts/{id} at 200 requests/s, ms", op: "<=", limit: 20 },
-  { key: "timeline_read_p99_ms_at_200", label: "p99 latency of a contact's timeline (50 items) at 200 requests/s, ms", op: "<=", limit: 20 }
+  { key: "timeline_read_p99_ms_at_200", label: "p99 latency of a contact's timeline (50 items) at 200 requests/s, ms", op: "<=", limit: 20 },
+  // Issue 30's overload phase: 3x the single-endpoint throughput offered.
+  { key: "overload_answered_within_2s_share", label: "at 3x the sustained rate, share of requests answered within 2 s", op: ">=", limit: 1 },
+  { key: "overload_accepted_p99_ms", label: "at 3x the sustained rate, p99 latency of the writes let in, ms", op: "<=", limit: 1_000 },
+  { key: "overload_acknowledged_lost", label: "at 3x the sustained rate, acknowledged writes not stored", op: "<=", limit: 0 }
 ] as const
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the result is a plain JSON document built in bench.ts
@@ -453,6 +457,19 @@ export const analysis = (r: Json): Array<string> => {
         `${rs.observed.cpu_cores.machine_cores} cores busy; the ingress itself accounts for ${n(rs.observed.ingress_server_ms?.["/api/v1/reservations"]?.mean_ms, 1)} ms on average ` +
         `(its /metrics) of the ${n(l.latency_ms.mean, 1)} ms the client measured, and the transaction alone at 1 in flight takes p50 ` +
         `${n(txn?.txn_latency_1_in_flight_ms?.p50, 2)} ms.`
+    )
+  }
+  const ov = r.overload
+  if (ov) {
+    const l = ov.load
+    out.push(
+      `overload (${n(ov.offered_per_s)}/s offered, ${ov.multiple_of_sustained}x the single-endpoint throughput, for ${n(l.duration_s)} s): ` +
+        `${(ov.answered_within_2s_share * 100).toFixed(2)} % of requests answered within 2 s; ${n(ov.accepted.count)} writes let in ` +
+        `(${n(ov.accepted.per_s)}/s), p50 ${n(ov.accepted.latency_ms.p50, 1)} ms, p99 ${n(ov.accepted.latency_ms.p99, 1)} ms, max ` +
+        `${n(ov.accepted.latency_ms.max, 1)} ms; ${n(ov.shed.count)} answered 503 (p99 ${n(ov.shed.latency_ms.p99, 1)} ms), of which ` +
+        `${n(ov.unavailable_but_stored)} were stored anyway (queued, not confirmed in time); statuses ${JSON.stringify(l.statuses)}; ` +
+        `${n(ov.acknowledged_lost)} acknowledged writes missing; the generator ran at most ${n(l.max_schedule_lag_ms, 1)} ms behind its schedule` +
+        (ov.observed ? `; ${ov.observed.cpu_cores.machine_busy} of ${ov.observed.cpu_cores.machine_cores} cores busy.` : ".")
     )
   }
   const r1000 = phases.rate_1000

@@ -1,0 +1,53 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { writeAccessLine } from "../../core/observability/accessLog.ts"
+import { Metrics } from "../../core/observability/metrics.ts"
+import { overloadedMessage, RETRY_AFTER_S } from "./answers.ts"
+import { routeLabel } from "./metrics.ts"
+import { requestIdOf } from "./requestId.ts"
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"])
+
+/** Writes to the core API, which are what a saturated ingress turns away first (reads, probes and pages go on). */
+const shedable = (request: IncomingMessage) => !READS.has(request.method ?? "GET") && (request.url ?? "").startsWith("/api/v1/")
+
+/**
+ * The 503 written straight on the Node response: no router, no fiber, no body read (Node drains it after the answer, so
+ * the connection stays usable). The core error shape with its request id, as every other answer of the API.
+ */
+const shed = (request: IncomingMessage, response: ServerResponse, started: number) => {
+  const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
+  const body = JSON.stringify({
+    success: false,
+    error: { message: overloadedMessage("process"), code: "SERVICE_UNAVAILABLE", details: { retry_after_seconds: RETRY_AFTER_S }, request_id: requestId }
+  })
+  response.writeHead(503, {
+    "content-type": "application/json", "content-length": Buffer.byteLength(body), "retry-after": String(RETRY_AFTER_S), "x-request-id": requestId
+  })
+  response.end(body)
+  const route = routeLabel(request.url ?? "/")
+  Metrics.shed.inc({ where: "socket", reason: "process" })
+  Metrics.httpRequests.inc({ route, method: request.method ?? "", status: "503" })
+  writeAccessLine({
+    request_id: requestId, method: request.method ?? "", route, status: 503, duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    bytes: Buffer.byteLength(body), tenant_id: null, key_prefix: null
+  })
+}
+
+/**
+ * The ingress's HTTP server: while `saturated()` (its event loop is behind, src/http/LoopPressure.ts), a write to the
+ * core API is answered 503 with Retry-After as soon as Node has parsed its head, before the application sees it: a
+ * request turned away costs tens of microseconds instead of the half millisecond of routing, authentication and the
+ * error shape, so a flood cannot keep the loop behind and every request is answered in time.
+ */
+export const sheddingServer = (saturated: () => boolean): Server => {
+  const server = createServer()
+  const emit = server.emit
+  server.emit = function(this: Server, event: string | symbol, ...args: Array<unknown>) {
+    if (event === "request" && saturated() && shedable(args[0] as IncomingMessage)) {
+      shed(args[0] as IncomingMessage, args[1] as ServerResponse, performance.now())
+      return true
+    }
+    return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>)
+  } as Server["emit"]
+  return server
+}
