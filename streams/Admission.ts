@@ -13,6 +13,8 @@ export interface AdmissionSlotShape {
 export const AdmissionSlot = Context.Reference<AdmissionSlotShape | undefined>("app/streams/AdmissionSlot", { defaultValue: () => undefined })
 
 export interface AdmissionShape {
+  /** The number of calls admitted at once now. */
+  readonly limit: () => number
   /** Why a request of the tenant would be refused now (checked before its body is read), or undefined. */
   readonly refusal: (tenant: string) => Effect.Effect<Refusal | undefined>
   /** A place for one actor call of a request (refused or counted), and the function that frees it. */
@@ -39,6 +41,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("app
     yield* Effect.addFinalizer(() => Effect.sync(unsample))
     const shed = (where: "edge" | "call", reason: Refusal) => Metrics.shed.inc({ where, reason })
     return Admission.of({
+      limit: () => Math.floor(limit.limit),
       refusal: (tenant) => Effect.clockWith((clock) => Effect.sync(() => {
         const refused = limit.refusal(tenant, clock.currentTimeMillisUnsafe())
         if (refused !== undefined) shed("edge", refused)

@@ -15,7 +15,6 @@ import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
 import { Api } from "../../schemas/api.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { Admission } from "../../streams/Admission.ts"
-import { LoopPressure } from "../http/LoopPressure.ts"
 import { sheddingServer } from "../http/sheddingServer.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { ensureTopology } from "../../streams/topology.ts"
@@ -136,17 +135,21 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
   Layer.provide(Idempotency.layer),
-  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer]),
-  // One admission limit per process: the authentication's early refusal and the actor calls read the same one.
-  Layer.provide(Admission.layer)
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
 )
 
-/** The API's HTTP server, which turns writes away at the socket while its event loop is behind (LoopPressure). */
+/** Writes the ingress takes in beyond its admission limit: the ones being read and authenticated, refused or admitted there. */
+const WRITES_BEING_READ = 64
+
+/**
+ * The API's HTTP server. One admission limit per process: the server's bound on writes in the application, the
+ * authentication's early refusal and the actor calls all read the same one.
+ */
 export const IngressServer = (port: number) =>
-  Layer.unwrap(Effect.map(LoopPressure, (pressure) =>
+  Layer.unwrap(Effect.map(Admission, (admission) =>
     HttpRouter.serve(ApiRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provide(NodeHttpServer.layer(() => sheddingServer(pressure.saturated), { port, host: "0.0.0.0" }))
-    ))).pipe(Layer.provide(LoopPressure.layer))
+      Layer.provide(NodeHttpServer.layer(() => sheddingServer(() => admission.limit() + WRITES_BEING_READ), { port, host: "0.0.0.0" }))
+    ))).pipe(Layer.provide(Admission.layer))
 
 /** What a worker process runs: the actors, outbound webhook delivery, message delivery to guests, and journey clocks. */
 const WorkerRole = Layer.mergeAll(

@@ -34,18 +34,26 @@ const shed = (request: IncomingMessage, response: ServerResponse, started: numbe
 }
 
 /**
- * The ingress's HTTP server: while `saturated()` (its event loop is behind, src/http/LoopPressure.ts), a write to the
- * core API is answered 503 with Retry-After as soon as Node has parsed its head, before the application sees it: a
- * request turned away costs tens of microseconds instead of the half millisecond of routing, authentication and the
- * error shape, so a flood cannot keep the loop behind and every request is answered in time.
+ * The ingress's HTTP server, which bounds the writes to the core API it has in the application at once: beyond
+ * `bound()` (the admission limit, streams/Admission.ts, plus room for the ones being read and authenticated), a write
+ * is answered 503 with Retry-After as soon as Node has parsed its head. The admission limit alone refuses a write
+ * only once it is routed and its key checked, about half a millisecond of the ingress's time each, which a flood
+ * several times the workers' pace turns into a queue in the ingress's own sockets; turned away here, a request costs
+ * tens of microseconds. Reads, probes and the other families are never turned away here.
  */
-export const sheddingServer = (saturated: () => boolean): Server => {
+export const sheddingServer = (bound: () => number): Server => {
   const server = createServer()
   const emit = server.emit
+  let writes = 0
+  const done = () => void writes--
   server.emit = function(this: Server, event: string | symbol, ...args: Array<unknown>) {
-    if (event === "request" && saturated() && shedable(args[0] as IncomingMessage)) {
-      shed(args[0] as IncomingMessage, args[1] as ServerResponse, performance.now())
-      return true
+    if (event === "request" && shedable(args[0] as IncomingMessage)) {
+      if (writes >= bound()) {
+        shed(args[0] as IncomingMessage, args[1] as ServerResponse, performance.now())
+        return true
+      }
+      writes++
+      ;(args[1] as ServerResponse).once("close", done)
     }
     return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>)
   } as Server["emit"]
