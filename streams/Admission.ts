@@ -57,12 +57,14 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("app
           return { refused }
         }
         slot.admitted = true
+        const entered = clock.currentTimeMillisUnsafe()
         let left = false
         return {
           leave: () => {
             if (left) return
             left = true
-            limit.leave(tenant, clock.currentTimeMillisUnsafe())
+            const now = clock.currentTimeMillisUnsafe()
+            limit.leave(tenant, now, now - entered)
           }
         }
       })

@@ -2,12 +2,14 @@
  * How many actor calls an ingress lets wait for their answers at once, adapted to what the workers behind it get
  * through, so that an overload is refused at the door (503 at once) instead of queued until clients give up.
  *
- * Little's law: calls in flight = throughput × time each waits. Every `windowMs` in which the limit was in use (half
- * of it or more held at some moment), the limit moves halfway to `throughput × targetMs`: what the workers completed
- * per second times the wait aimed at. Saturated, the calls admitted therefore wait about `targetMs`; with room to
- * spare, the measured throughput grows with the load and the limit with it; with nothing completing (workers away),
- * it halves towards `min` every window. Per process: each ingress measures its own calls, so the limits add up as
- * ingresses are added.
+ * Little's law: calls in flight = throughput × time each waits. At the end of every `windowMs` in which the limit
+ * bound (it was reached, or a call was refused) or calls waited more than twice `targetMs` on average, the limit is
+ * aimed at `throughput × targetMs`: what the workers completed per second times the wait aimed at. It drops to the aim
+ * at once and rises halfway to it, so a flood is cut within a window and a recovery is probed. Saturated, the calls
+ * admitted wait about `targetMs`; with room to spare, the measured throughput grows with the load and the limit with
+ * it; with nothing completing (workers away), it falls to `min`. A closed loop of clients that never reaches the limit
+ * and waits less than twice the target is left alone: it queues no more than its own concurrency. Per process: each
+ * ingress measures its own calls, so the limits add up as ingresses are added.
  *
  * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
  * `ACTIVE_WINDOWS` windows, each may hold at most `tenantShare` of it. A tenant under its share is let in even when the
@@ -28,7 +30,7 @@ export interface AdmissionSettings {
 /** How many windows a tenant's last request keeps it counted as active (contending for the shares). */
 const ACTIVE_WINDOWS = 4
 
-export const DEFAULT_ADMISSION: AdmissionSettings = { targetMs: 300, initial: 512, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 500 }
+export const DEFAULT_ADMISSION: AdmissionSettings = { targetMs: 400, initial: 256, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 250 }
 
 /** Why a call was refused: this process is at its limit, or the caller's tenant is at its share. */
 export type Refusal = "process" | "tenant"
@@ -40,7 +42,9 @@ export class AdmissionLimit {
   private readonly lastAsked = new Map<string, number>()
   private windowStart: number
   private completed = 0
+  private waitedMs = 0
   private peak = 0
+  private bound = false
 
   readonly settings: AdmissionSettings
 
@@ -72,7 +76,10 @@ export class AdmissionLimit {
   enter(tenant: string, now: number, admitted = false): Refusal | undefined {
     this.tick(now)
     const refused = admitted ? undefined : this.refusal(tenant, now)
-    if (refused !== undefined) return refused
+    if (refused !== undefined) {
+      this.bound = true
+      return refused
+    }
     this.inFlight++
     this.perTenant.set(tenant, (this.perTenant.get(tenant) ?? 0) + 1)
     this.peak = Math.max(this.peak, this.inFlight)
@@ -91,26 +98,30 @@ export class AdmissionLimit {
     return false
   }
 
-  /** A call answered (or given up on): its place is free again. */
-  leave(tenant: string, now: number): void {
+  /** A call answered (or given up on) after waiting `waitedMs`: its place is free again. */
+  leave(tenant: string, now: number, waitedMs: number): void {
     this.inFlight--
     const held = (this.perTenant.get(tenant) ?? 1) - 1
     if (held <= 0) this.perTenant.delete(tenant)
     else this.perTenant.set(tenant, held)
     this.completed++
+    this.waitedMs += waitedMs
     this.tick(now)
   }
 
   private tick(now: number): void {
     const elapsed = now - this.windowStart
     if (elapsed < this.settings.windowMs) return
-    if (this.peak * 2 >= this.limit) {
-      const { min, max, targetMs } = this.settings
+    const { min, max, targetMs } = this.settings
+    const queueing = this.completed > 0 && this.waitedMs / this.completed > 2 * targetMs
+    if (this.bound || this.peak >= Math.floor(this.limit) || queueing) {
       const aim = Math.min(max, Math.max(min, (this.completed / elapsed) * targetMs))
-      this.limit = Math.min(max, Math.max(min, (this.limit + aim) / 2))
+      this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
     }
     this.windowStart = now
     this.completed = 0
+    this.waitedMs = 0
+    this.bound = false
     this.peak = this.inFlight
     const since = now - ACTIVE_WINDOWS * this.settings.windowMs
     for (const [tenant, at] of this.lastAsked) if (at < since) this.lastAsked.delete(tenant)

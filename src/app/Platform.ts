@@ -138,6 +138,13 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
 )
 
+/**
+ * Connections waiting to be accepted. Node's default (511) overflowed in the bench's overload phase when a burst of
+ * clients opened connections while the ingress was busy: the kernel dropped their SYNs and the clients' retransmissions
+ * (1, 3, 7 s) became answers seconds late. Linux caps it at net.core.somaxconn (4096 here).
+ */
+const LISTEN_BACKLOG = 4096
+
 /** Writes the ingress takes in beyond its admission limit: the ones being read and authenticated, refused or admitted there. */
 const WRITES_BEING_READ = 64
 
@@ -148,7 +155,7 @@ const WRITES_BEING_READ = 64
 export const IngressServer = (port: number) =>
   Layer.unwrap(Effect.map(Admission, (admission) =>
     HttpRouter.serve(ApiRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provide(NodeHttpServer.layer(() => sheddingServer(() => admission.limit() + WRITES_BEING_READ), { port, host: "0.0.0.0" }))
+      Layer.provide(NodeHttpServer.layer(() => sheddingServer(() => admission.limit() + WRITES_BEING_READ), { port, host: "0.0.0.0", backlog: LISTEN_BACKLOG }))
     ))).pipe(Layer.provide(Admission.layer))
 
 /** What a worker process runs: the actors, outbound webhook delivery, message delivery to guests, and journey clocks. */

@@ -266,8 +266,8 @@ export const openLoop = async (options: {
   readonly next: () => Job
   /** How long to wait for outstanding answers once the schedule is over; the rest count as unfinished. */
   readonly drainMs: number
-  /** Every answer as it is recorded (an unfinished request's with status 0), latency from the scheduled instant. */
-  readonly onAnswer?: (job: Job, outcome: Outcome, latencyMs: number) => void
+  /** Every answer as it is recorded (an unfinished request's with status 0): latency from the scheduled instant, and that instant (ms into the run). */
+  readonly onAnswer?: (job: Job, outcome: Outcome, latencyMs: number, scheduledMs: number) => void
 }): Promise<LoadResult> => {
   const tally = new Tally()
   const start = performance.now()
@@ -289,7 +289,7 @@ export const openLoop = async (options: {
         if (!pending.has(p)) return // given up at the drain deadline, already counted
         const end = performance.now()
         tally.record(job, outcome, end - scheduled, end - handed)
-        options.onAnswer?.(job, outcome, end - scheduled)
+        options.onAnswer?.(job, outcome, end - scheduled, scheduled - start)
         pending.delete(p)
       })
       pending.set(p, { job, scheduled })
@@ -304,7 +304,7 @@ export const openLoop = async (options: {
   const now = performance.now()
   for (const { job, scheduled } of pending.values()) {
     tally.record(job, { status: 0, body: "" }, now - scheduled)
-    options.onAnswer?.(job, { status: 0, body: "" }, now - scheduled)
+    options.onAnswer?.(job, { status: 0, body: "" }, now - scheduled, scheduled - start)
   }
   pending.clear()
   const seconds = ((unfinished > 0 ? now : Math.max(now, scheduleEnd)) - start) / 1000

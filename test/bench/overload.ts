@@ -16,6 +16,8 @@ export interface OverloadResult {
   readonly answered_within_2s_share: number
   readonly accepted: { readonly count: number; readonly per_s: number; readonly latency_ms: ReturnType<Latencies["summary"]> }
   readonly shed: { readonly count: number; readonly latency_ms: ReturnType<Latencies["summary"]> }
+  /** Per second of the schedule: requests, 503s, and the slowest answer (ms) among those scheduled in it. */
+  readonly by_second: ReadonlyArray<{ readonly s: number; readonly requests: number; readonly shed: number; readonly max_ms: number }>
   /** Acknowledged (2xx) reservations not in the database afterwards: must be 0. */
   readonly acknowledged_lost: number
   /** 503 answers whose reservation was stored anyway (queued, then not confirmed in time); 0 when all were shed. */
@@ -42,13 +44,19 @@ export const overloadPhase = async (o: {
   const acknowledged: Array<string> = []
   const unavailable: Array<string> = []
   let within2s = 0
+  const seconds: Array<{ s: number; requests: number; shed: number; max_ms: number }> = []
   const idOf = (job: Job) => (JSON.parse(job.body) as { reservation_id: string }).reservation_id
   const ratePerS = Math.round(o.sustainedPerS * o.multiple)
   const load = await openLoop({
     agent: o.agent, target: o.target, ratePerS, durationMs: o.durationMs, drainMs: o.drainMs,
     next: () => ({ path: "/api/v1/reservations", body: JSON.stringify(stream.next()), items: 1 }),
-    onAnswer: (job, outcome, latencyMs) => {
+    onAnswer: (job, outcome, latencyMs, scheduledMs) => {
       if (outcome.status !== 0 && latencyMs <= 2_000) within2s++
+      const second = Math.floor(scheduledMs / 1000)
+      const bucket = seconds[second] ??= { s: second, requests: 0, shed: 0, max_ms: 0 }
+      bucket.requests++
+      if (outcome.status === 503) bucket.shed++
+      bucket.max_ms = Math.max(bucket.max_ms, Math.round(latencyMs))
       if (outcome.status >= 200 && outcome.status < 300) {
         accepted.add(latencyMs)
         acknowledged.push(idOf(job))
@@ -76,6 +84,7 @@ export const overloadPhase = async (o: {
     answered_within_2s_share: round(within2s / Math.max(1, load.requests), 4),
     accepted: { count: acceptedSummary.count, per_s: round(acceptedSummary.count / load.duration_s), latency_ms: acceptedSummary },
     shed: { count: shed.count, latency_ms: shed.summary() },
+    by_second: seconds.filter((b) => b !== undefined),
     acknowledged_lost: acknowledged.length - await storedOf(acknowledged),
     unavailable_but_stored: await storedOf(unavailable)
   }

@@ -8,7 +8,7 @@ const settings: AdmissionSettings = { ...DEFAULT_ADMISSION }
  * A FIFO server behind the limit, by the millisecond: `capacity` completions a second, none sooner than `serviceMs`
  * after its arrival; `offered` arrivals a second. The accepted calls' waits, the refused count, and the limit seen.
  */
-const simulate = (o: { offered: number; capacity: number; serviceMs: number; seconds: number; tenants?: number; tenantOf?: (i: number) => string }) => {
+const simulate = (o: { offered: number; capacity: number; serviceMs: number; seconds: number; tenants?: number; tenantOf?: (i: number) => string; fromMs?: number }) => {
   const limit = new AdmissionLimit(settings, 0)
   const queue: Array<{ at: number; tenant: string }> = []
   const waits: Array<number> = []
@@ -28,15 +28,52 @@ const simulate = (o: { offered: number; capacity: number; serviceMs: number; sec
       if (done > now) break
       nextFree = done
       queue.shift()
-      limit.leave(head.tenant, now)
-      if (head.at > 2_000) waits.push(now - head.at)
+      limit.leave(head.tenant, now, now - head.at)
+      if (head.at > (o.fromMs ?? 2_000)) waits.push(now - head.at)
     }
   }
   waits.sort((a, b) => a - b)
   return { waits, refused, limit, acceptedBy, refusedBy, p99: waits[Math.floor(waits.length * 0.99)]!, throughput: waits.length / (o.seconds - 2) }
 }
 
+/** `clients` each sending its next call as soon as the last is answered (a PMS's connection pool), at `capacity`/s. */
+const closedLoop = (o: { clients: number; capacity: number; serviceMs: number; seconds: number }) => {
+  const limit = new AdmissionLimit(settings, 0)
+  const queue: Array<{ at: number }> = []
+  let refused = 0, nextFree = 0, completed = 0, idle = o.clients
+  for (let now = 0; now < o.seconds * 1000; now++) {
+    for (; idle > 0; idle--) {
+      if (limit.enter("pms", now) === undefined) queue.push({ at: now })
+      else refused++ // refused at once: the client's next try is at the next millisecond
+    }
+    while (queue.length > 0) {
+      const head = queue[0]!
+      const done = Math.max(head.at + o.serviceMs, nextFree + 1000 / o.capacity)
+      if (done > now) break
+      nextFree = done
+      queue.shift()
+      limit.leave("pms", now, now - head.at)
+      completed++
+      idle++
+    }
+  }
+  return { refused, completed, limit }
+}
+
 describe("AdmissionLimit", () => {
+  it("a flood from a standing start (the initial limit) is cut within a window: every call let in is answered within 2 s", () => {
+    for (const capacity of [200, 800]) {
+      const run = simulate({ offered: 3 * capacity, capacity, serviceMs: 20, seconds: 10, fromMs: -1 })
+      expect(run.waits[run.waits.length - 1]!, `capacity ${capacity}`).toBeLessThan(2_000)
+    }
+  })
+
+  it("a closed loop of 128 clients waiting ~500 ms for a slow platform (250/s) is never refused: it queues no more than itself", () => {
+    const run = closedLoop({ clients: 128, capacity: 250, serviceMs: 20, seconds: 20 })
+    expect(run.refused).toBe(0)
+    expect(run.completed).toBeGreaterThan(0.95 * 250 * 20)
+  })
+
   it("at 3x what the server completes, the calls let in wait about the target and the server stays busy", () => {
     const run = simulate({ offered: 2_400, capacity: 800, serviceMs: 20, seconds: 20, tenants: 3 })
     expect(run.p99).toBeLessThan(2 * settings.targetMs)
@@ -79,13 +116,13 @@ describe("AdmissionLimit", () => {
     expect(limit.enter("quiet", 1)).toBeUndefined()
     expect(limit.enter("busy", 2)).toBe("tenant")
     // The burst drains to its share; then the limit is shared: busy refused at its share, quiet still let in.
-    for (let i = 0; limit.inFlight > limit.tenantCap() + 1; i++) limit.leave("busy", 3)
+    for (let i = 0; limit.inFlight > limit.tenantCap() + 1; i++) limit.leave("busy", 3, 3)
     expect(limit.enter("busy", 4)).toBe("tenant")
     expect(limit.enter("quiet", 5)).toBeUndefined()
-    // Long after the newcomer's last request, the busy tenant has the whole limit again.
-    limit.leave("quiet", 6)
-    limit.leave("quiet", 6)
-    expect(limit.enter("busy", 10_000)).toBeUndefined()
+    // Long after the newcomer's last request, the busy tenant is no longer held to a share (only to the limit).
+    limit.leave("quiet", 6, 5)
+    limit.leave("quiet", 6, 5)
+    expect(limit.refusal("busy", 10_000)).toBe(limit.inFlight >= Math.floor(limit.limit) ? "process" : undefined)
   })
 
   it("contended, a tenant holds at most its share", () => {
@@ -110,14 +147,16 @@ describe("AdmissionLimit", () => {
       fc.array(fc.record({ gap: fc.nat(2_000), tenant: fc.constantFrom("a", "b", "c"), leave: fc.boolean(), admitted: fc.boolean() }), { maxLength: 400 }),
       (steps) => {
         const limit = new AdmissionLimit(settings, 0)
-        const held: Array<string> = []
+        const held: Array<{ tenant: string; at: number }> = []
         let now = 0
         for (const step of steps) {
           now += step.gap
           const enteredBefore = limit.inFlight
-          if (step.leave && held.length > 0) limit.leave(held.shift()!, now)
-          else if (limit.enter(step.tenant, now, step.admitted) === undefined) {
-            held.push(step.tenant)
+          if (step.leave && held.length > 0) {
+            const left = held.shift()!
+            limit.leave(left.tenant, now, now - left.at)
+          } else if (limit.enter(step.tenant, now, step.admitted) === undefined) {
+            held.push({ tenant: step.tenant, at: now })
             if (!step.admitted) expect(enteredBefore).toBeLessThan(Math.floor(limit.limit) + 1)
           }
           expect(limit.inFlight).toBe(held.length)
