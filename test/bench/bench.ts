@@ -8,7 +8,7 @@
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
  * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
- * BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
+ * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), NATS_URL, DATABASE_URL.
  *
@@ -295,6 +295,7 @@ const main = async () => {
       overload = await overloadPhase({
         agent: overloadAgent, target, sql, tenantId: tenant.tenant_id, payloads, sustainedPerS: phases.single.load.reservations_per_s,
         multiple: 3, durationMs: settings.phase_s * 1000, drainMs: settings.drain_s * 1000,
+        warmConnections: process.env.BENCH_OVERLOAD_COLD === "1" ? 0 : 1024,
         drained: () => waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
       })
       overloadObserved = await obs.stop()

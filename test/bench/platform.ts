@@ -102,8 +102,12 @@ export const serve = async (
   child.stderr!.on("data", (d: Buffer) => {
     if (err.length < 200_000) err += d.toString()
   })
-  // What the flags make the process print (--trace-gc-nvp, ...) is kept whole, beside the run's profiles.
-  if (process.env.BENCH_NODE_ARGS) child.stdout!.pipe(createWriteStream(`${ROOT}test/bench/results/profiles/${env.runId}-${role}.out`))
+  // What the flags make the process print (--trace-gc-nvp, ...) is kept whole, beside the run's profiles, and so are
+  // its log lines (the access log: each answer's duration as the server saw it).
+  if (process.env.BENCH_NODE_ARGS) {
+    child.stdout!.pipe(createWriteStream(`${ROOT}test/bench/results/profiles/${env.runId}-${role}.out`))
+    child.stderr!.pipe(createWriteStream(`${ROOT}test/bench/results/profiles/${env.runId}-${role}.err`))
+  }
   child.stdout!.on("data", (d: Buffer) => {
     if (out.length < 100_000) out += d.toString()
   })

@@ -463,7 +463,8 @@ export const analysis = (r: Json): Array<string> => {
   if (ov) {
     const l = ov.load
     out.push(
-      `overload (${n(ov.offered_per_s)}/s offered, ${ov.multiple_of_sustained}x the single-endpoint throughput, for ${n(l.duration_s)} s): ` +
+      `overload (${n(ov.offered_per_s)}/s offered, ${ov.multiple_of_sustained}x the single-endpoint throughput, for ${n(l.duration_s)} s, ` +
+        `${ov.warm_connections > 0 ? `${n(ov.warm_connections)} client connections open beforehand` : "clients connecting during the flood"}): ` +
         `${(ov.answered_within_2s_share * 100).toFixed(2)} % of requests answered within 2 s; ${n(ov.accepted.count)} writes let in ` +
         `(${n(ov.accepted.per_s)}/s), p50 ${n(ov.accepted.latency_ms.p50, 1)} ms, p99 ${n(ov.accepted.latency_ms.p99, 1)} ms, max ` +
         `${n(ov.accepted.latency_ms.max, 1)} ms; ${n(ov.shed.count)} answered 503 (p99 ${n(ov.shed.latency_ms.p99, 1)} ms), of which ` +
