@@ -3,12 +3,12 @@
  * through, so that an overload is refused at the door (503 at once) instead of queued until clients give up.
  *
  * Little's law: calls in flight = throughput × time each waits. At the end of every `windowMs` in which the limit
- * bound (it was reached, or a call was refused) or calls waited more than twice `targetMs` on average, the limit is
+ * bound (it was reached, or a call was refused) or calls waited more than `QUEUEING` times `targetMs` on average, the limit is
  * aimed at `throughput × targetMs`: what the workers completed per second times the wait aimed at. It drops to the aim
  * at once and rises halfway to it, so a flood is cut within a window and a recovery is probed. Saturated, the calls
  * admitted wait about `targetMs`; with room to spare, the measured throughput grows with the load and the limit with
  * it; with nothing completing (workers away), it falls to `min`. A closed loop of clients that never reaches the limit
- * and waits less than twice the target is left alone: it queues no more than its own concurrency. Per process: each
+ * and waits less than that is left alone: it queues no more than its own concurrency. Per process: each
  * ingress measures its own calls, so the limits add up as ingresses are added.
  *
  * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
@@ -26,6 +26,14 @@ export interface AdmissionSettings {
   readonly tenantShare: number
   readonly windowMs: number
 }
+
+/**
+ * Calls waiting this many times the target on average adapt the limit even when it did not bind: a safety net for
+ * workers that slowed while the limit was high. Not lower: a closed loop of a partner's clients on a busy machine waits
+ * 0.5-1.6 s in spikes (the bench's single phase on a slow day) and is no flood; cutting its limit only turned its
+ * requests into 503s retried at once.
+ */
+const QUEUEING = 4
 
 /** How many windows a tenant's last request keeps it counted as active (contending for the shares). */
 const ACTIVE_WINDOWS = 4
@@ -113,7 +121,7 @@ export class AdmissionLimit {
     const elapsed = now - this.windowStart
     if (elapsed < this.settings.windowMs) return
     const { min, max, targetMs } = this.settings
-    const queueing = this.completed > 0 && this.waitedMs / this.completed > 2 * targetMs
+    const queueing = this.completed > 0 && this.waitedMs / this.completed > QUEUEING * targetMs
     if (this.bound || this.peak >= Math.floor(this.limit) || queueing) {
       const aim = Math.min(max, Math.max(min, (this.completed / elapsed) * targetMs))
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
