@@ -7,7 +7,7 @@
  * aimed at `throughput × targetMs`: what the workers completed per second times the wait aimed at. It drops to the aim
  * at once and rises halfway to it, so a flood is cut within a window and a recovery is probed. Saturated, the calls
  * admitted wait about `targetMs`; with room to spare, the measured throughput grows with the load and the limit with
- * it; with nothing completing (workers away), it falls to `min`. A closed loop of clients that never reaches the limit
+ * it; with nothing completing for a window while calls are held (workers stalled or away), it falls to `min`. A closed loop of clients that never reaches the limit
  * and waits less than that is left alone: it queues no more than its own concurrency. Per process: each
  * ingress measures its own calls, so the limits add up as ingresses are added.
  *
@@ -122,7 +122,10 @@ export class AdmissionLimit {
     if (elapsed < this.settings.windowMs) return
     const { min, max, targetMs } = this.settings
     const queueing = this.completed > 0 && this.waitedMs / this.completed > QUEUEING * targetMs
-    if (this.bound || this.peak >= Math.floor(this.limit) || queueing) {
+    // Calls held and none answered for a whole window: the workers stalled (or are away). Cut now, not once the calls
+    // pile up to the limit, which at a modest rate takes seconds of writes queued for nobody.
+    const stalled = this.completed === 0 && this.inFlight >= min
+    if (this.bound || this.peak >= Math.floor(this.limit) || queueing || stalled) {
       const aim = Math.min(max, Math.max(min, (this.completed / elapsed) * targetMs))
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
     }

@@ -14,7 +14,8 @@ const sql = testSql()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 beforeAll(async () => {
-  ingress = await startPlatform("chaos_overload", { role: "ingress", overrides: { partitions: 8 } })
+  // Leases that outlive the stall: the test is about the ingress, not a takeover (the fencing tests cover that).
+  ingress = await startPlatform("chaos_overload", { role: "ingress", overrides: { partitions: 8, leaseTtlMs: 15_000 } })
   tenant = await createTenant("chaos-overload")
 })
 afterAll(async () => {
@@ -79,11 +80,12 @@ describe("workers stalled under an open-loop load", () => {
       }))
       expect(answers.filter((a) => ![200, 201, 503].includes(a.status)).map((a) => a.status)).toEqual([])
       expect(unavailable.filter((a) => a.retryAfter === null)).toEqual([])
-      // No request hung for its whole stall plus a reply timeout: the longest waited for the workers to resume.
-      expect(max(answers)).toBeLessThan(stallMs + 5_000)
-      // Once the stall is noticed, requests are turned away at once, not queued.
-      expect(stalled.filter((a) => a.status === 503).length).toBeGreaterThan(stalled.length / 2)
-      expect(stalled.filter((a) => a.status === 503 && a.ms > 1_000)).toEqual([])
+      // No request outlived the ingress's own deadline (the reply timeout, 10 s): the longest were admitted as the
+      // stall began and waited for the workers to resume.
+      expect(max(answers)).toBeLessThan(ingress.config.replyTimeoutMs + 1_000)
+      // A second into the stall (nothing answered for a window), every request is turned away at once, not queued.
+      expect(stalled.length).toBeGreaterThan(0)
+      expect(stalled.filter((a) => a.status !== 503 || a.ms > 1_000)).toEqual([])
       // After the resume (and a moment to recover), writes are taken again.
       expect(after.filter((a) => a.status < 300).length).toBeGreaterThan(after.length / 2)
 

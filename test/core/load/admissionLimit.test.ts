@@ -102,6 +102,15 @@ describe("AdmissionLimit", () => {
     expect(limit.inFlight).toBeLessThanOrEqual(DEFAULT_ADMISSION.initial)
   })
 
+  it("workers stalling under a modest load: the limit falls to its minimum within a window, not once calls pile up to it", () => {
+    const limit = new AdmissionLimit(settings, 0)
+    let admitted = 0
+    // 100 calls a second, none answered from t = 0 (the workers stopped).
+    for (let now = 0; now < 1_000; now += 10) if (limit.enter("t", now) === undefined) admitted++
+    expect(Math.floor(limit.limit)).toBe(settings.min)
+    expect(admitted).toBeLessThanOrEqual(settings.min + Math.ceil((2 * settings.windowMs) / 10))
+  })
+
   it("a tenant alone may use the whole limit", () => {
     const limit = new AdmissionLimit(settings, 0)
     let held = 0
