@@ -4,6 +4,8 @@ import { Context, Effect, Layer, type Scope } from "effect"
 import { AppConfig } from "../core/config/AppConfig.ts"
 import { natsFailure, type NatsFailure } from "./natsErrors.ts"
 
+const PING_INTERVAL_MS = 2_000
+
 export interface NatsShape {
   readonly nc: NatsConnection
   readonly js: JetStreamClient
@@ -21,6 +23,11 @@ export class Nats extends Context.Service<Nats, NatsShape>()("app/streams/Nats")
             name,
             maxReconnectAttempts: -1,
             reconnectTimeWait: 500,
+            // A connection whose server stops answering (a network partition: no reset, just silence) is declared
+            // stale after two unanswered pings, 4-6 s, not the client's default 4 min: a worker then stops renewing its
+            // leases (actors/runtime/PartitionOwnership.ts) and the others take its partitions.
+            pingInterval: PING_INTERVAL_MS,
+            maxPingOut: 2,
             // No stack captured for every request/publish "in case it fails": that was a measurable share of the
             // ingress's CPU. Failures still carry their codes; only the caller's stack is missing from them.
             noAsyncTraces: true

@@ -14,6 +14,11 @@ export interface OwnershipOptions {
   readonly tickMs: number
   /** How long a handover or the shutdown waits for a partition to drain before leaving the rest to the next owner. */
   readonly drainLimitMs: number
+  /**
+   * Whether this worker's NATS connection is up. A worker cut off from NATS but not from PostgreSQL could otherwise
+   * renew its leases for as long as the partition lasts while consuming nothing: its partitions would stall.
+   */
+  readonly natsReachable?: () => boolean
 }
 
 /**
@@ -33,6 +38,7 @@ export class PartitionOwnership {
   private ticking: Promise<void> = Promise.resolve()
   private renewing: Promise<void> = Promise.resolve()
   private stopping = false
+  private cutOff = false
 
   /**
    * `leaseSql`: a pool of its own for heartbeats and leases, so renewals never queue behind the lanes' transactions
@@ -69,8 +75,24 @@ export class PartitionOwnership {
     }, Math.max(100, Math.floor(this.options.leaseTtlMs / 3)))
   }
 
+  /**
+   * False while NATS is unreachable: then neither heartbeat nor leases are renewed, so the membership forgets this
+   * worker and its leases lapse, and the other workers take its partitions; nothing is taken either. Once NATS is
+   * back, the renewal finds which leases were taken meanwhile (their consumers are abandoned) and the balancing gives
+   * this worker its share again.
+   */
+  private reachable(): boolean {
+    const up = this.options.natsReachable?.() ?? true
+    if (up === this.cutOff) {
+      this.cutOff = !up
+      log(up ? "info" : "warn", up ? "NATS reachable again: renewing and balancing" : "NATS unreachable: leases and heartbeat left to lapse for other workers",
+        { worker_id: this.options.workerId, partitions: this.owned.size })
+    }
+    return up
+  }
+
   private async renewAll(): Promise<void> {
-    if (this.stopping) return
+    if (this.stopping || !this.reachable()) return
     const { workerId, leaseTtlMs } = this.options
     try {
       await heartbeat(this.sql, this.deps.namespace, workerId)
@@ -95,7 +117,7 @@ export class PartitionOwnership {
   }
 
   private async tick(): Promise<void> {
-    if (this.stopping) return
+    if (this.stopping || !this.reachable()) return
     const { workerId, partitions, leaseTtlMs } = this.options
     try {
       const workers = await liveWorkers(this.sql, this.deps.namespace, leaseTtlMs)

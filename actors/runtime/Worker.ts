@@ -48,9 +48,18 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
       return list[partition % list.length]!
     }
     const deps = { sql, js, jsm, namespace: config.namespace, ackWaitMs: config.ackWaitMs, laneFor }
+    // The connection's state as the client reports it: down from a disconnect (a stale connection included: no answer
+    // to its pings, streams/Nats.ts) until it reconnects.
+    let natsUp = true
+    yield* Effect.forkScoped(Effect.promise(async () => {
+      for await (const status of nc.status()) {
+        if (status.type === "disconnect" || status.type === "staleConnection") natsUp = false
+        else if (status.type === "reconnect") natsUp = true
+      }
+    }))
     const ownership = new PartitionOwnership(deps, actors, {
       workerId, partitions: config.partitions, leaseTtlMs: config.leaseTtlMs, tickMs: Math.max(200, Math.floor(config.leaseTtlMs / 5)),
-      drainLimitMs: DRAIN_LIMIT_MS
+      drainLimitMs: DRAIN_LIMIT_MS, natsReachable: () => natsUp && !nc.isClosed()
     }, leaseSql)
     const perActor = (read: (c: PartitionConsumer) => number) =>
       (set: (labels: Record<string, string>, value: number) => void) => {

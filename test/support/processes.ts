@@ -16,14 +16,26 @@ export interface IngressProcess extends WorkerProcess {
   readonly baseUrl: string
 }
 
+/** Where a process runs: the host's network (the default), or a network namespace of a test's own (test/support/netns.ts). */
+export interface Placement {
+  readonly netns: string
+  /** The namespace's address its HTTP port answers on, from the host. */
+  readonly address: string
+}
+
 /**
  * `gep serve --role <role>` on the given configuration, as operators run it, once its /readyz answers (and, for a
  * worker, it logged its start). A loaded machine (the fault tests run beside other work) can take many seconds to load
  * and start a process, hence the minute; a process that exits (a signal included) before that fails at once.
  */
-const spawnRole = async (role: "worker" | "ingress", config: AppConfigShape, roleEnv: Record<string, string>, env: Record<string, string>) => {
+const spawnRole = async (
+  role: "worker" | "ingress", config: AppConfigShape, roleEnv: Record<string, string>, env: Record<string, string>, placement?: Placement
+) => {
   const port = await freePort()
-  const child = spawn(process.execPath, [CLI, "serve", "--role", role], {
+  const command = [process.execPath, CLI, "serve", "--role", role]
+  // `ip netns exec` execs the command in place: the child's pid is the platform's, so signals reach it directly.
+  const [file, ...args] = placement === undefined ? command : ["ip", "netns", "exec", placement.netns, ...command]
+  const child = spawn(file!, args, {
     env: {
       ...process.env,
       DATABASE_URL: config.databaseUrl,
@@ -41,7 +53,7 @@ const spawnRole = async (role: "worker" | "ingress", config: AppConfigShape, rol
   let err = ""
   child.stderr!.on("data", (d) => (err += d.toString()))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? 128 : code)))
-  const baseUrl = `http://127.0.0.1:${port}`
+  const baseUrl = `http://${placement?.address ?? "127.0.0.1"}:${port}`
   const started = Date.now()
   // Each probe has its own deadline, as an orchestrator's has: a connection the process accepts while still starting
   // must not hold the wait forever.
@@ -65,16 +77,16 @@ const spawnRole = async (role: "worker" | "ingress", config: AppConfigShape, rol
 }
 
 /** A `gep serve --role worker` process. */
-export const spawnWorker = (config: AppConfigShape, env: Record<string, string> = {}): Promise<WorkerProcess> =>
+export const spawnWorker = (config: AppConfigShape, env: Record<string, string> = {}, placement?: Placement): Promise<IngressProcess> =>
   spawnRole("worker", config, {
     GEP_ACK_WAIT_MS: String(config.ackWaitMs),
     GEP_LEASE_TTL_MS: String(config.leaseTtlMs),
     GEP_APPLY_LANES: String(config.applyLanes)
-  }, env)
+  }, env, placement)
 
 /** A `gep serve --role ingress` process (its own logger, at the level given), for tests that read its log lines. */
-export const spawnIngress = (config: AppConfigShape, env: Record<string, string> = {}): Promise<IngressProcess> =>
-  spawnRole("ingress", config, { GEP_RATE_LIMIT_PER_MINUTE: String(config.defaultRateLimitPerMinute) }, env)
+export const spawnIngress = (config: AppConfigShape, env: Record<string, string> = {}, placement?: Placement): Promise<IngressProcess> =>
+  spawnRole("ingress", config, { GEP_RATE_LIMIT_PER_MINUTE: String(config.defaultRateLimitPerMinute) }, env, placement)
 
 /**
  * Kills one of the workers (chosen at random) with SIGKILL every `everyMs` and puts a fresh one in its place, until

@@ -9,7 +9,8 @@ export interface TcpProxy {
   readonly close: () => Promise<void>
 }
 
-export const startTcpProxy = async (target: { host: string; port: number }): Promise<TcpProxy> => {
+/** `bindHost`: the address it listens on (a test host's veth peer address, test/support/netns.ts). */
+export const startTcpProxy = async (target: { host: string; port: number }, bindHost = "127.0.0.1"): Promise<TcpProxy> => {
   const open = new Set<Socket>()
   let down = false
   const server = createServer((client) => {
@@ -25,7 +26,7 @@ export const startTcpProxy = async (target: { host: string; port: number }): Pro
     }
     client.pipe(upstream).pipe(client)
   })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  await new Promise<void>((r) => server.listen(0, bindHost, r))
   return {
     port: (server.address() as { port: number }).port,
     cut: () => {
