@@ -7,7 +7,7 @@
  * aimed at `throughput × targetMs`: what the workers completed per second times the wait aimed at. It drops to the aim
  * at once and rises halfway to it, so a flood is cut within a window and a recovery is probed. Saturated, the calls
  * admitted wait about `targetMs`; with room to spare, the measured throughput grows with the load and the limit with
- * it; with nothing completing for a window while calls are held (workers stalled or away), it falls to `min`. A closed loop of clients that never reaches the limit
+ * it; with nothing answered for a second while calls are held (workers stalled or away), it falls to `min`. A closed loop of clients that never reaches the limit
  * and waits less than that is left alone: it queues no more than its own concurrency. Per process: each
  * ingress measures its own calls, so the limits add up as ingresses are added.
  *
@@ -35,6 +35,9 @@ export interface AdmissionSettings {
  */
 const QUEUEING = 4
 
+/** Calls held and none answered for this long: the workers stalled. */
+const STALL_MS = 1_000
+
 /** How many windows a tenant's last request keeps it counted as active (contending for the shares). */
 const ACTIVE_WINDOWS = 4
 
@@ -53,6 +56,9 @@ export class AdmissionLimit {
   private waitedMs = 0
   private peak = 0
   private bound = false
+  /** When the last call was answered, and when calls began to be held (from none). */
+  private lastAnswerAt = 0
+  private busySince = 0
 
   readonly settings: AdmissionSettings
 
@@ -88,6 +94,7 @@ export class AdmissionLimit {
       this.bound = true
       return refused
     }
+    if (this.inFlight === 0) this.busySince = now
     this.inFlight++
     this.perTenant.set(tenant, (this.perTenant.get(tenant) ?? 0) + 1)
     this.peak = Math.max(this.peak, this.inFlight)
@@ -114,6 +121,7 @@ export class AdmissionLimit {
     else this.perTenant.set(tenant, held)
     this.completed++
     this.waitedMs += waitedMs
+    this.lastAnswerAt = now
     this.tick(now)
   }
 
@@ -122,9 +130,10 @@ export class AdmissionLimit {
     if (elapsed < this.settings.windowMs) return
     const { min, max, targetMs } = this.settings
     const queueing = this.completed > 0 && this.waitedMs / this.completed > QUEUEING * targetMs
-    // Calls held and none answered for a whole window: the workers stalled (or are away). Cut now, not once the calls
-    // pile up to the limit, which at a modest rate takes seconds of writes queued for nobody.
-    const stalled = this.completed === 0 && this.inFlight >= min
+    // Calls held and none answered for a second: the workers stalled (or are away). Cut now, not once the calls pile
+    // up to the limit, which at a modest rate takes seconds of writes queued for nobody. A second, not a window: the
+    // first answers of a burst onto one contended row (or a cold process) can take a few hundred milliseconds.
+    const stalled = this.inFlight >= min && now - Math.max(this.lastAnswerAt, this.busySince) >= STALL_MS
     if (this.bound || this.peak >= Math.floor(this.limit) || queueing || stalled) {
       const aim = Math.min(max, Math.max(min, (this.completed / elapsed) * targetMs))
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
