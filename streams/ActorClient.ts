@@ -5,7 +5,7 @@ import { Admission } from "./Admission.ts"
 import { Metrics } from "../core/observability/metrics.ts"
 import type { TenantScope } from "../core/TenantScope.ts"
 import type { ActorMessage, ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "./ActorProtocol.ts"
-import { decode, encode, type Envelope, type Reply } from "./envelope.ts"
+import { decode, encode, ENVELOPE_VERSION, type Envelope, type Reply } from "./envelope.ts"
 import { Nats } from "./Nats.ts"
 import { partitionOf } from "./partition.ts"
 import { ingressSubject, replyPrefix } from "./subjects.ts"
@@ -72,7 +72,7 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
         const id = randomUUID()
         const key = protocol.key(payload)
         const envelope: Envelope = {
-          id, actor: protocol.name, type: tag, tenant_id: scope.tenant_id, sandbox: scope.sandbox, key,
+          v: ENVELOPE_VERSION, id, actor: protocol.name, type: tag, tenant_id: scope.tenant_id, sandbox: scope.sandbox, key,
           payload: codec.encodePayload(payload), reply_to: `${prefix}.${id}`, sent_at: Date.now()
         }
         const subject = ingressSubject(config.namespace, protocol.name, partitionOf(scope.tenant_id, key, config.partitions))

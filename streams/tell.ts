@@ -1,6 +1,6 @@
 import type { TenantScope } from "../core/TenantScope.ts"
 import type { ActorProtocol, Messages, PayloadOf } from "./ActorProtocol.ts"
-import type { Envelope } from "./envelope.ts"
+import { ENVELOPE_VERSION, type Envelope } from "./envelope.ts"
 import { partitionOf } from "./partition.ts"
 import { ingressSubject } from "./subjects.ts"
 
@@ -29,7 +29,7 @@ export const told = <Name extends string, M extends Messages, K extends keyof M 
     id,
     subject: ingressSubject(target.namespace, protocol.name, partitionOf(scope.tenant_id, key, target.partitions)),
     payload: {
-      id, actor: protocol.name, type: tag, tenant_id: scope.tenant_id, sandbox: scope.sandbox, key,
+      v: ENVELOPE_VERSION, id, actor: protocol.name, type: tag, tenant_id: scope.tenant_id, sandbox: scope.sandbox, key,
       payload: protocol.codecs[tag].encodePayload(payload), sent_at: Date.now()
     }
   }

@@ -7,6 +7,12 @@ import type { Told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "./Actor.ts"
 import { withWebhookSequences } from "./webhookSequences.ts"
 
+/**
+ * The outbox row format this release writes (the column's default, migration 031) and the newest its relay publishes:
+ * rows a newer release wrote are left to that release's relay during a rolling upgrade.
+ */
+export const OUTBOX_VERSION = 1
+
 /** A message as the outbox keeps it: its id (the Nats-Msg-Id), subject and encoded payload. */
 export interface StoredMessage {
   readonly id: string
@@ -85,6 +91,7 @@ export class OutboxRelay {
           SELECT id, subject, payload, batch FROM outbox
           WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${graceMs / 1000})
             AND (subject = '' OR left(subject, ${namespace.length + 1}) = ${`${namespace}.`})
+            AND protocol_version <= ${OUTBOX_VERSION}
           ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`
         if (rows.length === 0) return 0
         // Grace must exceed the flush interval, or rows published a moment ago would be published again (harmless:

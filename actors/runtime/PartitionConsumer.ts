@@ -3,7 +3,7 @@ import { Cause, Effect, Exit, Fiber, Stream } from "effect"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
-import { decode, type Envelope } from "../../streams/envelope.ts"
+import { decode, ENVELOPE_VERSION, type Envelope, versionOf } from "../../streams/envelope.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
 import { resetPartitionConsumer } from "../../streams/topology.ts"
 import type { AnyActor } from "./Actor.ts"
@@ -24,6 +24,9 @@ export interface PartitionDeps {
 
 const FETCH_BATCH = 128
 
+/** How long an envelope of a newer release waits before it is offered again (to whichever worker owns it by then). */
+const NEWER_VERSION_DELAY_MS = 5_000
+
 /**
  * Consumes one partition of one actor type while this worker holds its lease: an intake fiber pulls bounded batches
  * from the partition's durable consumer and queues them on the partition's lane, which applies them (in groups with
@@ -40,6 +43,8 @@ export class PartitionConsumer implements Source {
   /** Envelopes queued or being applied, by key. */
   private readonly outstanding = new Map<string, number>()
   private count = 0
+  /** Said once per consumer: the log is for the operator, the metric counts every deferral. */
+  private warnedNewer = false
   private drained: (() => void) | undefined
 
   constructor(deps: PartitionDeps, actor: AnyActor, fence: Fence, onLost: (c: PartitionConsumer) => void) {
@@ -136,10 +141,27 @@ export class PartitionConsumer implements Source {
       void this.deadLetterUndecodable(msg, errorText(e))
       return undefined
     }
+    if (versionOf(envelope) > ENVELOPE_VERSION) return this.deferNewer(msg, envelope)
     if (msg.info.redelivered) Metrics.redelivered.inc({ actor: envelope.actor })
     this.count++
     this.outstanding.set(envelope.key, (this.outstanding.get(envelope.key) ?? 0) + 1)
     return { msg, envelope, source: this }
+  }
+
+  /**
+   * An envelope written by a newer release (a rolling upgrade, with ingresses upgraded before every worker): not
+   * understood here, so neither applied nor dead-lettered but left for a newer worker, offered again after a delay.
+   */
+  private deferNewer(msg: JsMsg, envelope: Envelope): undefined {
+    msg.nak(NEWER_VERSION_DELAY_MS)
+    Metrics.deferred.inc({ actor: this.actor.protocol.name, reason: "newer_version" })
+    if (!this.warnedNewer) {
+      this.warnedNewer = true
+      log("warn", "envelope of a newer release left for a newer worker: upgrade the workers before the ingresses", {
+        actor: this.actor.protocol.name, partition: this.partition, version: versionOf(envelope), understood: ENVELOPE_VERSION
+      })
+    }
+    return undefined
   }
 
   /** Bytes that are no envelope at all: kept whole for an operator, then acked. */

@@ -76,7 +76,7 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
     const host = await makeHost("i", { natsUrl: platform.config.natsUrl, databaseUrl: platform.config.databaseUrl })
     hosts.push(host)
     const worker = await spawnWorker(platform.config)
-    const ingress: IngressProcess = await spawnIngress(onHost(host, platform.config), {}, host.placement)
+    const ingress: IngressProcess = await spawnIngress(onHost(host, platform.config), {}, { placement: host.placement })
     // Longer than the reply timeout (10 s), so requests sent into the cut meet the ingress's deadline before it heals.
     const cutAt = 3_000, cutMs = FULL ? 30_000 : 13_000, total = cutAt + cutMs + (FULL ? 15_000 : 8_000)
     try {
@@ -112,15 +112,16 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
     }
   }, 300_000)
 
+  // At CI size the NATS case only (the one that found the lease bug); both at full size (npm run test:chaos).
   for (const peer of ["nats", "postgres"] as const) {
-    it(`a worker cut from ${peer === "nats" ? "NATS" : "PostgreSQL"} while it holds leases: its partitions move to the other worker, nothing acknowledged is lost or applied twice`, async () => {
+    it.skipIf(!FULL && peer === "postgres")(`a worker cut from ${peer === "nats" ? "NATS" : "PostgreSQL"} while it holds leases: its partitions move to the other worker, nothing acknowledged is lost or applied twice`, async () => {
       const host = await makeHost(peer === "nats" ? "wn" : "wp", { natsUrl: platform.config.natsUrl, databaseUrl: platform.config.databaseUrl })
       hosts.push(host)
       const namespace = platform.config.namespace
       const leasesOf = async (owner: string) =>
         (await sql`SELECT count(*)::int AS n FROM partition_leases WHERE namespace = ${namespace} AND owner = ${owner} AND expires_at > now()`)[0]!.n as number
       const workerIdOf = (stderr: string) => /"msg":"worker started","worker_id":"([^"]+)"/.exec(stderr)?.[1]
-      const isolated = await spawnWorker(onHost(host, platform.config), {}, host.placement)
+      const isolated = await spawnWorker(onHost(host, platform.config), {}, { placement: host.placement })
       const other = await spawnWorker(platform.config)
       const [isolatedId, otherId] = [workerIdOf(isolated.stderr())!, workerIdOf(other.stderr())!]
       // The cut is noticed in 4-6 s (two unanswered pings) for NATS, at the next renewal for PostgreSQL; the leases

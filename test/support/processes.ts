@@ -23,16 +23,23 @@ export interface Placement {
   readonly address: string
 }
 
+export interface SpawnOptions {
+  readonly placement?: Placement | undefined
+  /** The CLI to run: this checkout's by default, another release's (a worktree) for upgrade tests. */
+  readonly cli?: string | undefined
+}
+
 /**
  * `gep serve --role <role>` on the given configuration, as operators run it, once its /readyz answers (and, for a
  * worker, it logged its start). A loaded machine (the fault tests run beside other work) can take many seconds to load
  * and start a process, hence the minute; a process that exits (a signal included) before that fails at once.
  */
 const spawnRole = async (
-  role: "worker" | "ingress", config: AppConfigShape, roleEnv: Record<string, string>, env: Record<string, string>, placement?: Placement
+  role: "worker" | "ingress", config: AppConfigShape, roleEnv: Record<string, string>, env: Record<string, string>, options: SpawnOptions
 ) => {
+  const { placement } = options
   const port = await freePort()
-  const command = [process.execPath, CLI, "serve", "--role", role]
+  const command = [process.execPath, options.cli ?? CLI, "serve", "--role", role]
   // `ip netns exec` execs the command in place: the child's pid is the platform's, so signals reach it directly.
   const [file, ...args] = placement === undefined ? command : ["ip", "netns", "exec", placement.netns, ...command]
   const child = spawn(file!, args, {
@@ -77,16 +84,16 @@ const spawnRole = async (
 }
 
 /** A `gep serve --role worker` process. */
-export const spawnWorker = (config: AppConfigShape, env: Record<string, string> = {}, placement?: Placement): Promise<IngressProcess> =>
+export const spawnWorker = (config: AppConfigShape, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<IngressProcess> =>
   spawnRole("worker", config, {
     GEP_ACK_WAIT_MS: String(config.ackWaitMs),
     GEP_LEASE_TTL_MS: String(config.leaseTtlMs),
     GEP_APPLY_LANES: String(config.applyLanes)
-  }, env, placement)
+  }, env, options)
 
 /** A `gep serve --role ingress` process (its own logger, at the level given), for tests that read its log lines. */
-export const spawnIngress = (config: AppConfigShape, env: Record<string, string> = {}, placement?: Placement): Promise<IngressProcess> =>
-  spawnRole("ingress", config, { GEP_RATE_LIMIT_PER_MINUTE: String(config.defaultRateLimitPerMinute) }, env, placement)
+export const spawnIngress = (config: AppConfigShape, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<IngressProcess> =>
+  spawnRole("ingress", config, { GEP_RATE_LIMIT_PER_MINUTE: String(config.defaultRateLimitPerMinute) }, env, options)
 
 /**
  * Kills one of the workers (chosen at random) with SIGKILL every `everyMs` and puts a fresh one in its place, until

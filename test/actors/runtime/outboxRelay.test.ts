@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "@effect/vites
 import { jetstream, jetstreamManager, RetentionPolicy, type JetStreamManager } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { randomUUID } from "node:crypto"
-import { OutboxRelay } from "../../../actors/runtime/OutboxRelay.ts"
+import { OUTBOX_VERSION, OutboxRelay } from "../../../actors/runtime/OutboxRelay.ts"
 import { encode } from "../../../streams/envelope.ts"
 import { createTenant, testSql } from "../../support/platform.ts"
 
@@ -45,6 +45,24 @@ describe("the outbox relay's sweep", () => {
       expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(1)
     } finally {
       await sql`DELETE FROM outbox WHERE id = ${foreign}`
+    }
+  })
+
+  it("leaves rows a newer release wrote (a newer protocol_version) for that release's relay", async () => {
+    const tenant = await createTenant("relayv")
+    const [current, newer] = [randomUUID(), randomUUID()]
+    await insertOld(current, tenant.tenant_id, `${ns}.x.two`)
+    await insertOld(newer, tenant.tenant_id, `${ns}.x.two`)
+    await sql`UPDATE outbox SET protocol_version = ${OUTBOX_VERSION + 1} WHERE id = ${newer}`
+    try {
+      const before = (await jsm.streams.info(`${ns}_TEST`)).state.messages
+      await new OutboxRelay(sql, jetstream(nc)).sweep(ns, 0)
+      const rows = await sql`SELECT id, published_at FROM outbox WHERE id IN (${current}, ${newer})`
+      const published = new Map(rows.map((r) => [r.id as string, r.published_at !== null]))
+      expect([published.get(current), published.get(newer)]).toEqual([true, false])
+      expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(before + 1)
+    } finally {
+      await sql`DELETE FROM outbox WHERE id = ${newer}`
     }
   })
 })
