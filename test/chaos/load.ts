@@ -3,6 +3,15 @@ import { post } from "../support/platform.ts"
 
 export const FULL = process.env.CHAOS_SIZE === "full"
 
+/** One request of an open- or closed-loop fault test: its reservation, when it was sent and answered (ms into the run), its status. */
+export interface TimedAnswer {
+  readonly id: string
+  readonly at: number
+  readonly ms: number
+  readonly status: number
+  readonly retryAfter: string | null
+}
+
 export interface LoadResult {
   /** The value of the last update answered 2xx, per reservation id. */
   readonly lastAcked: Map<string, number>

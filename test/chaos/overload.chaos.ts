@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { reservation } from "../support/fixtures.ts"
 import { createKey, createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { spawnWorker } from "../support/processes.ts"
-import { FULL } from "./load.ts"
+import { FULL, type TimedAnswer } from "./load.ts"
 
 // The workers stall (SIGSTOP) under a steady open-loop load: nothing completes, so everything offered is more than the
 // platform can take. The ingress must shed (503 + Retry-After at once) instead of queueing writes until their clients
@@ -23,12 +23,7 @@ afterAll(async () => {
   await sql.end()
 })
 
-interface Answer {
-  readonly id: string
-  readonly at: number
-  readonly ms: number
-  readonly status: number
-  readonly retryAfter: string | null
+interface Answer extends TimedAnswer {
   readonly message: string
 }
 

@@ -4,7 +4,7 @@ import { reservation } from "../support/fixtures.ts"
 import { makeHost, netnsUnavailable, type TestHost } from "../support/netns.ts"
 import { createKey, createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { spawnIngress, spawnWorker, type IngressProcess } from "../support/processes.ts"
-import { FULL } from "./load.ts"
+import { FULL, type TimedAnswer } from "./load.ts"
 
 // Network partitions between the platform's own hosts (test/support/netns.ts): a process in a namespace of the test's
 // own, its link to NATS cut while its other links carry on. Skipped, with the reason printed, where namespaces cannot
@@ -35,13 +35,7 @@ afterAll(async () => {
 /** The platform's configuration as seen from a test host: NATS and PostgreSQL through its links. */
 const onHost = (host: TestHost, config: AppConfigShape): AppConfigShape => ({ ...config, natsUrl: host.natsUrl, databaseUrl: host.databaseUrl })
 
-interface Answer {
-  readonly id: string
-  readonly at: number
-  readonly ms: number
-  readonly status: number
-  readonly retryAfter: string | null
-}
+type Answer = TimedAnswer
 
 /** `clients` clients each sending new reservations one after another to `baseUrl` for `ms`, each request with a 30 s deadline. */
 const load = async (baseUrl: string, clients: number, ms: number) => {

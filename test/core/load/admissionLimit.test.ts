@@ -4,6 +4,19 @@ import { AdmissionLimit, DEFAULT_ADMISSION, type AdmissionSettings } from "../..
 
 const settings: AdmissionSettings = { ...DEFAULT_ADMISSION }
 
+/** A FIFO server: `capacity` completions a second, none sooner than `serviceMs` after its arrival; completes what is due by `now`. */
+const fifoServer = (capacity: number, serviceMs: number) => {
+  let nextFree = 0
+  return <T extends { readonly at: number }>(queue: Array<T>, now: number, done: (call: T) => void) => {
+    while (queue.length > 0) {
+      const due = Math.max(queue[0]!.at + serviceMs, nextFree + 1000 / capacity)
+      if (due > now) break
+      nextFree = due
+      done(queue.shift()!)
+    }
+  }
+}
+
 /**
  * A FIFO server behind the limit, by the millisecond: `capacity` completions a second, none sooner than `serviceMs`
  * after its arrival; `offered` arrivals a second. The accepted calls' waits, the refused count, and the limit seen.
@@ -14,23 +27,18 @@ const simulate = (o: { offered: number; capacity: number; serviceMs: number; sec
   const waits: Array<number> = []
   const acceptedBy = new Map<string, number>()
   const refusedBy = new Map<string, number>()
-  let refused = 0, nextFree = 0, arrivals = 0
+  const complete = fifoServer(o.capacity, o.serviceMs)
+  let refused = 0, arrivals = 0
   for (let now = 0; now < o.seconds * 1000; now++) {
     for (; arrivals < ((now + 1) * o.offered) / 1000; arrivals++) {
       const tenant = o.tenantOf?.(arrivals) ?? `t${arrivals % (o.tenants ?? 1)}`
       const counts = limit.enter(tenant, now) === undefined ? (queue.push({ at: now, tenant }), acceptedBy) : (refused++, refusedBy)
       counts.set(tenant, (counts.get(tenant) ?? 0) + 1)
     }
-    // Completions due by now, in order: each takes 1000/capacity ms of the server, after its own service time.
-    while (queue.length > 0) {
-      const head = queue[0]!
-      const done = Math.max(head.at + o.serviceMs, nextFree + 1000 / o.capacity)
-      if (done > now) break
-      nextFree = done
-      queue.shift()
-      limit.leave(head.tenant, now, now - head.at)
-      if (head.at > (o.fromMs ?? 2_000)) waits.push(now - head.at)
-    }
+    complete(queue, now, (call) => {
+      limit.leave(call.tenant, now, now - call.at)
+      if (call.at > (o.fromMs ?? 2_000)) waits.push(now - call.at)
+    })
   }
   waits.sort((a, b) => a - b)
   return { waits, refused, limit, acceptedBy, refusedBy, p99: waits[Math.floor(waits.length * 0.99)]!, throughput: waits.length / (o.seconds - 2) }
@@ -40,22 +48,18 @@ const simulate = (o: { offered: number; capacity: number; serviceMs: number; sec
 const closedLoop = (o: { clients: number; capacity: number; serviceMs: number; seconds: number }) => {
   const limit = new AdmissionLimit(settings, 0)
   const queue: Array<{ at: number }> = []
-  let refused = 0, nextFree = 0, completed = 0, idle = o.clients
+  const complete = fifoServer(o.capacity, o.serviceMs)
+  let refused = 0, completed = 0, idle = o.clients
   for (let now = 0; now < o.seconds * 1000; now++) {
     for (; idle > 0; idle--) {
       if (limit.enter("pms", now) === undefined) queue.push({ at: now })
       else refused++ // refused at once: the client's next try is at the next millisecond
     }
-    while (queue.length > 0) {
-      const head = queue[0]!
-      const done = Math.max(head.at + o.serviceMs, nextFree + 1000 / o.capacity)
-      if (done > now) break
-      nextFree = done
-      queue.shift()
-      limit.leave("pms", now, now - head.at)
+    complete(queue, now, (call) => {
+      limit.leave("pms", now, now - call.at)
       completed++
       idle++
-    }
+    })
   }
   return { refused, completed, limit }
 }
