@@ -66,13 +66,14 @@ const storedOnce = async (acknowledged: ReadonlyArray<Answer>) => {
 }
 
 describe.skipIf(unavailable !== undefined)("network partitions", () => {
-  it("an ingress cut from NATS answers 503 with Retry-After by its deadline, never hangs; writes flow again once healed; nothing acknowledged lost", async () => {
+  // Full size only (npm run test:chaos): CI's 25 minutes hold the worker case, which found the lease bug.
+  it.skipIf(!FULL)("an ingress cut from NATS answers 503 with Retry-After by its deadline, never hangs; writes flow again once healed; nothing acknowledged lost", async () => {
     const host = await makeHost("i", { natsUrl: platform.config.natsUrl, databaseUrl: platform.config.databaseUrl })
     hosts.push(host)
     const worker = await spawnWorker(platform.config)
     const ingress: IngressProcess = await spawnIngress(onHost(host, platform.config), {}, { placement: host.placement })
     // Longer than the reply timeout (10 s), so requests sent into the cut meet the ingress's deadline before it heals.
-    const cutAt = 3_000, cutMs = FULL ? 30_000 : 13_000, total = cutAt + cutMs + (FULL ? 15_000 : 8_000)
+    const cutAt = 3_000, cutMs = FULL ? 30_000 : 12_000, total = cutAt + cutMs + (FULL ? 15_000 : 7_000)
     try {
       const cutting = (async () => {
         await sleep(cutAt)
@@ -106,7 +107,7 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
     }
   }, 300_000)
 
-  // At CI size the NATS case only (the one that found the lease bug); both at full size (npm run test:chaos).
+  // At CI size the NATS case only; both at full size.
   for (const peer of ["nats", "postgres"] as const) {
     it.skipIf(!FULL && peer === "postgres")(`a worker cut from ${peer === "nats" ? "NATS" : "PostgreSQL"} while it holds leases: its partitions move to the other worker, nothing acknowledged is lost or applied twice`, async () => {
       const host = await makeHost(peer === "nats" ? "wn" : "wp", { natsUrl: platform.config.natsUrl, databaseUrl: platform.config.databaseUrl })

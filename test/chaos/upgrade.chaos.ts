@@ -118,22 +118,22 @@ describe.skipIf(missing !== undefined)("a rolling upgrade from the previous rele
     }
     const load = Promise.all(Array.from({ length: FULL ? 16 : 6 }, client))
     try {
-      await sleep(3_000)
+      await sleep(2_000)
       // 1. The current release's migrations, while the previous release runs (expand only: nothing it uses changes).
       await gep(CLI, ["migrate"])
-      await sleep(2_000)
+      await sleep(1_000)
       // 2. Workers first: the new one joins, the old one stops (draining and releasing its partitions).
       const newWorker = await started(spawnWorker(upgradeConfig))
       await sleep(2_000)
       await oldWorker.stop()
-      await sleep(3_000)
+      await sleep(2_000)
       // 3. Then the ingresses: clients move to the new one, the old one stops.
       const newIngress = await started(spawnIngress(upgradeConfig))
       targets.push(newIngress.baseUrl)
-      await sleep(2_000)
+      await sleep(1_000)
       targets.splice(targets.indexOf(oldIngress.baseUrl), 1)
       await oldIngress.stop()
-      await sleep(FULL ? 10_000 : 4_000)
+      await sleep(FULL ? 10_000 : 3_000)
       expect(newWorker.stderr()).not.toContain('"level":"error"')
     } finally {
       stop = true
