@@ -3,13 +3,14 @@
  * through, so that an overload is refused at the door (503 at once) instead of queued until clients give up.
  *
  * Little's law: calls in flight = throughput × time each waits. At the end of every `windowMs` in which the limit
- * bound (it was reached, or a call was refused) or calls waited more than `QUEUEING` times `targetMs` on average, the limit is
- * aimed at `throughput × targetMs`: what the workers completed per second times the wait aimed at. It drops to the aim
- * at once and rises halfway to it, so a flood is cut within a window and a recovery is probed. Saturated, the calls
- * admitted wait about `targetMs`; with room to spare, the measured throughput grows with the load and the limit with
- * it; with nothing answered for a second while calls are held (workers stalled or away), it falls to `min`. A closed loop of clients that never reaches the limit
- * and waits less than that is left alone: it queues no more than its own concurrency. Per process: each
- * ingress measures its own calls, so the limits add up as ingresses are added.
+ * bound (it was reached, or a call was refused), calls waited more than `QUEUEING` times `targetMs` on average, or
+ * nothing was answered for `STALL_MS` while calls were held, the limit is aimed at `throughput × targetMs`: what the
+ * workers completed per second times the wait aimed at. It drops to the aim at once and rises halfway to it, so a
+ * flood is cut within a window and a recovery is probed. Saturated, the calls admitted wait about `targetMs`; with
+ * room to spare, the measured throughput grows with the load and the limit with it; with workers stalled or away
+ * (nothing answered), it falls to `min`. A closed loop of clients that never reaches the limit and waits less than
+ * `QUEUEING` times the target is left alone: it queues no more than its own concurrency. Per process: each ingress
+ * measures its own calls, so the limits add up as ingresses are added.
  *
  * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
  * `ACTIVE_WINDOWS` windows, each may hold at most `tenantShare` of it. A tenant under its share is let in even when the
