@@ -4,6 +4,10 @@ import { DatabaseError, DatabaseUnavailable, isDataFailureCode, isDatabaseAway }
 import { errorText } from "../../core/observability/log.ts"
 import { RETRY_AFTER_S } from "./answers.ts"
 
+/** The core error shape's body (`request_id` is added by the edge, or by whoever answers before it). */
+export const coreErrorBody = (code: string, message: string, details: Record<string, unknown> = {}, requestId?: string) =>
+  ({ success: false as const, error: { message, code, details, ...(requestId === undefined ? {} : { request_id: requestId }) } })
+
 /**
  * A raw answer in the core error shape `{ success: false, error: { message, code, details } }`: the router's own
  * answers and the routes outside HttpApi have no endpoint (so no declared schema) to encode them. A 503 tells the
@@ -13,7 +17,7 @@ export const coreErrorResponse = (
   status: number, code: string, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}
 ) =>
   HttpServerResponse.jsonUnsafe(
-    { success: false, error: { message, code, details } },
+    coreErrorBody(code, message, details),
     { status, headers: status === 503 ? { "retry-after": String(RETRY_AFTER_S), ...headers } : headers }
   )
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { writeAccessLine } from "../../core/observability/accessLog.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
 import { overloadedMessage, RETRY_AFTER_S } from "./answers.ts"
+import { coreErrorBody } from "./errorShape.ts"
 import { routeLabel } from "./metrics.ts"
 import { requestIdOf } from "./requestId.ts"
 
@@ -14,12 +15,10 @@ const shedable = (request: IncomingMessage) => !READS.has(request.method ?? "GET
  * The 503 written straight on the Node response: no router, no fiber, no body read (Node drains it after the answer, so
  * the connection stays usable). The core error shape with its request id, as every other answer of the API.
  */
-const shed = (request: IncomingMessage, response: ServerResponse, started: number) => {
+const shed = (request: IncomingMessage, response: ServerResponse) => {
+  const started = performance.now()
   const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
-  const body = JSON.stringify({
-    success: false,
-    error: { message: overloadedMessage("process"), code: "SERVICE_UNAVAILABLE", details: { retry_after_seconds: RETRY_AFTER_S }, request_id: requestId }
-  })
+  const body = JSON.stringify(coreErrorBody("SERVICE_UNAVAILABLE", overloadedMessage("process"), { retry_after_seconds: RETRY_AFTER_S }, requestId))
   response.writeHead(503, {
     "content-type": "application/json", "content-length": Buffer.byteLength(body), "retry-after": String(RETRY_AFTER_S), "x-request-id": requestId
   })
@@ -49,7 +48,7 @@ export const sheddingServer = (bound: () => number): Server => {
   server.emit = function(this: Server, event: string | symbol, ...args: Array<unknown>) {
     if (event === "request" && shedable(args[0] as IncomingMessage)) {
       if (writes >= bound()) {
-        shed(args[0] as IncomingMessage, args[1] as ServerResponse, performance.now())
+        shed(args[0] as IncomingMessage, args[1] as ServerResponse)
         return true
       }
       writes++
