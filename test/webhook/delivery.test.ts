@@ -187,9 +187,11 @@ describe("webhook delivery to a real HTTPS receiver", () => {
       const pending = async () => (await jsm.streams.info(stream, { subjects_filter: deliverySubject(ingress.config.namespace, sub.id) })).state.subjects?.[deliverySubject(ingress.config.namespace, sub.id)] ?? 0
       expect(await pending()).toBe(1) // waiting a minute for its retry
       expect((await request(ingress.baseUrl, "DELETE", `/api/v1/webhooks/${sub.id}`, { key: tenant.live_key })).status).toBe(200)
-      await eventually("consumer removed", async () => {
+      // The deletion removes the consumer, then purges the subject: wait for both before looking (the purge came a
+      // moment after the consumer was gone in one run).
+      await eventually("consumer removed and retries purged", async () => {
         const gone = await jsm.consumers.info(stream, subscriptionConsumer(ingress.config.namespace, sub.id)).then(() => false, () => true)
-        return gone ? true : undefined
+        return gone && (await pending()) === 0 ? true : undefined
       }, 12_000)
       expect(await pending()).toBe(0)
     } finally {
