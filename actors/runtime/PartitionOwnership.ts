@@ -1,6 +1,7 @@
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { ownerOf, slotOf } from "./assignment.ts"
+import { LeaseDeadlines } from "./leaseDeadlines.ts"
 import { acquire, expiredHolder, fenceOut, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
 import { type PartitionDeps, PartitionConsumer } from "./PartitionConsumer.ts"
 import type { AnyActor } from "./Actor.ts"
@@ -35,6 +36,8 @@ export class PartitionOwnership {
   readonly owned = new Map<string, PartitionConsumer>()
   private timer: NodeJS.Timeout | undefined
   private renewTimer: NodeJS.Timeout | undefined
+  private watchdog: NodeJS.Timeout | undefined
+  private readonly deadlines: LeaseDeadlines<PartitionConsumer>
   private ticking: Promise<void> = Promise.resolve()
   private renewing: Promise<void> = Promise.resolve()
   private stopping = false
@@ -49,16 +52,25 @@ export class PartitionOwnership {
     this.deps = deps
     this.actors = actors
     this.options = options
+    this.deadlines = new LeaseDeadlines(options.leaseTtlMs)
   }
 
   /**
    * Starts two loops: renewal (heartbeat + lease renewal, every third of the TTL) and balancing (take and hand over
    * partitions). They are separate so a slow takeover (NATS or PostgreSQL struggling) never delays renewals and
-   * costs the partitions already held. Readiness does not wait for partitions.
+   * costs the partitions already held. Readiness does not wait for partitions. A third, the watchdog, abandons a
+   * partition as soon as its lease may have lapsed, even while a renewal hangs on a database that stopped answering.
    */
   start(): void {
     this.renewing = this.renewAll().finally(() => this.scheduleRenew())
     this.ticking = this.tick().finally(() => this.schedule())
+    this.watchdog = setInterval(() => {
+      for (const c of this.deadlines.lapsed(Date.now())) {
+        if (this.owned.get(slotOf(c.fence.actor, c.fence.partition)) !== c) continue
+        log("warn", "lease lapsed unrenewed; abandoning partition", { slot: slotOf(c.fence.actor, c.fence.partition), worker_id: this.options.workerId })
+        this.lost(c)
+      }
+    }, Math.max(50, Math.floor(this.options.leaseTtlMs / 20)))
   }
 
   private schedule(): void {
@@ -97,10 +109,14 @@ export class PartitionOwnership {
     try {
       await heartbeat(this.sql, this.deps.namespace, workerId)
       const consumers = [...this.owned.values()]
+      const askedAt = Date.now()
       const held = await renew(this.sql, consumers.map((c) => c.fence), leaseTtlMs)
       for (const c of consumers) {
         const slot = slotOf(c.fence.actor, c.fence.partition)
-        if (!held.has(slot) && this.owned.get(slot) === c) {
+        if (this.owned.get(slot) !== c) continue
+        if (held.has(slot)) {
+          this.deadlines.held(c, askedAt)
+        } else {
           log("warn", "lease not renewed; abandoning partition", { slot, worker_id: workerId })
           this.lost(c)
         }
@@ -113,6 +129,7 @@ export class PartitionOwnership {
   private lost = (c: PartitionConsumer): void => {
     const slot = slotOf(c.fence.actor, c.fence.partition)
     if (this.owned.get(slot) === c) this.owned.delete(slot)
+    this.deadlines.forget(c)
     void c.stop("abandon")
   }
 
@@ -144,15 +161,18 @@ export class PartitionOwnership {
     const name = actor.protocol.name
     const expired = await expiredHolder(this.sql, this.deps.namespace, name, partition, this.options.workerId)
     if (expired !== undefined) await this.fenceOut(expired)
+    const askedAt = Date.now()
     const fence = await acquire(this.sql, this.deps.namespace, name, partition, this.options.workerId, this.options.leaseTtlMs)
     if (!fence) return // still held by its previous owner (draining, or not yet expired): next tick
     const consumer = new PartitionConsumer(this.deps, actor, fence, this.lost)
     this.owned.set(slotOf(name, partition), consumer)
+    this.deadlines.held(consumer, askedAt)
     try {
       await consumer.start()
       log("info", "partition taken", { actor: name, partition, epoch: fence.epoch, worker_id: this.options.workerId })
     } catch (e) {
       this.owned.delete(slotOf(name, partition))
+      this.deadlines.forget(consumer)
       await consumer.stop("abandon")
       await release(this.sql, fence).catch(() => undefined)
       throw e
@@ -172,6 +192,7 @@ export class PartitionOwnership {
 
   private async handOver(slot: string, consumer: PartitionConsumer): Promise<void> {
     this.owned.delete(slot)
+    this.deadlines.forget(consumer)
     await consumer.stop("drain", Date.now() + this.options.drainLimitMs)
     await release(this.sql, consumer.fence)
     log("info", "partition handed over", { slot, worker_id: this.options.workerId })
@@ -185,6 +206,7 @@ export class PartitionOwnership {
     this.stopping = true
     if (this.timer) clearTimeout(this.timer)
     if (this.renewTimer) clearTimeout(this.renewTimer)
+    if (this.watchdog) clearInterval(this.watchdog)
     await settlesBy(Promise.all([this.ticking, this.renewing]), deadline)
     const consumers = [...this.owned.values()]
     this.owned.clear()
