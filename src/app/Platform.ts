@@ -1,5 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
@@ -88,6 +88,17 @@ const Migrated = Layer.effectDiscard(Effect.gen(function*() {
   yield* migrateDatabase(config.databaseUrl)
 }))
 
+/**
+ * JetStream answering "temporarily unavailable" or not at all while a process starts (a cluster electing leaders, a
+ * node it reached cut from its peers, consumers still being created by another process): retried for a minute
+ * instead of exiting into a restart loop. A 3-node cluster's worker failed its start this way in the NATS
+ * peer-partition fault test.
+ */
+const whileJetStreamUnavailable = Schedule.min([Schedule.exponential("200 millis"), Schedule.spaced("5 seconds")]).pipe(
+  Schedule.jittered,
+  Schedule.upTo({ duration: "60 seconds" })
+)
+
 /** Streams and consumers exist before ingress publishes or workers consume (a NatsFailure fails the start, typed). */
 const Topology = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
@@ -100,7 +111,7 @@ const Topology = Layer.effectDiscard(Effect.gen(function*() {
       deliveryAckWaitMs: 2 * messaging.sendTimeoutMs + 5_000
     }),
     catch: natsFailure
-  })
+  }).pipe(Effect.retry({ schedule: whileJetStreamUnavailable, while: (e) => e._tag === "NatsUnavailable" }))
 }))
 
 /** PostgreSQL and NATS connections, built after migrations; topology ensured before anyone uses them. */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { AppConfigShape } from "../../core/config/AppConfig.ts"
-import { reservation } from "../support/fixtures.ts"
 import { makeHost, netnsUnavailable, type TestHost } from "../support/netns.ts"
 import { createKey, createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { spawnIngress, spawnWorker, type IngressProcess } from "../support/processes.ts"
-import { FULL, type TimedAnswer } from "./load.ts"
+import { FULL } from "./load.ts"
+import { answeredBy2s, count, load, sleep, storedOnce } from "./partitionLoad.ts"
 
 // Network partitions between the platform's own hosts (test/support/netns.ts): a process in a namespace of the test's
 // own, its link to NATS cut while its other links carry on. Skipped, with the reason printed, where namespaces cannot
@@ -17,7 +17,6 @@ let tenant: TestTenant
 let key: string
 const sql = testSql()
 const hosts: Array<TestHost> = []
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 beforeAll(async () => {
   if (unavailable !== undefined) return
@@ -35,35 +34,7 @@ afterAll(async () => {
 /** The platform's configuration as seen from a test host: NATS and PostgreSQL through its links. */
 const onHost = (host: TestHost, config: AppConfigShape): AppConfigShape => ({ ...config, natsUrl: host.natsUrl, databaseUrl: host.databaseUrl })
 
-type Answer = TimedAnswer
-
-/** `clients` clients each sending new reservations one after another to `baseUrl` for `ms`, each request with a 30 s deadline. */
-const load = async (baseUrl: string, clients: number, ms: number) => {
-  const answers: Array<Answer> = []
-  const started = performance.now()
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (performance.now() - started < ms) {
-      const body = reservation({ hotel_code: tenant.hotel_code })
-      const at = performance.now() - started
-      const res = await fetch(`${baseUrl}/api/v1/reservations`, {
-        method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(30_000),
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }
-      }).catch(() => undefined)
-      answers.push({ id: body.reservation_id, at, ms: performance.now() - started - at, status: res?.status ?? 0, retryAfter: res?.headers.get("retry-after") ?? null })
-      await res?.arrayBuffer()
-      if (res?.status === 503) await sleep(200)
-    }
-  }))
-  return answers
-}
-
-/** Every acknowledged reservation stored, and none twice. */
-const storedOnce = async (acknowledged: ReadonlyArray<Answer>) => {
-  const rows = await sql`SELECT external_id FROM reservations WHERE tenant_id = ${tenant.tenant_id} AND external_id = ANY(${acknowledged.map((a) => a.id)})`
-  const stored = new Set(rows.map((r) => r.external_id as string))
-  expect(acknowledged.filter((a) => !stored.has(a.id)).map((a) => a.id)).toEqual([])
-  expect(rows.length).toBe(stored.size)
-}
+const writer = () => ({ baseUrl: platform.baseUrl, key, hotelCode: tenant.hotel_code })
 
 describe.skipIf(unavailable !== undefined)("network partitions", () => {
   // Full size only (npm run test:chaos): CI's 25 minutes hold the worker case, which found the lease bug.
@@ -81,7 +52,7 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
         await sleep(cutMs)
         host.heal("nats")
       })()
-      const answers = await load(ingress.baseUrl, FULL ? 32 : 8, total)
+      const answers = await load({ ...writer(), baseUrl: ingress.baseUrl }, FULL ? 32 : 8, total)
       await cutting
       // The requests in flight when the link went: they met the ingress's deadline before it healed.
       const waitedOut = answers.filter((a) => a.at < cutAt + 1_000 && a.at + a.ms > cutAt + 1_000)
@@ -100,7 +71,7 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
       expect(waitedOut.filter((a) => a.status !== 503)).toEqual([])
       expect(after.filter((a) => a.status < 300).length).toBeGreaterThan(after.length / 2)
       await sleep(3_000)
-      await storedOnce(answers.filter((a) => a.status < 300))
+      await storedOnce(sql, tenant.tenant_id, answers.filter((a) => a.status < 300))
     } finally {
       await ingress.stop()
       await worker.stop()
@@ -138,18 +109,16 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
           }
           host.heal(peer)
         })()
-        const answers = await load(platform.baseUrl, FULL ? 32 : 8, total)
+        const answers = await load(writer(), FULL ? 32 : 8, total)
         await cutting
         const late = answers.filter((a) => a.at >= cutAt + settled && a.at + a.ms < cutAt + cutMs)
-        const answeredBy = (a: Answer) => Math.floor((a.at + a.ms) / 2_000) * 2
-        const timeline = Object.entries(Object.groupBy(answers, answeredBy)).map(([s, xs]) => `${s}s:${xs!.length}`).join(" ")
-        console.log(JSON.stringify({ chaos: `partition worker-${peer}`, answers: answers.length, statuses: count(answers), late: count(late), answered_by_2s: timeline, leases: leasesAt.filter((_, i) => i % 3 === 0) }))
+        console.log(JSON.stringify({ chaos: `partition worker-${peer}`, answers: answers.length, statuses: count(answers), late: count(late), answered_by_2s: answeredBy2s(answers), leases: leasesAt.filter((_, i) => i % 3 === 0) }))
         expect(answers.filter((a) => ![200, 201, 503].includes(a.status)).map((a) => a.status)).toEqual([])
         expect(late.length).toBeGreaterThan(0)
         expect(late.filter((a) => a.status >= 300)).toEqual([])
         expect(leasesAt[leasesAt.length - 1]!.isolated).toBe(0)
         await sleep(3_000)
-        await storedOnce(answers.filter((a) => a.status < 300))
+        await storedOnce(sql, tenant.tenant_id, answers.filter((a) => a.status < 300))
       } finally {
         await isolated.stop()
         await other.stop()
@@ -157,9 +126,3 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
     }, 300_000)
   }
 })
-
-const count = (answers: ReadonlyArray<Answer>) => {
-  const out: Record<string, number> = {}
-  for (const a of answers) out[a.status] = (out[a.status] ?? 0) + 1
-  return out
-}

@@ -37,6 +37,8 @@ export interface TestHost {
   /** The URLs a process on this host reaches NATS and PostgreSQL by (through its links). */
   readonly natsUrl: string
   readonly databaseUrl: string
+  /** A link's two addresses: the host's end (`inside`) and the machine's (`outside`). */
+  readonly addressOf: (peer: Peer) => { readonly inside: string; readonly outside: string }
   readonly cut: (peer: Peer) => void
   readonly heal: (peer: Peer) => void
   readonly remove: () => Promise<void>
@@ -84,6 +86,7 @@ export const makeHost = async (label: string, servers: { readonly natsUrl: strin
       placement: { netns: name, address: addresses("clients").inside },
       natsUrl: `nats://${addresses("nats").outside}:${natsProxy.port}`,
       databaseUrl: databaseUrl.toString(),
+      addressOf: addresses,
       cut: (peer) => setLink(peer, "down"),
       heal: (peer) => setLink(peer, "up"),
       remove: async () => {

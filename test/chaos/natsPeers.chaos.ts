@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { startSplitCluster, type SplitCluster } from "../support/natsCluster.ts"
+import { makeHost, netnsUnavailable, type TestHost } from "../support/netns.ts"
+import { createKey, createTenant, startPlatform, testConfig, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { spawnWorker } from "../support/processes.ts"
+import { FULL } from "./load.ts"
+import { answeredBy2s, count, load, sleep, storedOnce } from "./partitionLoad.ts"
+
+// One NATS node of three cut from its two peers while the platform's processes still reach it (issue 30 item 2; the
+// partition of Jepsen's NATS analysis): the ingress and one worker are connected to that node only, a second worker
+// to the other two. Streams at three replicas. Full size only (npm run test:chaos): CI time. Skipped, with the reason
+// printed, where namespaces cannot be made.
+//
+// What it shows beyond the invariants: a connection to the cut node stays healthy (the node answers pings, and even
+// JetStream account info), so the processes on it stay there; the ingress answers 503 at its deadline for the whole
+// cut and the worker keeps its leases while it cannot consume. Moving them needs a JetStream-level health check that
+// can pick another server (nats.js's forced reconnect went back to the same one); not built yet.
+const unavailable = netnsUnavailable()
+if (unavailable !== undefined) console.log(`NATS peer partition fault test skipped: ${unavailable}`)
+
+let host: TestHost | undefined
+let cluster: SplitCluster | undefined
+let platform: RunningPlatform | undefined
+let tenant: TestTenant
+let key: string
+const sql = testSql()
+
+beforeAll(async () => {
+  if (unavailable !== undefined) return
+  const base = testConfig("natspeers")
+  host = await makeHost("np", { natsUrl: base.natsUrl, databaseUrl: base.databaseUrl })
+  cluster = await startSplitCluster(host)
+  platform = await startPlatform("chaos_natspeers", {
+    role: "ingress",
+    overrides: { natsUrl: cluster.isolatedUrl, streamReplicas: 3, replyTimeoutMs: 5_000, partitions: 4, leaseTtlMs: 3_000 }
+  })
+  tenant = await createTenant("chaos-natspeers")
+  key = (await createKey(tenant.tenant_id, ["*"], { rate: 10_000_000 })).key
+}, 120_000)
+afterAll(async () => {
+  await platform?.stop()
+  await cluster?.stop()
+  await host?.remove()
+  await sql.end()
+})
+
+describe.skipIf(unavailable !== undefined)("a NATS node cut from its peers, its clients still connected", () => {
+  it.skipIf(!FULL)("answers 2xx or 503 with Retry-After by the deadline, loses no acknowledged write, applies none twice, and flows again once healed", async () => {
+    const config = platform!.config
+    const namespace = config.namespace
+    const leasesOf = async (owner: string) =>
+      (await sql`SELECT count(*)::int AS n FROM partition_leases WHERE namespace = ${namespace} AND owner = ${owner} AND expires_at > now()`)[0]!.n as number
+    const workerIdOf = (stderr: string) => /"msg":"worker started","worker_id":"([^"]+)"/.exec(stderr)?.[1]
+    const minority = await spawnWorker({ ...config, natsUrl: cluster!.isolatedUrl })
+    const majority = await spawnWorker({ ...config, natsUrl: cluster!.majorityUrl })
+    const [minorityId, majorityId] = [workerIdOf(minority.stderr())!, workerIdOf(majority.stderr())!]
+    const cutAt = 3_000, cutMs = FULL ? 30_000 : 15_000, total = cutAt + cutMs + (FULL ? 15_000 : 8_000)
+    try {
+      for (let i = 0; i < 200 && ((await leasesOf(minorityId)) === 0 || (await leasesOf(majorityId)) === 0); i++) await sleep(100)
+      const leasesAt: Array<{ at: number; minority: number; majority: number }> = []
+      const started = performance.now()
+      const cutting = (async () => {
+        await sleep(cutAt)
+        host!.cut("nats")
+        while (performance.now() - started < cutAt + cutMs) {
+          leasesAt.push({ at: Math.round(performance.now() - started), minority: await leasesOf(minorityId), majority: await leasesOf(majorityId) })
+          await sleep(1_000)
+        }
+        host!.heal("nats")
+      })()
+      const answers = await load({ baseUrl: platform!.baseUrl, key, hotelCode: tenant.hotel_code }, FULL ? 32 : 8, total)
+      await cutting
+      const healed = answers.filter((a) => a.at >= cutAt + cutMs + 5_000)
+      const slowest = Math.round(Math.max(...answers.map((a) => a.ms)))
+      console.log(JSON.stringify({ chaos: "nats-peers", answers: answers.length, statuses: count(answers), slowest_ms: slowest, healed: count(healed), answered_by_2s: answeredBy2s(answers), leases: leasesAt.filter((_, i) => i % 3 === 0) }))
+      expect(answers.filter((a) => ![200, 201, 503].includes(a.status)).map((a) => a.status)).toEqual([])
+      expect(answers.filter((a) => a.status === 503 && a.retryAfter === null).length).toBe(0)
+      expect(slowest).toBeLessThan(12_000)
+      expect(healed.filter((a) => a.status < 300).length).toBeGreaterThan(healed.length / 2)
+      await sleep(3_000)
+      await storedOnce(sql, tenant.tenant_id, answers.filter((a) => a.status < 300))
+    } finally {
+      await minority.stop()
+      await majority.stop()
+    }
+  }, 300_000)
+})
