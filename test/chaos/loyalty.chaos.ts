@@ -28,7 +28,7 @@ const surely = (path: string, body: unknown) => loyalty.surely("POST", path, bod
 describe("loyalty with workers killed under a burst of earns, redeems and holds", () => {
   it("applies every acknowledged operation exactly once and every refused one not at all; every member's ledger adds up", async () => {
     const memberCount = FULL ? 200 : 30
-    const total = FULL ? 5_000 : 900
+    const total = FULL ? 5_000 : 600
     const workers: Array<WorkerProcess> = await Promise.all([0, 1, 2].map(() => spawnWorker(ingress.config)))
     const run = Date.now().toString(36)
     const members: Array<string> = []

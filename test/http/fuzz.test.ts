@@ -23,7 +23,7 @@ import { memberAccessToken, transferToken } from "../oidc/support.ts"
  * - a request refused at the edge (400, 401, 403, 413, 415) published nothing on the ingress stream;
  * - no request ever produced a dead letter;
  * - Object.prototype was never written (the platform runs in this process);
- * and, at the end, /readyz is healthy. FUZZ_RUNS sets the random requests per route (default 20).
+ * and, at the end, /readyz is healthy. FUZZ_RUNS sets the random requests per route (default 14).
  */
 
 // Webhook subscriptions may target loopback (https://127.0.0.1:1, where nothing listens): creations get accepted.
@@ -31,7 +31,7 @@ process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
 // Every sign-in of the run comes from 127.0.0.1 and test files share the rate counters: the per-IP limit would bind across files.
 process.env.GEP_SSO_CODES_PER_IP_PER_MINUTE = "100000"
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 20)
+const RUNS = Number(process.env.FUZZ_RUNS ?? 14)
 /** Requests of the sweep per route, at most. */
 const SWEEP_MAX = 80
 // A 404 may be an actor's answer (an unknown B2B account is found out by its actor), a 422 too: not edge-only.
