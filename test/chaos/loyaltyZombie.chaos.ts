@@ -89,7 +89,7 @@ describe("a loyalty worker paused past its lease (a zombie)", () => {
       console.log(JSON.stringify({ chaos: "loyalty-zombie", committedByA, statuses, committedBeforeResume }))
       expect(committedByA).toBeGreaterThan(0)
       expect(committedByA).toBeLessThan(300)
-      expect(a.stderr()).toMatch(/lease (lost|not renewed)/)
+      expect(a.stderr()).toMatch(/lease (lost|not renewed|lapsed)/)
     } finally {
       a.child.kill("SIGCONT")
       await Promise.all([a.stop(), b.stop()])
