@@ -151,8 +151,8 @@ describe("messages with workers killed around the provider call", () => {
     expect(answers.filter((a) => a.status !== 202).map((a) => [a.status, a.body])).toEqual([])
     const messageIds = answers.map((a) => a.body.data.message_id as string)
     const settled = await waitSettled(messageIds, FULL ? 240_000 : 120_000)
-    // Redelivered commands of settled messages (the killed workers left them unacked) must find them settled.
-    await new Promise((r) => setTimeout(r, 8_000))
+    // Redelivered commands of settled messages (the killed workers left them unacked, 2 s ack wait) must find them settled.
+    await new Promise((r) => setTimeout(r, 5_000))
     await workers.stop()
     await stub.settled()
     const calls = messageIds.map((id) => stub.countByCallbackData().get(id) ?? 0)

@@ -23,7 +23,7 @@ afterAll(async () => {
 
 describe("a 3-node JetStream cluster losing a node during load", () => {
   it("loses no acknowledged envelope (streams at replicas 3)", async () => {
-    platform = await startPlatform("chaos_nats", { overrides: { natsUrl: urls, streamReplicas: 3, replyTimeoutMs: 5_000, partitions: 4 } })
+    platform = await startPlatform("chaos_nats", { overrides: { natsUrl: urls, streamReplicas: 3, replyTimeoutMs: 5_000, partitions: 2 } })
     const key = (await createKey(tenant.tenant_id, ["*"], { rate: 10_000_000 })).key
     let killed = ""
     const kill = (async () => {
