@@ -2,7 +2,9 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { AppConfig } from "../core/config/AppConfig.ts"
+import { keepOnJetStream } from "./jetStreamProbe.ts"
 import { natsFailure, type NatsFailure } from "./natsErrors.ts"
+import { ingressStream } from "./subjects.ts"
 
 const PING_INTERVAL_MS = 2_000
 
@@ -44,9 +46,12 @@ export class Nats extends Context.Service<Nats, NatsShape>()("app/streams/Nats")
       ({ nc }) => Effect.promise(() => nc.drain().catch(() => nc.close()))
     ).pipe(Effect.map((s) => Nats.of(s)))
 
+  /** A long-lived process's connection, kept on a server through which JetStream answers (jetStreamProbe.ts). */
   static readonly layer = (name: string) =>
     Layer.effect(Nats, Effect.gen(function*() {
       const config = yield* AppConfig
-      return yield* Nats.make(config.natsUrl, name)
+      const nats = yield* Nats.make(config.natsUrl, name)
+      yield* Effect.forkScoped(keepOnJetStream(nats.nc, ingressStream(config.namespace)))
+      return nats
     }))
 }
