@@ -23,6 +23,9 @@ export const coreErrorResponse = (
 
 const shaped = coreErrorResponse
 
+/** nginx's status for a request whose client went away before the answer: never sent, only logged and counted. */
+export const CLIENT_CLOSED = 499
+
 /** The router's own 404s (no route for the method and path), told apart from a handler's 404 by the edge's 405. */
 const routeNotFound = new WeakSet<HttpServerResponse.HttpServerResponse>()
 export const isRouteNotFound = (response: HttpServerResponse.HttpServerResponse): boolean => routeNotFound.has(response)
@@ -47,6 +50,12 @@ export const toCoreErrorShape = <R>(httpEffect: Effect.Effect<HttpServerResponse
         : response
     ),
     Effect.catchCause((cause) => {
+      // Interrupted, not failed: the client closed the connection before its answer (a webhook sender's own 10 s
+      // deadline, say) or the server is stopping. Nobody reads this answer; the access log says 499, as nginx does,
+      // instead of a 500 and an error line for a failure that never happened.
+      if (Cause.hasInterruptsOnly(cause)) {
+        return Effect.logInfo("request closed before its answer").pipe(Effect.as(HttpServerResponse.empty({ status: CLIENT_CLOSED })))
+      }
       const error = Cause.squash(cause) as { _tag?: string; reason?: { _tag?: string; reason?: string } }
       const tag = error?.reason?._tag ?? error?._tag
       if (tag === "RouteNotFound") return Effect.succeed(noSuchEndpoint())

@@ -75,6 +75,8 @@ describe.skipIf(unavailable !== undefined)("a NATS node cut from its peers, its 
       const late = answers.filter((a) => a.at >= cutAt + moved && a.at + a.ms < cutAt + cutMs)
       const healed = answers.filter((a) => a.at >= cutAt + cutMs + 5_000)
       const slowest = Math.round(Math.max(...answers.map((a) => a.ms)))
+      const natsLines = (stderr: string) => stderr.split("\n").filter((l) => /JetStream|NATS/.test(l)).map((l) => l.slice(0, 200))
+      console.log(JSON.stringify({ chaos: "nats-peers-worker-log", minority: natsLines(minority.stderr()), majority: natsLines(majority.stderr()) }))
       console.log(JSON.stringify({ chaos: "nats-peers", answers: answers.length, statuses: count(answers), slowest_ms: slowest, late: count(late), healed: count(healed), answered_by_2s: answeredBy2s(answers), leases: leasesAt.filter((_, i) => i % 3 === 0) }))
       expect(answers.filter((a) => ![200, 201, 503].includes(a.status)).map((a) => a.status)).toEqual([])
       expect(answers.filter((a) => a.status === 503 && a.retryAfter === null).length).toBe(0)

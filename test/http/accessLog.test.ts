@@ -84,6 +84,29 @@ describe("the access log", () => {
     for (const secret of secrets.filter((s) => typeof s === "string" && s.length > 0)) expect(all.includes(secret), "a credential was logged").toBe(false)
   })
 
+  it("a request whose client went away before the answer is logged 499, not as a 500 and an unhandled failure", async () => {
+    // An ingress with no worker behind it: a write waits for an answer that never comes, and the client gives up.
+    const ingress = await startPlatform("accesslog_closed", { role: "ingress" })
+    try {
+      const sentAt = written.length
+      const aborted = await fetch(`${ingress.baseUrl}/api/v1/reservations`, {
+        method: "POST", signal: AbortSignal.timeout(300),
+        headers: { authorization: `Bearer ${tenant.live_key}`, "content-type": "application/json" },
+        body: JSON.stringify({ reservation_id: "gone-1", hotel_code: tenant.hotel_code, check_in: "2026-12-01", check_out: "2026-12-02", guests: [{ first_name: "Gone", email: "gone@gmail.com" }] })
+      }).then(() => "answered", () => "aborted")
+      expect(aborted).toBe("aborted")
+      let lines: Array<Record<string, unknown>> = []
+      for (let i = 0; i < 80 && lines.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 25))
+        lines = accessLines().filter((l) => l.route === "/api/v1/reservations" && l.tenant_id === tenant.tenant_id && written.slice(sentAt).join("").includes(String(l.request_id)))
+      }
+      expect(lines.map((l) => l.status)).toEqual([499])
+      expect(written.slice(sentAt).join("")).not.toContain("unhandled request failure")
+    } finally {
+      await ingress.stop()
+    }
+  })
+
   it("GEP_ACCESS_LOG: on by default, off, or the share of answers written", () => {
     expect([undefined, "", "on", "off", "0.25", "1", "2", "x"].map(accessLogShare)).toEqual([1, 1, 1, 0, 0.25, 1, 1, 1])
   })
