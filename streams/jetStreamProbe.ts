@@ -12,11 +12,12 @@ const PROBE_TIMEOUT_MS = 2_000
  * Keeps a connection on a server through which JetStream answers. A NATS node cut from its peers still answers its
  * clients' pings and even JetStream account info (it serves that alone), so the client sees a healthy connection
  * while no stream can be reached through it: an ingress there answers 503 and a worker there consumes nothing for as
- * long as the partition lasts (test/chaos/natsPeers.chaos.ts). Stream info is answered only through the stream's
- * leader, so a few unanswered in a row move the connection to another server of its pool: the pool is set to the
+ * long as the partition lasts (test/chaos/natsPeers.chaos.ts). Stream info is answered through the stream's leader,
+ * stream names through the JetStream meta leader; a few probes in a row with either unanswered (timeout, no
+ * responders, "temporarily unavailable") move the connection to another server of its pool: the pool is set to the
  * others (a plain forced reconnect dialled the same server again; the cluster's gossip adds it back once it rejoins).
- * With one server there is nowhere to go: nothing is done.
- * Any other answer (the stream not created yet) says JetStream is reachable.
+ * With one server there is nowhere to go: nothing is done. Any other answer (the stream not created yet) says
+ * JetStream is reachable.
  */
 export const keepOnJetStream = Effect.fn("Nats.keepOnJetStream")(function*(nc: NatsConnection, stream: string) {
   const jsm = yield* Effect.promise(() => jetstreamManager(nc, { timeout: PROBE_TIMEOUT_MS, checkAPI: false }))
@@ -32,7 +33,10 @@ export const keepOnJetStream = Effect.fn("Nats.keepOnJetStream")(function*(nc: N
     nc.setServers(others)
     yield* Effect.promise(() => nc.reconnect())
   })
-  const probe = Effect.tryPromise({ try: () => jsm.streams.info(stream), catch: (e) => e }).pipe(
+  // Both: the stream's info (its leader) and the stream names filtered to it (the meta leader). A cut node that led
+  // the stream, or the meta group, may go on answering one of them from its own state for a while.
+  const ask = () => Promise.all([jsm.streams.info(stream), jsm.streams.names(stream).next()])
+  const probe = Effect.tryPromise({ try: ask, catch: (e) => e }).pipe(
     Effect.match({ onSuccess: () => 0, onFailure: (e) => (isNatsUnavailable(e) && !nc.isClosed() ? failures + 1 : 0) }),
     Effect.flatMap((n) => {
       failures = n
