@@ -30,8 +30,10 @@ export const keepOnJetStream = Effect.fn("Nats.keepOnJetStream")(function*(nc: N
     yield* Effect.logWarning("JetStream unreachable through this NATS server; moving to another").pipe(
       Effect.annotateLogs({ server: current, probes_failed: FAILURES_TO_MOVE })
     )
-    nc.setServers(others)
-    yield* Effect.promise(() => nc.reconnect())
+    // Neither may end the probe: a pool refused (no valid entry) stays as it was, a reconnect refused (the connection
+    // draining at shutdown) is the shutdown's business.
+    const pooled = yield* Effect.try(() => nc.setServers(others)).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+    if (pooled) yield* Effect.tryPromise(() => nc.reconnect()).pipe(Effect.ignore)
   })
   // Both: the stream's info (its leader) and the stream names filtered to it (the meta leader). A cut node that led
   // the stream, or the meta group, may go on answering one of them from its own state for a while.

@@ -57,7 +57,7 @@ const contacts = async (n: number): Promise<Array<string>> => {
 
 describe("journeys with workers SIGKILLed while runs wait and send", () => {
   it("every run ends exactly once; every step's email leaves, none lost, none recorded twice", async () => {
-    const n = FULL ? 1_000 : 150
+    const n = FULL ? 1_000 : 100
     const journeyId = await createJourney(sql, tenant, {
       name: "Chaos", trigger: { type: "event", event: "chaos.entered" },
       steps: [

@@ -19,7 +19,7 @@ afterAll(async () => {
 describe("three workers, one killed with SIGKILL every 2 s, under load", () => {
   it("loses no acknowledged write, duplicates nothing, and keeps every reservation's last value in send order", async () => {
     const ids = FULL ? 2_000 : 200
-    const total = FULL ? 20_000 : 1_200
+    const total = FULL ? 20_000 : 1_000
     const workers: Array<WorkerProcess> = await Promise.all([0, 1, 2].map(() => spawnWorker(ingress.config)))
     const killer = killOneEvery(workers, 2_000, () => spawnWorker(ingress.config))
     const key = (await createKey(tenant.tenant_id, ["*"], { rate: 10_000_000 })).key
