@@ -150,9 +150,10 @@ describe("messages with workers killed around the provider call", () => {
 
   it("killed after WhatsApp took the message: the status webhook settles it and nothing is sent twice", async () => {
     const n = FULL ? 100 : 20
-    // Every send here reached WhatsApp, so nothing waits on the window: it is as long as production's order of
-    // magnitude, not 15 s (a CI run on a loaded machine had two statuses take longer, and the sends were repeated).
-    const workers = await supervise(2, { GEP_FAULT_CRASH_AFTER_SEND: FULL ? "0.05" : "0.1", GEP_WHATSAPP_RECONCILE_MS: "60000" })
+    // 30 s, not 15: a CI run on a loaded machine had two statuses take longer than 15 s, and those sends were repeated.
+    // Not longer: a death also orphans sends claimed and not yet made, and each of those waits the window out before
+    // it is made (60 s made this test 128 s).
+    const workers = await supervise(2, { GEP_FAULT_CRASH_AFTER_SEND: FULL ? "0.05" : "0.1", GEP_WHATSAPP_RECONCILE_MS: "30000" })
     const ids = await contacts(n, "after")
     const answers = await Promise.all(ids.map((id) =>
       sendSurely({ contact_id: id, channel: "whatsapp", template: { name: "booking_confirmation", language: "es", parameters: ["A", "B"] } }, `wa-after-${id}`)))
