@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ActorNames } from "../../actors/registry.ts"
 import { phone } from "../support/fixtures.ts"
 import { createKey, createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { spawnWorker } from "../support/processes.ts"
+import { spawnWorker, workerIdOf } from "../support/processes.ts"
 
 // Load shedding off here: the burst's 300 requests are each expected applied once (a 503 being "not confirmed in
 // time", applied by the next owner), where a shed request would be a 503 with nothing stored. Shedding has its own
@@ -22,7 +22,6 @@ afterAll(async () => {
   await sql.end()
 })
 
-const workerIdOf = (stderr: string) => /"msg":"worker started","worker_id":"([^"]+)"/.exec(stderr)?.[1]
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe("a worker paused past its lease", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { type LoyaltyIngress, startLoyaltyIngress } from "./loyaltyIngress.ts"
-import { spawnWorker } from "../support/processes.ts"
+import { spawnWorker, workerIdOf } from "../support/processes.ts"
 
 // A zombie owner of loyalty members' partitions: worker A is SIGSTOPped in the middle of a burst of redemptions (messages
 // fetched, transactions open), worker B takes its partitions over once A's leases expire, then A is resumed. A's late
@@ -21,7 +21,6 @@ afterAll(async () => {
   await sql.end()
 })
 
-const workerIdOf = (stderr: string) => /"msg":"worker started","worker_id":"([^"]+)"/.exec(stderr)?.[1]
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const post = (path: string, body: unknown) => loyalty.send("POST", path, body)
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { startSplitCluster, type SplitCluster } from "../support/natsCluster.ts"
 import { makeHost, netnsUnavailable, type TestHost } from "../support/netns.ts"
 import { createKey, createTenant, startPlatform, testConfig, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { spawnWorker } from "../support/processes.ts"
+import { spawnWorker, workerIdOf } from "../support/processes.ts"
 import { FULL } from "./load.ts"
-import { answeredBy2s, count, load, sleep, storedOnce } from "./partitionLoad.ts"
+import { answeredBy2s, count, liveLeases, load, sleep, storedOnce } from "./partitionLoad.ts"
 
 // One NATS node of three cut from its two peers while the platform's processes still reach it (issue 30 item 2; the
 // partition of Jepsen's NATS analysis): the ingress and one worker are connected to that node only, a second worker
@@ -47,9 +47,7 @@ describe.skipIf(unavailable !== undefined)("a NATS node cut from its peers, its 
   it.skipIf(!FULL)("the ingress and the worker on the cut node move to the majority and writes flow again within seconds; nothing acknowledged lost or applied twice", async () => {
     const config = platform!.config
     const namespace = config.namespace
-    const leasesOf = async (owner: string) =>
-      (await sql`SELECT count(*)::int AS n FROM partition_leases WHERE namespace = ${namespace} AND owner = ${owner} AND expires_at > now()`)[0]!.n as number
-    const workerIdOf = (stderr: string) => /"msg":"worker started","worker_id":"([^"]+)"/.exec(stderr)?.[1]
+    const leasesOf = (owner: string) => liveLeases(sql, namespace, owner)
     const minority = await spawnWorker({ ...config, natsUrl: cluster!.isolatedUrl })
     const majority = await spawnWorker({ ...config, natsUrl: cluster!.majorityUrl })
     const [minorityId, majorityId] = [workerIdOf(minority.stderr())!, workerIdOf(majority.stderr())!]
@@ -84,7 +82,6 @@ describe.skipIf(unavailable !== undefined)("a NATS node cut from its peers, its 
       expect(late.length).toBeGreaterThan(0)
       expect(late.filter((a) => a.status >= 300).map((a) => a.status)).toEqual([])
       expect(healed.filter((a) => a.status < 300).length).toBeGreaterThan(healed.length / 2)
-      await sleep(3_000)
       await storedOnce(sql, tenant.tenant_id, answers.filter((a) => a.status < 300))
     } finally {
       await minority.stop()

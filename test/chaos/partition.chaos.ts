@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { AppConfigShape } from "../../core/config/AppConfig.ts"
 import { makeHost, netnsUnavailable, type TestHost } from "../support/netns.ts"
 import { createKey, createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
-import { spawnIngress, spawnWorker, type IngressProcess } from "../support/processes.ts"
+import { spawnIngress, spawnWorker, type IngressProcess, workerIdOf } from "../support/processes.ts"
 import { FULL } from "./load.ts"
-import { answeredBy2s, count, load, sleep, storedOnce } from "./partitionLoad.ts"
+import { answeredBy2s, count, liveLeases, load, sleep, storedOnce } from "./partitionLoad.ts"
 
 // Network partitions between the platform's own hosts (test/support/netns.ts): a process in a namespace of the test's
 // own, its link to NATS cut while its other links carry on. Skipped, with the reason printed, where namespaces cannot
@@ -72,7 +72,6 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
       expect(waitedOut.length).toBeGreaterThan(0)
       expect(waitedOut.filter((a) => a.status !== 503)).toEqual([])
       expect(after.filter((a) => a.status < 300).length).toBeGreaterThan(after.length / 2)
-      await sleep(3_000)
       await storedOnce(sql, tenant.tenant_id, answers.filter((a) => a.status < 300))
     } finally {
       await ingress.stop()
@@ -89,9 +88,7 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
     const named = peers.map((p) => (p === "nats" ? "NATS" : "PostgreSQL")).join(", another from ")
     it(`a worker cut from ${named} while it holds leases: its partitions move to the other worker, nothing acknowledged is lost or applied twice`, async () => {
       const namespace = platform.config.namespace
-      const leasesOf = async (owner: string) =>
-        (await sql`SELECT count(*)::int AS n FROM partition_leases WHERE namespace = ${namespace} AND owner = ${owner} AND expires_at > now()`)[0]!.n as number
-      const workerIdOf = (stderr: string) => /"msg":"worker started","worker_id":"([^"]+)"/.exec(stderr)?.[1]
+      const leasesOf = (owner: string) => liveLeases(sql, namespace, owner)
       const cut = await Promise.all(peers.map(async (peer) => {
         const host = await makeHost(peer === "nats" ? "wn" : "wp", { natsUrl: platform.config.natsUrl, databaseUrl: platform.config.databaseUrl })
         hosts.push(host)
@@ -127,7 +124,6 @@ describe.skipIf(unavailable !== undefined)("network partitions", () => {
         expect(late.length).toBeGreaterThan(0)
         expect(late.filter((a) => a.status >= 300)).toEqual([])
         expect(leasesAt[leasesAt.length - 1]!.isolated).toBe(0)
-        await sleep(3_000)
         await storedOnce(sql, tenant.tenant_id, answers.filter((a) => a.status < 300))
       } finally {
         await Promise.all([...cut.map((c) => c.worker), other].map((w) => w.stop()))

@@ -33,13 +33,18 @@ export const load = async (to: Writer, clients: number, ms: number): Promise<Arr
   return answers
 }
 
-/** Every acknowledged reservation stored, and none twice. */
+/** Every acknowledged reservation stored, and none twice: checked 3 s after the load, once what it set going settled. */
 export const storedOnce = async (sql: Sql, tenantId: string, acknowledged: ReadonlyArray<TimedAnswer>) => {
+  await sleep(3_000)
   const rows = await sql`SELECT external_id FROM reservations WHERE tenant_id = ${tenantId} AND external_id = ANY(${acknowledged.map((a) => a.id)})`
   const stored = new Set(rows.map((r) => r.external_id as string))
   expect(acknowledged.filter((a) => !stored.has(a.id)).map((a) => a.id)).toEqual([])
   expect(rows.length).toBe(stored.size)
 }
+
+/** The unexpired leases a worker holds in a namespace. */
+export const liveLeases = async (sql: Sql, namespace: string, owner: string) =>
+  (await sql`SELECT count(*)::int AS n FROM partition_leases WHERE namespace = ${namespace} AND owner = ${owner} AND expires_at > now()`)[0]!.n as number
 
 /** Answers per status. */
 export const count = (answers: ReadonlyArray<TimedAnswer>) => {

@@ -84,6 +84,9 @@ const spawnRole = async (
 }
 
 /** A `gep serve --role worker` process. */
+/** The id a worker process logged at start ("worker started"), from its stderr. */
+export const workerIdOf = (stderr: string) => /"msg":"worker started","worker_id":"([^"]+)"/.exec(stderr)?.[1]
+
 export const spawnWorker = (config: AppConfigShape, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<IngressProcess> =>
   spawnRole("worker", config, {
     GEP_ACK_WAIT_MS: String(config.ackWaitMs),
