@@ -46,7 +46,8 @@ export const toldRow = (t: Told, tenantId: string): OutboxMessage & { readonly t
 
 /**
  * Publishes outbox rows to JetStream, each message with Nats-Msg-Id = its id, so a second publish (after a crash
- * between publish and marking) is deduplicated by the stream. The sweep republishes anything a crash left behind.
+ * between publish and the row's removal) is deduplicated by the stream. The sweep republishes anything a crash left
+ * behind.
  */
 export class OutboxRelay {
   private readonly sql: Sql
@@ -54,7 +55,7 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined
   private flushTimer: NodeJS.Timeout | undefined
   private sweeping = false
-  /** Published rows not yet marked: marked together, one statement per flush instead of one per message. */
+  /** Published rows not yet deleted: deleted together, one statement per flush instead of one per message. */
   private published: Array<string> = []
 
   constructor(sql: Sql, js: JetStreamClient) {
@@ -99,7 +100,7 @@ export class OutboxRelay {
         const messages = rows.flatMap((r): ReadonlyArray<StoredMessage> =>
           r.batch ? decode<Array<StoredMessage>>(r.payload as Uint8Array) : [{ id: r.id as string, subject: r.subject as string, data: r.payload as Uint8Array }])
         await Promise.all(messages.map((m) => this.js.publish(m.subject, m.data, { msgID: m.id })))
-        await tx`UPDATE outbox SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
+        await tx`DELETE FROM outbox WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
         return rows.length
       })
     } catch (e) {
@@ -110,14 +111,18 @@ export class OutboxRelay {
     }
   }
 
-  /** Marks what was published since the last flush (a crash before it only means a deduplicated republish). */
+  /**
+   * Deletes the rows published since the last flush: the outbox stream is the log of what was published, the table
+   * only holds what is not yet (a crash before the delete only means a republish, deduplicated by the stream within
+   * its duplicate window and by the receiver's inbox after it: actors/runtime/inboxRetention.ts).
+   */
   async flush(): Promise<void> {
     if (this.published.length === 0) return
     const ids = this.published
     this.published = []
-    await this.sql`UPDATE outbox SET published_at = now() WHERE id = ANY(${ids}::uuid[])`.catch((e) => {
+    await this.sql`DELETE FROM outbox WHERE id = ANY(${ids}::uuid[])`.catch((e) => {
       this.published.push(...ids)
-      log("warn", "outbox marking deferred", { error: errorText(e), count: ids.length })
+      log("warn", "outbox row removal deferred", { error: errorText(e), count: ids.length })
     })
   }
 

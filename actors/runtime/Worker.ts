@@ -6,6 +6,7 @@ import { Metrics, sample } from "../../core/observability/metrics.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
 import { Lane } from "./Lane.ts"
+import { inboxRetention } from "./inboxRetention.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
 import { PartitionOwnership } from "./PartitionOwnership.ts"
 import type { AnyActor } from "./Actor.ts"
@@ -82,6 +83,7 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
         set({}, row!.n as number)
       })
     ]
+    yield* Effect.forkScoped(inboxRetention({ sql, jsm, namespace: config.namespace, retentionMs: config.inboxRetentionMs }))
     const ids = { worker_id: workerId }
     yield* Effect.acquireRelease(
       Effect.sync(() => {

@@ -23,6 +23,11 @@ export interface AppConfigShape {
   readonly dbPoolSize: number
   /** Group appliers per actor type in a worker, each over its share of the partitions (concurrent transactions). */
   readonly applyLanes: number
+  /**
+   * How long an inbox row is kept at least (GEP_INBOX_RETENTION_MS, 15 minutes): longer than the streams' duplicate
+   * window (10 minutes). Rows whose envelope may still arrive are kept however old (actors/runtime/inboxRetention.ts).
+   */
+  readonly inboxRetentionMs: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app/config/AppConfig") {
@@ -39,7 +44,8 @@ export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("app
     telephonyRateLimitPerMinute: Config.Int("GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
     leaseTtlMs: Config.Int("GEP_LEASE_TTL_MS").pipe(Config.withDefault(5_000)),
     dbPoolSize: Config.Int("GEP_DB_POOL_SIZE").pipe(Config.withDefault(20)),
-    applyLanes: Config.Int("GEP_APPLY_LANES").pipe(Config.withDefault(1))
+    applyLanes: Config.Int("GEP_APPLY_LANES").pipe(Config.withDefault(1)),
+    inboxRetentionMs: Config.Int("GEP_INBOX_RETENTION_MS").pipe(Config.withDefault(15 * 60_000))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.map(AppConfig.config, (c) => {

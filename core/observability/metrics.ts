@@ -37,6 +37,7 @@ export const Metrics = {
   ownedPartitions: sampledGauge("gep_owned_partitions", "Partitions this worker holds a lease on", ["actor"]),
   liveActors: sampledGauge("gep_live_actors", "Keys with a non-empty mailbox in this worker", ["actor"]),
   mailboxDepth: sampledGauge("gep_mailbox_depth", "Messages being applied or queued in this worker's mailboxes", ["actor"]),
+  retained: counter("gep_rows_removed_total", "Rows the retention sweep removed, by table (inbox: envelopes that cannot arrive again; outbox: rows an earlier release marked published)", ["table"]),
   outboxBacklog: sampledGauge("gep_outbox_backlog", "Outbox rows not yet published to JetStream", []),
   admissionLimit: sampledGauge("gep_admission", "Partners' actor calls this ingress admits at once (limit) and holds now (in_flight)", ["measure"]),
   shed: counter("gep_requests_shed_total", "Requests answered 503 at once for overload: where (edge: before the body was read; call: at the first actor call) and why (process limit, tenant share)", ["where", "reason"])

@@ -63,7 +63,7 @@ export class WebhookSends extends Context.Service<WebhookSends, {
             return { ...(await writeCommand(tx, scope, id, name, command)), extra }
           })
           await js.publish(subject(name), written.data, { msgID: id })
-            .then(() => sql`UPDATE outbox SET published_at = now() WHERE id = ${id}`)
+            .then(() => sql`DELETE FROM outbox WHERE id = ${id}`)
             .catch((e) => log("warn", "webhook command publish deferred to the relay sweep", { error: errorText(e) }))
           return written
         },

@@ -89,7 +89,7 @@ describe("automatic attribution, first match wins", () => {
       await upsert({ ...body, ...change })
       expect(await attributionOf(body.reservation_id), JSON.stringify(change)).toMatchObject(expected)
     }
-    const events = (await outboxMessages(sql, tenant.tenant_id))
+    const events = (await outboxMessages(platform.config.namespace, tenant.tenant_id))
       .filter((m) => m.subject.endsWith("cmd.webhook.reservation.attribution_changed"))
       .map((m) => m.payload as { event_type: string; data: { reservation: { id: string }; attribution: { account_id: string | null }; previous: { account_id: string | null } | null } })
       .filter((p) => p.data.reservation.id === created.reservation_id)

@@ -52,7 +52,7 @@ describe("contacts of accounts", () => {
     expect((await api("POST", `/b2b/accounts/${sister}/contacts`, { first_name: "María", phone: p })).body.data.contact_id).toBe(contactId)
     const [people] = await sql`SELECT count(*)::int AS n FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND (phone = ${e164(who)} OR email = ${email})`
     expect(people!.n).toBe(1)
-    const created = (await outboxMessages(sql, tenant.tenant_id)).filter((m) => m.subject.endsWith("cmd.webhook.contact.created"))
+    const created = (await outboxMessages(platform.config.namespace, tenant.tenant_id)).filter((m) => m.subject.endsWith("cmd.webhook.contact.created"))
     expect(created.some((m) => (m.payload as { data: { contact: { id: string } } }).data.contact.id === contactId)).toBe(true)
   })
 

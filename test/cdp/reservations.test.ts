@@ -26,7 +26,7 @@ afterAll(async () => {
 const hotel = () => ({ hotel_code: tenant.hotel_code })
 const email = () => `${unique("guest")}@hotel-guests.net`
 const booker = (address: string) => [{ first_name: "Ana", last_name: "López", email: address, is_holder: true }]
-const checkouts = async () => (await outboxMessages(sql, tenant.tenant_id)).filter((m) => m.subject.endsWith("evt.checkout.completed"))
+const checkouts = async () => (await outboxMessages(platform.config.namespace, tenant.tenant_id)).filter((m) => m.subject.endsWith("evt.checkout.completed"))
 
 describe("POST /api/v1/cdp/reservations", () => {
   it("stores through the reservation rules (201, then 200), links the visit to the booker and emits checkout.completed once", async () => {

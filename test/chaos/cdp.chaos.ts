@@ -65,7 +65,7 @@ describe("a CDP bulk job with its worker SIGKILLed midway", () => {
     expect(stored[0]!.n).toBe(size)
     const contacts = await sql`SELECT count(*)::int AS n FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND email LIKE ${`cdp-${run}-%`}`
     expect(contacts[0]!.n).toBe(size)
-    const outbox = await outboxMessages(sql, tenant.tenant_id)
+    const outbox = await outboxMessages(ingress.config.namespace, tenant.tenant_id)
     for (const type of ["booking.created", "checkout.completed"]) {
       const published = outbox.filter((m) => m.subject.endsWith(`evt.${type}`))
       expect(new Set(published.map((m) => m.id)).size, type).toBe(published.length)

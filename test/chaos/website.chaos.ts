@@ -79,7 +79,7 @@ describe("website events with workers SIGKILLed during a burst", () => {
     expect(stored.length).toBe(sent * size)
     const byKey = new Map(stored.map((r) => [r.idempotency_key as string, r.id as string]))
     for (const [key, id] of accepted) expect(byKey.get(key), key).toBe(id)
-    const published = (await outboxMessages(sql, tenant.tenant_id)).filter((m) => m.subject.endsWith("evt.cart.abandoned"))
+    const published = (await outboxMessages(ingress.config.namespace, tenant.tenant_id)).filter((m) => m.subject.endsWith("evt.cart.abandoned"))
     expect(new Set(published.map((m) => m.id)).size).toBe(published.length)
     expect(published.length).toBe(sent * size)
     console.log(JSON.stringify({ website_chaos: { events: sent * size, kills: killer.kills(), retries } }))

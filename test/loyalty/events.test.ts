@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** The loyalty webhook commands of one member in the outbox, oldest first: [event_type, data]. */
 const events = async (memberId: string) =>
-  (await outboxMessages(h.sql, h.tenant.tenant_id))
+  (await outboxMessages(h.platform.config.namespace, h.tenant.tenant_id))
     .filter((m) => m.subject.startsWith(`${h.platform.config.namespace}.cmd.webhook.loyalty.`))
     .map((m) => m.payload as { event_type: string; data: Record<string, unknown> })
     .filter((p) => (p.data.member_id ?? (p.data.member as { member_id?: string } | undefined)?.member_id) === memberId)

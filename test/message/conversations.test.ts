@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { configureChannels, newContact, newWhatsAppNumber, TEMPLATES, useEncryptionKey } from "../support/messaging.ts"
+import { outboxMessages } from "../support/outbox.ts"
 import { createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { eventually } from "../support/webhook.ts"
 import { startWhatsAppStub, type WhatsAppStub } from "../support/whatsappStub.ts"
@@ -43,8 +44,8 @@ describe("conversations", () => {
       return row
     }, 8_000)
     expect(closed.closed_reason).toBe("inactivity")
-    const [outbox] = await sql`SELECT count(*)::int AS n FROM outbox WHERE subject LIKE '%webhook.conversation.closed' AND tenant_id = ${tenant.tenant_id}`
-    expect(outbox!.n).toBe(1)
+    const announced = (await outboxMessages(platform.config.namespace, tenant.tenant_id)).filter((m) => m.subject.endsWith("webhook.conversation.closed"))
+    expect(announced.length).toBe(1)
     expect(await stub.postInbound({ phoneNumberId: number.phoneNumberId, from: c.phone, text: "¿Sigue ahí?" })).toBe(200)
     const rows = await eventually("a second conversation", async () => {
       const r = await sql`SELECT id, status FROM conversations WHERE contact_id = ${c.id} ORDER BY opened_at`

@@ -205,7 +205,7 @@ describe("POST /api/v1/reservations", () => {
 
   it("emits outbox rows for the booking event and the new contact", async () => {
     const r = await upsert(reservation(hotel(), { guests: [{ first_name: "Outi", phone: phone(9191) }] }))
-    const messages = await outboxMessages(sql, tenant.tenant_id)
+    const messages = await outboxMessages(platform.config.namespace, tenant.tenant_id)
     const rows = messages.filter((m) => m.id === r.body.data.event_id)
     expect(rows[0]!.subject).toBe(`${platform.config.namespace}.evt.booking.created`)
     const contactRows = messages.filter((m) => m.subject.endsWith("webhook.contact.created"))

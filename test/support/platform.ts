@@ -33,6 +33,7 @@ export const testConfig = (suffix: string, overrides: Partial<AppConfigShape> = 
   // Several platforms, spawned workers and the test's own clients share one PostgreSQL (max_connections 100).
   dbPoolSize: 6,
   applyLanes: 1,
+  inboxRetentionMs: 15 * 60_000,
   ...overrides
 })
 

@@ -91,7 +91,8 @@ export const spawnWorker = (config: AppConfigShape, env: Record<string, string> 
   spawnRole("worker", config, {
     GEP_ACK_WAIT_MS: String(config.ackWaitMs),
     GEP_LEASE_TTL_MS: String(config.leaseTtlMs),
-    GEP_APPLY_LANES: String(config.applyLanes)
+    GEP_APPLY_LANES: String(config.applyLanes),
+    GEP_INBOX_RETENTION_MS: String(config.inboxRetentionMs)
   }, env, options)
 
 /** A `gep serve --role ingress` process (its own logger, at the level given), for tests that read its log lines. */

@@ -89,7 +89,7 @@ describe("event_id and sequence in every delivery", () => {
     expect(byName(ofB)).toEqual(["B0", "B1"])
     // The sequence is in the committed outbox payload: a republish after a crash, or a redelivered envelope (which
     // writes no new row), sends these same numbers.
-    const stored = (await outboxMessages(sql, tenant.tenant_id))
+    const stored = (await outboxMessages(platform.config.namespace, tenant.tenant_id))
       .map((m) => m.payload as { data?: { contact?: { id: string } }; sequence?: number })
       .filter((p) => p.data?.contact?.id === a).map((p) => p.sequence).sort()
     expect(stored).toEqual(ofA.map((e) => e.sequence).sort())

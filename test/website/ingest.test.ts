@@ -46,7 +46,7 @@ describe("website events: server key", () => {
     expect(stored!.hotel_id).toBe(tenant.hotel_id)
     const [contact] = await sql`SELECT email FROM contacts WHERE id = ${stored!.contact_id}`
     expect(contact!.email).toBe(email)
-    const published = (await outboxMessages(sql, tenant.tenant_id)).find((m) => m.id === r.event_id)
+    const published = (await outboxMessages(platform.config.namespace, tenant.tenant_id)).find((m) => m.id === r.event_id)
     expect(published?.subject).toMatch(/evt\.cart\.abandoned$/)
     expect(published?.payload).toMatchObject({ origin: "website", event_type: "cart.abandoned", source: source.source_id, data: { context: { stage: "payment" } } })
   })

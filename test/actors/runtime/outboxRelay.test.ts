@@ -39,9 +39,9 @@ describe("the outbox relay's sweep", () => {
     try {
       const relay = new OutboxRelay(sql, jetstream(nc))
       await relay.sweep(ns, 0)
-      const rows = await sql`SELECT id, published_at FROM outbox WHERE id IN (${own}, ${foreign})`
-      const published = new Map(rows.map((r) => [r.id as string, r.published_at !== null]))
-      expect([published.get(own), published.get(foreign)]).toEqual([true, false])
+      // A published row is deleted: the stream is the log of what was published.
+      const left = new Set((await sql`SELECT id FROM outbox WHERE id IN (${own}, ${foreign})`).map((r) => r.id as string))
+      expect([left.has(own), left.has(foreign)]).toEqual([false, true])
       expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(1)
     } finally {
       await sql`DELETE FROM outbox WHERE id = ${foreign}`
@@ -57,12 +57,30 @@ describe("the outbox relay's sweep", () => {
     try {
       const before = (await jsm.streams.info(`${ns}_TEST`)).state.messages
       await new OutboxRelay(sql, jetstream(nc)).sweep(ns, 0)
-      const rows = await sql`SELECT id, published_at FROM outbox WHERE id IN (${current}, ${newer})`
-      const published = new Map(rows.map((r) => [r.id as string, r.published_at !== null]))
-      expect([published.get(current), published.get(newer)]).toEqual([true, false])
+      const left = new Set((await sql`SELECT id FROM outbox WHERE id IN (${current}, ${newer})`).map((r) => r.id as string))
+      expect([left.has(current), left.has(newer)]).toEqual([false, true])
       expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(before + 1)
     } finally {
       await sql`DELETE FROM outbox WHERE id = ${newer}`
+    }
+  })
+
+  it("deletes the rows it published at its next flush, nothing else", async () => {
+    const tenant = await createTenant("relayd")
+    const [published, waiting] = [randomUUID(), randomUUID()]
+    await insertOld(published, tenant.tenant_id, `${ns}.x.three`)
+    await insertOld(waiting, tenant.tenant_id, `${ns}.x.three`)
+    try {
+      const before = (await jsm.streams.info(`${ns}_TEST`)).state.messages
+      const relay = new OutboxRelay(sql, jetstream(nc))
+      await relay.publishMessages([{ id: published, subject: `${ns}.x.three`, payload: { hello: "three" } }])
+      expect((await sql`SELECT id FROM outbox WHERE id = ${published}`).length).toBe(1)
+      await relay.flush()
+      const left = new Set((await sql`SELECT id FROM outbox WHERE id IN (${published}, ${waiting})`).map((r) => r.id as string))
+      expect([left.has(published), left.has(waiting)]).toEqual([false, true])
+      expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(before + 1)
+    } finally {
+      await sql`DELETE FROM outbox WHERE id = ${waiting}`
     }
   })
 })
