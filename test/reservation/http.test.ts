@@ -192,6 +192,24 @@ describe("POST /api/v1/reservations", () => {
     expect(g!.pre_checkin_source).toBe("web")
   })
 
+  it("records a consent claim again only when it changes or another source states it; re-sends leave the hotel link as it is", async () => {
+    const guest = { first_name: "Rea", phone: phone(8181), email_consent: true }
+    const body = reservation(hotel(), { source: "pms", guests: [guest] })
+    const id = (await upsert(body)).body.data.contacts[0].contact_id
+    const [linked] = await sql`SELECT xmin::text AS version, last_seen_at FROM contact_hotels WHERE contact_id = ${id}`
+    await upsert({ ...body, amount: 12 })
+    await upsert({ ...body, amount: 13 })
+    const claims = async () => (await sql`SELECT granted, source FROM consent_records WHERE contact_id = ${id} AND channel = 'email' ORDER BY id`)
+      .map((x) => `${x.granted}:${x.source}`)
+    expect(await claims()).toEqual(["true:reservation:pms"])
+    // Seen again within the hour: the same row version, not a rewrite per re-send.
+    expect(await sql`SELECT xmin::text AS version, last_seen_at FROM contact_hotels WHERE contact_id = ${id}`).toEqual([linked])
+    await upsert({ ...body, amount: 14, guests: [{ ...guest, email_consent: false }] })
+    await upsert(reservation(hotel(), { source: "booking_engine", guests: [{ ...guest, email_consent: false }] }))
+    await upsert({ ...body, amount: 15, guests: [{ ...guest, email_consent: false }] })
+    expect(await claims()).toEqual(["true:reservation:pms", "false:reservation:pms", "false:reservation:booking_engine", "false:reservation:pms"])
+  })
+
   it("drops unusable phones and placeholder emails with warnings instead of refusing the reservation", async () => {
     const r = await upsert(reservation(hotel(), {
       guests: [{ first_name: "Zoe", phone: "12", email: "noreply@booking.com" }, { first_name: "Yan", phone: "+00000000" }]
