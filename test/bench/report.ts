@@ -82,8 +82,8 @@ export const renderMarkdown = (r: Json): string => {
     const w = r.rows_written
     push(
       "",
-      `Rows written per reservation in the single phase (\`pg_stat_user_tables\`: inserts and updates of every table, and ` +
-        `the outbox rows the relay deletes once published), over ${n(w.reservations)} reservations: **${n(w.rows_per_reservation, 2)}**; ` +
+      `Rows written per reservation in the single phase (\`pg_stat_user_tables\`: rows inserted, updated and deleted in ` +
+        `every table, the inbox's retention sweep apart), over ${n(w.reservations)} reservations: **${n(w.rows_per_reservation, 2)}**; ` +
         `${Object.entries(w.per_table).map(([t, v]) => `${t} ${v}`).join(", ")}. Inbox rows the retention sweep removed meanwhile ` +
         `(earlier phases' envelopes, 5,000 per statement): ${n(w.inbox_rows_removed_by_retention)}.`
     )

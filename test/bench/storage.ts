@@ -16,17 +16,16 @@ export const tableWrites = async (sql: postgres.Sql): Promise<Counts> => {
 }
 
 /**
- * Rows written per reservation between two snapshots: inserts and updates of every table, and the outbox rows the
- * relay deletes once published (that delete replaced the update that marked them). The inbox rows the retention sweep
- * deletes later (one per envelope, 5,000 per statement) are reported apart: whether they fall inside a phase depends
- * on the window, not on the phase.
+ * Rows written per reservation between two snapshots: rows inserted, updated and deleted in every table, but for the
+ * inbox rows the retention sweep deletes (one per envelope, 5,000 per statement), reported apart: whether they fall
+ * inside a phase depends on the window, not on the phase.
  */
 export const writesPerReservation = (before: Counts, after: Counts, reservations: number) => {
   const per_table: Record<string, number> = {}
   let total = 0
   for (const [table, a] of Object.entries(after)) {
     const b = before[table] ?? { ins: 0, upd: 0, del: 0 }
-    const written = a.ins - b.ins + (a.upd - b.upd) + (table === "outbox" ? a.del - b.del : 0)
+    const written = a.ins - b.ins + (a.upd - b.upd) + (table === "inbox" ? 0 : a.del - b.del)
     if (written > 0) per_table[table] = round(written / reservations, 3)
     total += written
   }
