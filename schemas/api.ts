@@ -19,8 +19,7 @@ import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { LoyaltyAuctionsGroup } from "./loyaltyAuction.ts"
 import { LoyaltyClubGroup, LoyaltyMeGroup, OidcClientsGroup } from "./oidcApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
-import { MessagingWebhooks } from "./messageEvents.ts"
-import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
+import { WebhookPayloads } from "./webhookPayloads.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
 import { TagDescriptions } from "./tags.ts"
 import { describeEdge } from "./edgeDocument.ts"
@@ -33,7 +32,7 @@ import { HotelsGroup, KeysGroup, TelephonyIntegrationsGroup } from "./tenancyApi
 import {
   CreateWebhookRequest, DeliveryListResponse, ReplayAccepted, ReplayRequest, ResendAccepted, SecretRotatedResponse,
   TestEventSent, UpdateWebhookRequest, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookResponse,
-  WebhookSettingsRequest, WebhookSettingsResponse, WebhookTestWebhooks, WebhookUpdatedResponse
+  WebhookSettingsRequest, WebhookSettingsResponse, WebhookUpdatedResponse
 } from "./webhook.ts"
 
 export { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
@@ -268,7 +267,7 @@ const ApiContract = HttpApi.make("gep")
   // Report every invalid field at once, not just the first.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
 
-// OpenAPI 3.1 `webhooks`: what a subscription receives for each messaging, loyalty and test event (signed as the README
+// OpenAPI 3.1 `webhooks`: what a subscription receives for each event type (signed as the README
 // describes), the routes served outside HttpApi (website-event ingestion, the SDK, webhooks in, pages, oidc-provider)
 // in rawRoutes/, and what the edge adds to every answer (X-Request-Id; Idempotency-Key on the POSTs honouring it):
 // edgeDocument.ts. Bodies accept keys they do not declare (answered as `unknown_field` warnings) except on the routes
@@ -280,7 +279,7 @@ export const Api = ApiContract.annotate(OpenApi.Transform, (spec) => describeEdg
   tags: documentedTags(spec.tags),
   webhooks: {
     ...spec.webhooks,
-    ...Object.fromEntries([...MessagingWebhooks, ...LoyaltyWebhooks, ...WebhookTestWebhooks].map(([eventType, schema]) => {
+    ...Object.fromEntries([...WebhookPayloads].map(([eventType, schema]) => {
       const doc = Schema.toJsonSchemaDocument(schema as never)
       return [eventType, {
         post: {

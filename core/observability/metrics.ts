@@ -32,6 +32,7 @@ export const Metrics = {
   processed: counter("gep_messages_processed_total", "Messages handled by workers, by actor type and result (applied, duplicate, failed, dead_lettered)", ["actor", "result"]),
   redelivered: counter("gep_messages_redelivered_total", "Messages delivered more than once, by actor type", ["actor"]),
   deferred: counter("gep_messages_deferred_total", "Messages left unacknowledged for another worker, by actor type and reason (newer_version: written by a newer release)", ["actor", "reason"]),
+  webhookPayloadInvalid: counter("gep_webhook_payload_invalid_total", "Webhook commands written whose body is off its event type's schema (a bug: the body is still sent)", ["event_type"]),
   webhookAttempts: counter("gep_webhook_attempts_total", "Outbound webhook delivery attempts, by result", ["result"]),
   consumerPending: sampledGauge("gep_consumer_pending", "Messages waiting or unacked on a partition's consumer (owned partitions)", ["actor", "partition"]),
   ownedPartitions: sampledGauge("gep_owned_partitions", "Partitions this worker holds a lease on", ["actor"]),

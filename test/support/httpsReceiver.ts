@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:https"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import tls from "node:tls"
+import { webhookBodyProblem } from "../../schemas/webhookPayloads.ts"
 
 export interface TestCertificate {
   readonly cert: string
@@ -53,12 +54,29 @@ export interface Receiver {
   /** Sets the answer for a path (default: 200). */
   readonly respond: (path: string, responder: Responder) => void
   readonly waitFor: (path: string, count: number, timeoutMs?: number) => Promise<Array<Received>>
+  /** Deliveries whose body is off its event type's schema (schemas/webhookPayloads.ts): closing fails while any is. */
+  readonly offSchema: Array<string>
   readonly close: () => Promise<void>
 }
 
-/** A real HTTPS server on loopback that records every request and answers as each path's responder says. */
+/** Why a delivery's body is off the schema its X-Webhook-Event names, or undefined (not a delivery, or fitting). */
+const deliveryProblem = (headers: IncomingHttpHeaders, raw: Buffer): string | undefined => {
+  const eventType = headers["x-webhook-event"]
+  if (typeof eventType !== "string") return undefined
+  try {
+    return webhookBodyProblem(eventType, JSON.parse(raw.toString("utf8")))
+  } catch (e) {
+    return `not JSON: ${String(e)}`
+  }
+}
+
+/**
+ * A real HTTPS server on loopback that records every request and answers as each path's responder says. Every
+ * delivery's body is checked against its event type's schema: the suite validates what partners really receive.
+ */
 export const startReceiver = async (cert: TestCertificate): Promise<Receiver> => {
   const received: Array<Received> = []
+  const offSchema: Array<string> = []
   const responders = new Map<string, Responder>()
   const server: Server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => {
     const chunks: Array<Buffer> = []
@@ -66,6 +84,8 @@ export const startReceiver = async (cert: TestCertificate): Promise<Receiver> =>
     req.on("end", () => {
       const path = req.url ?? "/"
       const request = { path, headers: req.headers, raw: Buffer.concat(chunks), at: Date.now() }
+      const problem = deliveryProblem(req.headers, request.raw)
+      if (problem !== undefined) offSchema.push(`${String(req.headers["x-webhook-event"])}: ${problem}`)
       const index = received.filter((r) => r.path === path).length
       const answer = responders.get(path)?.(request, index) ?? 200
       const { status, delayMs = 0, headers = {} } = typeof answer === "number" ? { status: answer } : answer
@@ -90,9 +110,13 @@ export const startReceiver = async (cert: TestCertificate): Promise<Receiver> =>
       }
       return on(path)
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    offSchema,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+      if (offSchema.length > 0) throw new Error(`webhook bodies off their schema:\n${offSchema.join("\n")}`)
+    }
   }
 }
