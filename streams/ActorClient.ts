@@ -5,7 +5,8 @@ import { Admission } from "./Admission.ts"
 import { Metrics } from "../core/observability/metrics.ts"
 import type { TenantScope } from "../core/TenantScope.ts"
 import type { ActorMessage, ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "./ActorProtocol.ts"
-import { decode, encode, ENVELOPE_VERSION, type Envelope, type Reply } from "./envelope.ts"
+import { encode, ENVELOPE_VERSION, type Envelope, type Reply } from "./envelope.ts"
+import { Replies } from "./topics.ts"
 import { Nats } from "./Nats.ts"
 import { partitionOf } from "./partition.ts"
 import { ingressSubject, replyPrefix } from "./subjects.ts"
@@ -60,7 +61,7 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
     const sub = nc.subscribe(`${prefix}.*`, {
       callback: (err, msg) => {
         if (err) return
-        const reply = decode<Reply>(msg.data)
+        const reply = Replies.decode(msg.data)
         waiting.get(reply.envelope_id)?.(reply)
       }
     })

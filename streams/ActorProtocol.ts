@@ -1,3 +1,4 @@
+import type { ReplyExitSchema } from "./topics.ts"
 import { Schema } from "effect"
 
 /**
@@ -77,8 +78,4 @@ export const make = <const Name extends string, const M extends Messages>(
  * success value, the encoded domain error, a rejection (the envelope's data cannot be applied: dead-lettered at once)
  * or a defect (the envelope was dead-lettered after repeated failures).
  */
-export type ReplyExit =
-  | { readonly _tag: "Success"; readonly value: unknown }
-  | { readonly _tag: "Failure"; readonly error: unknown }
-  | { readonly _tag: "Rejected"; readonly message: string }
-  | { readonly _tag: "Defect"; readonly message: string }
+export type ReplyExit = typeof ReplyExitSchema.Type

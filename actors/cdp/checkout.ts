@@ -4,6 +4,7 @@ import type { CheckoutLink } from "../../schemas/cdp.ts"
 import * as Actor from "../runtime/Actor.ts"
 import * as Repo from "./checkoutRepository.ts"
 import type { LinkCheckout } from "./protocol.ts"
+import { DomainEvents } from "../../streams/topics.ts"
 
 type Item = Actor.WaveItem<LinkCheckout>
 type Answer = Actor.WaveResult<CheckoutLink, never>
@@ -62,18 +63,14 @@ export const checkoutWave = Effect.fn("VisitorActor.checkout")(function*(items: 
     return {
       result: Result.succeed({ visitor_linked: c.visitor_id !== undefined, sessions_stitched: countOf.get(c) ?? 0, checkout_event_id: eventId }),
       outbox: emits
-        ? [{
-          id: eventId,
-          subject: subject("evt", "checkout.completed"),
-          payload: {
-            ...scope, occurred_at: now, event_id: eventId, event_type: "checkout.completed", contact_id: c.contact_id,
-            hotel_id: c.hotel_id, source: "cdp", origin: "website",
-            data: {
-              context: { ...(c.cart_id === undefined ? {} : { cart_id: c.cart_id }), ...(c.session_id === undefined ? {} : { session_id: c.session_id }) },
-              properties: { reservation_id: c.reservation_id, external_reservation_id: c.external_reservation_id, ...(c.utm === undefined ? {} : { utm: c.utm }) }
-            }
+        ? [DomainEvents.message(eventId, subject("evt", "checkout.completed"), {
+          ...scope, occurred_at: now, event_id: eventId, event_type: "checkout.completed", contact_id: c.contact_id,
+          hotel_id: c.hotel_id, source: "cdp", origin: "website",
+          data: {
+            context: { ...(c.cart_id === undefined ? {} : { cart_id: c.cart_id }), ...(c.session_id === undefined ? {} : { session_id: c.session_id }) },
+            properties: { reservation_id: c.reservation_id, external_reservation_id: c.external_reservation_id, ...(c.utm === undefined ? {} : { utm: c.utm }) }
           }
-        }]
+        })]
         : []
     }
   })

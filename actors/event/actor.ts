@@ -5,6 +5,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import type { EventResult } from "../../schemas/event.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { ContactNotFound, EventProtocol, type RecordEvent } from "./protocol.ts"
+import { DomainEvents } from "../../streams/topics.ts"
 
 interface EventRow {
   readonly id: string
@@ -66,15 +67,11 @@ const record = Effect.fn("EventActor.record")(function*(cmd: RecordEvent) {
       RETURNING id, type, contact_id, hotel_id, created_at`,
     matchingJourneys(tx, scope, cmd.event_type, cmd.hotel_id ?? null)
   ]))
-  yield* Actor.emit([{
-    id: cmd.event_id,
-    subject: subject("evt", cmd.event_type),
-    payload: {
-      ...scope, occurred_at: row!.created_at.toISOString(),
-      event_id: cmd.event_id, event_type: cmd.event_type, contact_id: contact, hotel_id: cmd.hotel_id ?? null,
-      source: cmd.source, data: cmd.payload
-    }
-  }])
+  yield* Actor.emit([DomainEvents.message(cmd.event_id, subject("evt", cmd.event_type), {
+    ...scope, occurred_at: row!.created_at.toISOString(),
+    event_id: cmd.event_id, event_type: cmd.event_type, contact_id: contact, hotel_id: cmd.hotel_id ?? null,
+    source: cmd.source, data: cmd.payload
+  })])
   return result(row!, matching, false)
 })
 

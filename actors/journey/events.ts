@@ -3,6 +3,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import type { ContactFacts } from "./facts.ts"
 import type { Run } from "./run.ts"
+import { WebhookCommands } from "../../streams/topics.ts"
 
 // Payloads of the `journey.*` webhooks (documented in the README): the journey, the run as it is after the change,
 // the contact and what started the run.
@@ -28,12 +29,11 @@ export type JourneyEventType = "journey.started" | "journey.completed" | "journe
 /** The webhook command for a run's start or end (its id: one per run and event type, so a republish is deduplicated). */
 export const journeyEvent = (
   subject: Subject, scope: TenantScope, type: JourneyEventType, run: Run, journey: { name: string }, contact: ContactFacts | undefined
-): OutboxMessage => ({
-  id: deterministicId(`${type}:${run.id}`),
-  subject: subject("cmd", `webhook.${type}`),
-  payload: {
+): OutboxMessage =>
+  WebhookCommands.message(deterministicId(`${type}:${run.id}`), subject("cmd", `webhook.${type}`), {
     ...scope,
-    occurred_at: iso(type === "journey.started" ? run.started_at : run.ended_at),
+    // A run announced as ended has its end time (state.ts ends it before announcing).
+    occurred_at: iso(type === "journey.started" ? run.started_at : run.ended_at ?? run.started_at)!,
     event_type: type,
     data: {
       journey: { id: run.journey_id, name: journey.name, version: run.version },
@@ -42,5 +42,4 @@ export const journeyEvent = (
       contact: { id: run.contact_id, email: contact?.email ?? null, phone: contact?.phone ?? null },
       trigger: { event: run.trigger.event_name, event_id: run.trigger.event_id, origin: run.trigger.origin, source: run.trigger.source }
     }
-  }
-})
+  })

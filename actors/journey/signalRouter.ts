@@ -3,7 +3,8 @@ import { deterministicId } from "../../core/deterministicId.ts"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import type { JourneyTrigger } from "../../schemas/journey.ts"
-import { decode, encode } from "../../streams/envelope.ts"
+import { encode } from "../../streams/envelope.ts"
+import { DomainEvents } from "../../streams/topics.ts"
 import { told } from "../../streams/tell.ts"
 import { JourneyProtocol } from "./protocol.ts"
 import { type DomainEvent, signalsOf } from "./signals.ts"
@@ -53,7 +54,7 @@ export const routeSignals = async (deps: RouterDeps, batch: ReadonlyArray<JsMsg>
   const events: Array<{ m: JsMsg; e: DomainEvent }> = []
   for (const m of batch) {
     try {
-      events.push({ m, e: decode<DomainEvent>(m.data) })
+      events.push({ m, e: DomainEvents.decode(m.data) })
     } catch (err) {
       log("error", "domain event undecodable, not routed to journeys", { seq: m.seq, error: errorText(err) })
       m.term()

@@ -1,23 +1,8 @@
+import type { DomainEvent } from "../../streams/topics.ts"
 import type { JourneySignal } from "./protocol.ts"
 
 /** A domain event as the outbox carries it (`evt.<type>`): what every family emits when something happens. */
-export interface DomainEvent {
-  readonly tenant_id: string
-  readonly sandbox: boolean
-  readonly occurred_at: string
-  readonly event_id: string
-  readonly event_type: string
-  readonly contact_id: string | null
-  readonly hotel_id?: string | null
-  readonly source?: string | null
-  /**
-   * `booking` for the reservation family's events (its booking and stay events carry our reservation id), `website`
-   * for website events; absent for core events sent by partners, whose payload is theirs (a `reservation_id` in it is
-   * the partner's, never taken for ours).
-   */
-  readonly origin?: "booking" | "website"
-  readonly data: Readonly<Record<string, unknown>>
-}
+export type { DomainEvent }
 
 const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null)
 

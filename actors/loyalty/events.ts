@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
 import type { Balances } from "./balances.ts"
 import * as Repo from "./tierRepository.ts"
+import { WebhookCommands } from "../../streams/topics.ts"
 
 // Loyalty webhook commands (payloads: schemas/loyaltyEvents.ts), written to the outbox in the member's transaction,
 // so an event exists exactly when its change committed.
@@ -11,11 +12,9 @@ type Tier = { readonly slug: string; readonly name: string } | null
 
 const webhook = Effect.fn("LoyaltyEvents.webhook")(function*(eventType: string, data: unknown) {
   const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
-  yield* Actor.emit([{
-    id: randomUUID(),
-    subject: subject("cmd", `webhook.${eventType}`),
-    payload: { tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: new Date().toISOString(), event_type: eventType, data }
-  }])
+  yield* Actor.emit([WebhookCommands.message(randomUUID(), subject("cmd", `webhook.${eventType}`), {
+    tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: new Date().toISOString(), event_type: eventType, data
+  })])
 })
 
 export const memberEnrolled = (member: { member_id: string; email: string; first_name: string | null; last_name: string | null; phone: string | null }, isNew: boolean, reactivated: boolean, balances: Balances) =>

@@ -4,14 +4,14 @@ import { Database } from "../../core/db/Database.ts"
 import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
-import { decode } from "../../streams/envelope.ts"
+import { DeliverCommands } from "../../streams/topics.ts"
 import { deliveryConsumer, DeliveryChannels } from "../../streams/messageTopology.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
-import { attempt, type DeliverCommand, type Verdict } from "./attempt.ts"
+import { attempt, type Verdict } from "./attempt.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
 import { EmailTransport } from "./EmailTransport.ts"
 import { WhatsAppTransport } from "./WhatsAppTransport.ts"
@@ -49,7 +49,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const handle = async (m: JsMsg): Promise<void> => {
       let verdict: Verdict
       try {
-        const cmd = decode<DeliverCommand>(m.data)
+        const cmd = DeliverCommands.decode(m.data)
         const exit = await Effect.runPromiseExit(Effect.provideContext(attempt(deps, cmd), context))
         verdict = Exit.isSuccess(exit) ? exit.value : { ack: false, delayMs: 5_000 }
         if (Exit.isFailure(exit)) log("warn", "message delivery deferred", { seq: m.seq, error: errorText(exit.cause) })

@@ -11,12 +11,10 @@ import { claim, type QueuedMessage, recordFailed, recordRetry, recordSent } from
 import { EmailTransport } from "./EmailTransport.ts"
 import { SendFailure } from "./SendFailure.ts"
 import { WhatsAppTransport } from "./WhatsAppTransport.ts"
+import type { DeliverCommandSchema } from "../../streams/topics.ts"
 
 /** The deliverer's command (actors/message/events.ts `deliverCommand`). */
-export interface DeliverCommand extends TenantScope {
-  readonly message_id: string
-  readonly channel: "email" | "whatsapp"
-}
+export type DeliverCommand = typeof DeliverCommandSchema.Type
 
 /** What to do with the command: acknowledge it (done for good), or see it again after a delay. */
 export type Verdict = { readonly ack: true } | { readonly ack: false; readonly delayMs: number }

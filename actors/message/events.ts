@@ -3,6 +3,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import type { ContactSummary } from "../shared/identity.ts"
 import type { ConversationRow, MessageRow } from "./repository.ts"
+import { DeliverCommands, WebhookCommands } from "../../streams/topics.ts"
 
 // Payloads of the `message.*` and `conversation.*` webhooks (documented in the README and OpenAPI): the message or
 // conversation as stored after the change, and the contact it belongs to.
@@ -56,23 +57,18 @@ const contactData = (c: ContactSummary | undefined) =>
 /** The webhook command for a message's change (its id: one per message and status, so a republish is deduplicated). */
 export const messageEvent = (
   subject: Subject, scope: TenantScope, type: MessageEventType, m: MessageRow, contact: ContactSummary | undefined, occurredAt: string
-): OutboxMessage => ({
-  id: randomUUID(),
-  subject: subject("cmd", `webhook.${type}`),
-  payload: { ...scope, occurred_at: occurredAt, event_type: type, data: { message: messageData(m), contact: contactData(contact) } }
-})
+): OutboxMessage =>
+  WebhookCommands.message(randomUUID(), subject("cmd", `webhook.${type}`), {
+    ...scope, occurred_at: occurredAt, event_type: type, data: { message: messageData(m), contact: contactData(contact) }
+  })
 
 export const conversationEvent = (
   subject: Subject, scope: TenantScope, type: ConversationEventType, c: ConversationRow, contact: ContactSummary | undefined, occurredAt: string
-): OutboxMessage => ({
-  id: randomUUID(),
-  subject: subject("cmd", `webhook.${type}`),
-  payload: { ...scope, occurred_at: occurredAt, event_type: type, data: { conversation: conversationData(c), contact: contactData(contact) } }
-})
+): OutboxMessage =>
+  WebhookCommands.message(randomUUID(), subject("cmd", `webhook.${type}`), {
+    ...scope, occurred_at: occurredAt, event_type: type, data: { conversation: conversationData(c), contact: contactData(contact) }
+  })
 
 /** The deliverer's command: one per queued message (its id is the message's, so it is published once). */
-export const deliverCommand = (subject: Subject, scope: TenantScope, m: { id: string; channel: string }): OutboxMessage => ({
-  id: `deliver:${m.id}`,
-  subject: subject("cmd", `message.deliver.${m.channel}`),
-  payload: { ...scope, message_id: m.id, channel: m.channel }
-})
+export const deliverCommand = (subject: Subject, scope: TenantScope, m: { id: string; channel: "email" | "whatsapp" }): OutboxMessage =>
+  DeliverCommands.message(`deliver:${m.id}`, subject("cmd", `message.deliver.${m.channel}`), { ...scope, message_id: m.id, channel: m.channel })

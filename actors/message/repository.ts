@@ -36,7 +36,7 @@ export interface MessageRow {
   readonly id: string
   readonly contact_id: string
   readonly conversation_id: string | null
-  readonly channel: string
+  readonly channel: "email" | "whatsapp"
   readonly direction: string
   readonly category: string | null
   readonly origin: string

@@ -14,6 +14,7 @@ import { stayEnvelopes, stayEventOf } from "./loyaltyStays.ts"
 import { ReservationProtocol, type UpsertReservation } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { bookingEventFor, isUnchangedResend, mergeReservation, type ReservationRow, guestEventFor } from "./state.ts"
+import { DomainEvents } from "../../streams/topics.ts"
 
 type Item = Actor.WaveItem<UpsertReservation>
 type Answer = Actor.WaveResult<ReservationResult | SkippedResult, never>
@@ -112,11 +113,10 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
     const cmd = w.item.payload
     const meta = { ...scope, occurred_at: now }
     const stay = w.event === undefined ? undefined : guestEventFor(w.existing?.status, w.reservation.status)
-    const domainEvent = (id: string, type: string, e: NonNullable<typeof w.event>) => ({
-      id,
-      subject: subject("evt", type),
-      payload: { ...meta, origin: "booking", event_id: id, event_type: type, contact_id: e.contact_id, hotel_id: e.hotel_id, source: e.source, data: e.payload }
-    })
+    const domainEvent = (id: string, type: string, e: NonNullable<typeof w.event>) =>
+      DomainEvents.message(id, subject("evt", type), {
+        ...meta, origin: "booking", event_id: id, event_type: type, contact_id: e.contact_id, hotel_id: e.hotel_id, source: e.source, data: e.payload
+      })
     const outbox = [
       ...(w.event ? [domainEvent(w.event.id, w.event.type, w.event)] : []),
       ...(w.event && stay ? [domainEvent(deterministicId(`${stay}:${w.event.id}`), stay, w.event)] : []),

@@ -3,6 +3,7 @@ import type { OutboxMessage } from "../runtime/Actor.ts"
 import type { OutboxMeta } from "../shared/contactEvents.ts"
 import type { AttributionChange } from "./attributionRepository.ts"
 import type { ReservationRow } from "./state.ts"
+import { WebhookCommands } from "../../streams/topics.ts"
 
 /** The reservation as an attribution webhook shows it. */
 export interface AttributedReservation {
@@ -20,10 +21,8 @@ export const attributionChangedCommand = (
   meta: OutboxMeta,
   reservation: AttributedReservation,
   change: AttributionChange
-): OutboxMessage => ({
-  id: randomUUID(),
-  subject: subject("cmd", "webhook.reservation.attribution_changed"),
-  payload: {
+): OutboxMessage =>
+  WebhookCommands.message(randomUUID(), subject("cmd", "webhook.reservation.attribution_changed"), {
     ...meta,
     event_type: "reservation.attribution_changed",
     data: {
@@ -36,5 +35,4 @@ export const attributionChangedCommand = (
       attribution: change.attribution,
       previous: change.previous
     }
-  }
-})
+  })

@@ -2,7 +2,8 @@ import type { JetStreamClient } from "@nats-io/jetstream"
 import type { Sql, Tx } from "../../core/db/Database.ts"
 import { deterministicId } from "../../core/deterministicId.ts"
 import { errorText, log } from "../../core/observability/log.ts"
-import { decode, encode } from "../../streams/envelope.ts"
+import { encode } from "../../streams/envelope.ts"
+import { OutboxBatches, type StoredMessageSchema } from "../../streams/topics.ts"
 import type { Told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "./Actor.ts"
 import { withWebhookSequences } from "./webhookSequences.ts"
@@ -13,12 +14,8 @@ import { withWebhookSequences } from "./webhookSequences.ts"
  */
 export const OUTBOX_VERSION = 1
 
-/** A message as the outbox keeps it: its id (the Nats-Msg-Id), subject and encoded payload. */
-export interface StoredMessage {
-  readonly id: string
-  readonly subject: string
-  readonly data: Uint8Array
-}
+/** A message as the outbox keeps it: its id (the Nats-Msg-Id), subject and encoded payload (streams/topics.ts). */
+export type StoredMessage = typeof StoredMessageSchema.Type
 
 /** An outbox row: one message, or (a batch row) every message of a group's tenant phase. */
 export interface OutboxRow {
@@ -98,7 +95,7 @@ export class OutboxRelay {
         // Grace must exceed the flush interval, or rows published a moment ago would be published again (harmless:
         // the stream deduplicates on the row id, but wasteful).
         const messages = rows.flatMap((r): ReadonlyArray<StoredMessage> =>
-          r.batch ? decode<Array<StoredMessage>>(r.payload as Uint8Array) : [{ id: r.id as string, subject: r.subject as string, data: r.payload as Uint8Array }])
+          r.batch ? OutboxBatches.decode(r.payload as Uint8Array) : [{ id: r.id as string, subject: r.subject as string, data: r.payload as Uint8Array }])
         await Promise.all(messages.map((m) => this.js.publish(m.subject, m.data, { msgID: m.id })))
         await tx`DELETE FROM outbox WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
         return rows.length

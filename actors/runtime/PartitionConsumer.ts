@@ -4,6 +4,7 @@ import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
 import { decode, ENVELOPE_VERSION, type Envelope, versionOf } from "../../streams/envelope.ts"
+import { Envelopes } from "../../streams/topics.ts"
 import { consumerName, ingressStream } from "../../streams/subjects.ts"
 import { resetPartitionConsumer } from "../../streams/topology.ts"
 import type { AnyActor } from "./Actor.ts"
@@ -136,12 +137,15 @@ export class PartitionConsumer implements Source {
   private itemOf(msg: JsMsg): Item | undefined {
     let envelope: Envelope
     try {
-      envelope = decode<Envelope>(msg.data)
+      // The format version first: a newer release's envelope may not fit this release's schema, and is left for it.
+      const unpacked = decode(msg.data) as { readonly v?: number } | null
+      const version = versionOf(unpacked ?? {})
+      if (version > ENVELOPE_VERSION) return this.deferNewer(msg, version)
+      envelope = Envelopes.fromUnpacked(unpacked)
     } catch (e) {
       void this.deadLetterUndecodable(msg, errorText(e))
       return undefined
     }
-    if (versionOf(envelope) > ENVELOPE_VERSION) return this.deferNewer(msg, envelope)
     if (msg.info.redelivered) Metrics.redelivered.inc({ actor: envelope.actor })
     this.count++
     this.outstanding.set(envelope.key, (this.outstanding.get(envelope.key) ?? 0) + 1)
@@ -152,13 +156,13 @@ export class PartitionConsumer implements Source {
    * An envelope written by a newer release (a rolling upgrade, with ingresses upgraded before every worker): not
    * understood here, so neither applied nor dead-lettered but left for a newer worker, offered again after a delay.
    */
-  private deferNewer(msg: JsMsg, envelope: Envelope): undefined {
+  private deferNewer(msg: JsMsg, version: number): undefined {
     msg.nak(NEWER_VERSION_DELAY_MS)
     Metrics.deferred.inc({ actor: this.actor.protocol.name, reason: "newer_version" })
     if (!this.warnedNewer) {
       this.warnedNewer = true
       log("warn", "envelope of a newer release left for a newer worker: upgrade the workers before the ingresses", {
-        actor: this.actor.protocol.name, partition: this.partition, version: versionOf(envelope), understood: ENVELOPE_VERSION
+        actor: this.actor.protocol.name, partition: this.partition, version, understood: ENVELOPE_VERSION
       })
     }
     return undefined

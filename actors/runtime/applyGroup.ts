@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto"
 import { databaseFailure, isDatabaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { actAsTenant, type Sql } from "../../core/db/Database.ts"
 import type { ReplyExit } from "../../streams/ActorProtocol.ts"
-import { decode, encode, type Envelope } from "../../streams/envelope.ts"
+import { encode, type Envelope } from "../../streams/envelope.ts"
+import { StoredAnswers } from "../../streams/topics.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import { ActorTransaction, type AnyActor, GroupTransaction, isWaveHandler, type OutboxMessage } from "./Actor.ts"
 import { checkFences, LeaseLost, type Fence } from "./leases.ts"
@@ -63,7 +64,7 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
           actAsTenant(tx, tenantId),
           tx`SELECT envelope_id, reply FROM inbox WHERE envelope_id = ANY(${ids})`
         ]))
-        const stored = new Map(seen.map((r) => [r.envelope_id as string, decode<ReplyExit>(r.reply as Uint8Array)]))
+        const stored = new Map(seen.map((r) => [r.envelope_id as string, StoredAnswers.decode(r.reply as Uint8Array)]))
         const first = new Map<string, number>()
         const chains = new Map<string, Array<number>>()
         for (const i of indices) {

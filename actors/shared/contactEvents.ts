@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import type { ContactSummary, ResolvedContact } from "./identity.ts"
+import { WebhookCommands } from "../../streams/topics.ts"
 
 export interface OutboxMeta extends TenantScope {
   readonly occurred_at: string
@@ -21,11 +22,9 @@ export const contactChangeCommands = (
     if (!r || !r.changed || seen.has(r.contact_id)) continue
     seen.add(r.contact_id)
     const type = r.is_new ? "contact.created" : "contact.updated"
-    out.push({
-      id: randomUUID(),
-      subject: subject("cmd", `webhook.${type}`),
-      payload: { ...meta, event_type: type, data: { contact: { ...summaries.get(r.contact_id), hotel_id: hotelId } } }
-    })
+    out.push(WebhookCommands.message(randomUUID(), subject("cmd", `webhook.${type}`), {
+      ...meta, event_type: type, data: { contact: { ...summaries.get(r.contact_id), hotel_id: hotelId } }
+    }))
   }
   return out
 }

@@ -1,6 +1,7 @@
 import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream"
 import { errorText, log } from "../../core/observability/log.ts"
-import { decode, encode } from "../../streams/envelope.ts"
+import { encode } from "../../streams/envelope.ts"
+import { WebhookCommands } from "../../streams/topics.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { deliverySubject, fanOutConsumer } from "../../streams/webhookTopology.ts"
 import { recordEmitted } from "./emitted.ts"
@@ -98,7 +99,7 @@ export class FanOut {
       try {
         // The outbox row id (its Nats-Msg-Id) names the event for every subscription and attempt.
         const eventId = m.headers?.get("Nats-Msg-Id") || `${outboxStream(this.deps.namespace)}:${m.seq}`
-        const command = decode<WebhookCommand | RedeliverCommand>(m.data)
+        const command = WebhookCommands.decode(m.data)
         if (isRedeliver(command)) void this.redeliver(m, command)
         else commands.push({ m, command, eventId })
       } catch (e) {

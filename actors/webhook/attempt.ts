@@ -7,7 +7,7 @@ import type { Resolver } from "../../core/webhook/destination.ts"
 import type { SubscriptionRow } from "../../core/webhook/repository.ts"
 import { decryptSecret } from "../../core/webhook/secrets.ts"
 import { signatureHeader } from "../../core/webhook/signature.ts"
-import { decode } from "../../streams/envelope.ts"
+import { DeliveryJobs } from "../../streams/topics.ts"
 import { disableSubscription, loadTarget, recordAttempt } from "./deliveryLog.ts"
 import type { DeliveryJob } from "./job.ts"
 import { outcomeOf, retryWaitMs } from "./retry.ts"
@@ -49,7 +49,7 @@ export const deliveryHeaders = (custom: Record<string, string>, platform: Record
 export const deliverOne = async (deps: AttemptDeps, m: JsMsg): Promise<void> => {
   let job: DeliveryJob
   try {
-    job = decode<DeliveryJob>(m.data)
+    job = DeliveryJobs.decode(m.data)
   } catch (e) {
     log("error", "webhook job undecodable, dropped", { seq: m.seq, error: errorText(e) })
     return m.term()

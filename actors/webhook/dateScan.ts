@@ -3,6 +3,7 @@ import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
 import { reservationEventData, type DateEventKey, type ReservationDetails } from "./dateEventPayload.ts"
+import { WebhookCommands } from "../../streams/topics.ts"
 
 // Any constant: the same in every worker, so one scan runs at a time across the deployment.
 const SCAN_LOCK = 724_113_905
@@ -89,10 +90,10 @@ export const runDateScan = async (deps: DateScanDeps, now: Date, options: { wait
     const details = new Map((await loadDetails(tx, keys.map((k) => k.reservation_id))).map((d) => [d.id, d]))
     const occurred_at = now.toISOString()
     const messages = keys.map((k) => ({
-      id: k.outbox_id,
-      tenant_id: k.tenant_id,
-      subject: outboxSubject(deps.namespace, "cmd", `webhook.${k.event_type}`),
-      payload: { tenant_id: k.tenant_id, sandbox: k.sandbox, occurred_at, event_type: k.event_type, data: reservationEventData(k, details.get(k.reservation_id)!) }
+      ...WebhookCommands.message(k.outbox_id, outboxSubject(deps.namespace, "cmd", `webhook.${k.event_type}`), {
+        tenant_id: k.tenant_id, sandbox: k.sandbox, occurred_at, event_type: k.event_type, data: reservationEventData(k, details.get(k.reservation_id)!)
+      }),
+      tenant_id: k.tenant_id
     }))
     return insertOutboxRows(tx, messages)
   })

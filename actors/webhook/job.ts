@@ -1,20 +1,10 @@
 import type { JetStreamClient } from "@nats-io/jetstream"
 import type { Sql } from "../../core/db/Database.ts"
-import type { DeliveryTrigger, WebhookCommand } from "./protocol.ts"
+import type { DeliveryJobSchema } from "../../streams/topics.ts"
+import type { WebhookCommand } from "./protocol.ts"
 
-/** One event for one subscription, on the subscription's own delivery subject. */
-export interface DeliveryJob {
-  /** Stable across attempts (the outbox row id): sent as X-Webhook-Event-Id so receivers can deduplicate retries. */
-  readonly event_id: string
-  readonly subscription_id: string
-  readonly tenant_id: string
-  readonly sandbox: boolean
-  readonly event_type: string
-  /** The body, serialised once at fan-out: every attempt, resend and replay sends (and signs) the same bytes. */
-  readonly body: string
-  readonly trigger?: DeliveryTrigger
-  readonly run_id?: string
-}
+/** One event for one subscription, on the subscription's own delivery subject: streams/topics.ts. */
+export type DeliveryJob = typeof DeliveryJobSchema.Type
 
 /**
  * The envelope: `{ event_id, event_type, sequence, timestamp, data }`; `timestamp` is when the event happened, not

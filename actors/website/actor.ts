@@ -5,6 +5,7 @@ import { loadContactSummaries, resolveClaims } from "../shared/identity.ts"
 import { consentOutcome, consentWarning } from "./consent.ts"
 import { type ApplyWebsiteEvent, type WebsiteEventApplied, WebsiteProtocol } from "./protocol.ts"
 import { claimKeys, IDEMPOTENCY_TTL_S, listening, NATURAL_TTL_S, optedOutOf, originalsOf, recordConsent, storeEvents } from "./repository.ts"
+import { DomainEvents } from "../../streams/topics.ts"
 
 const dedupeKeys = (cmd: ApplyWebsiteEvent) => [
   ...(cmd.idempotency_key === undefined ? [] : [{ key: `ik:${cmd.idempotency_key}`, ttl_s: IDEMPOTENCY_TTL_S }]),
@@ -82,14 +83,10 @@ const apply = (items: ReadonlyArray<Actor.WaveItem<ApplyWebsiteEvent>>) => Effec
     return {
       result: Result.succeed(a),
       outbox: [...contactNews, ...(publish
-        ? [{
-          id: cmd.event_id,
-          subject: subject("evt", cmd.event),
-          payload: {
-            ...scope, occurred_at: cmd.occurred_at, event_id: cmd.event_id, event_type: cmd.event, contact_id: a.contact_id,
-            hotel_id: cmd.hotel_id, source: cmd.source_id, origin: "website", data: cmd.data
-          }
-        }]
+        ? [DomainEvents.message(cmd.event_id, subject("evt", cmd.event), {
+          ...scope, occurred_at: cmd.occurred_at, event_id: cmd.event_id, event_type: cmd.event, contact_id: a.contact_id,
+          hotel_id: cmd.hotel_id, source: cmd.source_id, origin: "website", data: cmd.data
+        })]
         : [])]
     }
   })

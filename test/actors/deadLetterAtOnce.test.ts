@@ -3,11 +3,12 @@ import { jetstream } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { randomUUID } from "node:crypto"
 import { ReservationProtocol } from "../../actors/reservation/protocol.ts"
-import { decode, encode, type Envelope, type Reply } from "../../streams/envelope.ts"
+import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import { partitionOf } from "../../streams/partition.ts"
 import { ingressSubject } from "../../streams/subjects.ts"
 import { reservation } from "../support/fixtures.ts"
 import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { Replies } from "../../streams/topics.ts"
 
 /**
  * Defence in depth behind the contract edge: an envelope that reached a worker although its data cannot be stored
@@ -51,7 +52,7 @@ describe("an envelope whose data the database refuses", () => {
       const bad = envelopeOf(ids[0]!, "NUL \u0000 inside")
       const good = ids.slice(1).map((id) => envelopeOf(id, "fine"))
       const replies = new Map<string, Reply>()
-      const subs = [bad, ...good].map((e) => nc.subscribe(e.reply_to!, { callback: (_err, m) => void replies.set(e.id, decode<Reply>(m.data)) }))
+      const subs = [bad, ...good].map((e) => nc.subscribe(e.reply_to!, { callback: (_err, m) => void replies.set(e.id, Replies.decode(m.data)) }))
       const started = Date.now()
       // Published together, so the worker most likely takes them as one group (the bad one in the middle).
       await Promise.all([...good.slice(0, 2), bad, ...good.slice(2)].map((e) =>

@@ -3,11 +3,12 @@ import { jetstream } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { randomUUID } from "node:crypto"
 import { ReservationProtocol } from "../../actors/reservation/protocol.ts"
-import { decode, encode, ENVELOPE_VERSION, type Envelope, type Reply } from "../../streams/envelope.ts"
+import { encode, ENVELOPE_VERSION, type Envelope, type Reply } from "../../streams/envelope.ts"
 import { partitionOf } from "../../streams/partition.ts"
 import { ingressSubject } from "../../streams/subjects.ts"
 import { uniqueId } from "../support/fixtures.ts"
 import { createTenant, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { Replies } from "../../streams/topics.ts"
 
 // Rolling upgrades: envelopes carry their format version. A worker applies its own version and the versionless
 // envelopes of releases before the field; one from a newer release is left unacknowledged for a newer worker, never
@@ -43,7 +44,7 @@ describe("envelope format versions", () => {
       const [legacy, current, newer] = [uniqueId("V0"), uniqueId("V1"), uniqueId("V2")]
       const envelopes = [envelopeOf(legacy, undefined), envelopeOf(current, ENVELOPE_VERSION), envelopeOf(newer, ENVELOPE_VERSION + 1)]
       const replies = new Map<string, Reply>()
-      const subs = envelopes.map((e) => nc.subscribe(e.reply_to!, { callback: (_err, m) => void replies.set(e.key, decode<Reply>(m.data)) }))
+      const subs = envelopes.map((e) => nc.subscribe(e.reply_to!, { callback: (_err, m) => void replies.set(e.key, Replies.decode(m.data)) }))
       for (const e of envelopes) {
         const subject = ingressSubject(platform.config.namespace, "reservation", partitionOf(tenant.tenant_id, e.key, platform.config.partitions))
         await js.publish(subject, encode(e), { msgID: e.id })

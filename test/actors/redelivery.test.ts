@@ -3,13 +3,14 @@ import { jetstream } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { randomUUID } from "node:crypto"
 import { ReservationProtocol } from "../../actors/reservation/protocol.ts"
-import { encode, decode, type Envelope, type Reply } from "../../streams/envelope.ts"
+import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import { partitionOf } from "../../streams/partition.ts"
 import { ingressSubject } from "../../streams/subjects.ts"
 import { reservation } from "../support/fixtures.ts"
 import { outboxMessageIds } from "../support/outbox.ts"
 import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { spawnWorker } from "../support/processes.ts"
+import { Replies } from "../../streams/topics.ts"
 
 let ingress: RunningPlatform
 let tenant: TestTenant
@@ -85,7 +86,7 @@ describe("exactly-once effects on at-least-once delivery", () => {
         })
       }
       const replies: Array<Reply> = []
-      const sub = nc.subscribe(envelope.reply_to!, { callback: (_e, m) => void replies.push(decode<Reply>(m.data)) })
+      const sub = nc.subscribe(envelope.reply_to!, { callback: (_e, m) => void replies.push(Replies.decode(m.data)) })
       const subject = ingressSubject(ingress.config.namespace, "reservation", partitionOf(tenant.tenant_id, body.reservation_id, ingress.config.partitions))
       // Two deliveries of one envelope (distinct stream messages, as after a redelivery the stream dedupe cannot see).
       await js.publish(subject, encode(envelope), { msgID: `${envelope.id}-a` })

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import fc from "fast-check"
-import { decode, type Envelope } from "../../streams/envelope.ts"
+
 import { ingressStream, ingressWildcard } from "../../streams/subjects.ts"
 import { e164, uniqueId } from "../support/fixtures.ts"
 import type { JsonSchema } from "../support/jsonSchema.ts"
@@ -11,6 +11,7 @@ import {
   createCtiIntegration, createKey, createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
 import { memberAccessToken, transferToken } from "../oidc/support.ts"
+import { Envelopes } from "../../streams/topics.ts"
 
 /**
  * The API fuzzed as an attacker would, from its own OpenAPI document (GET /openapi.json): for every documented route
@@ -104,7 +105,7 @@ beforeAll(async () => {
   ownTenants.add(tenant.tenant_id).add(newsletter.tenant_id)
   nc.subscribe(ingressWildcard(platform.config.namespace), {
     callback: (_, msg) => {
-      const e = decode<Envelope>(msg.data)
+      const e = Envelopes.decode(msg.data)
       if (ownTenants.has(e.tenant_id)) published.push({ actor: e.actor, type: e.type, key: e.key })
     }
   })

@@ -3,8 +3,9 @@ import { reservation, uniqueId } from "../support/fixtures.ts"
 import { createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { inject } from "vitest"
-import { decode, type Envelope } from "../../streams/envelope.ts"
+
 import { ingressWildcard } from "../../streams/subjects.ts"
+import { Envelopes } from "../../streams/topics.ts"
 
 /**
  * Idempotency-Key (issue 24) over the real platform: a retry with the same key and request replays the first answer
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const own = new Set([tenant.tenant_id, other.tenant_id])
   nc.subscribe(ingressWildcard(platform.config.namespace), {
     callback: (_, msg) => {
-      if (own.has(decode<Envelope>(msg.data).tenant_id)) published++
+      if (own.has(Envelopes.decode(msg.data).tenant_id)) published++
     }
   })
   await sql`INSERT INTO channel_email (tenant_id, sandbox, from_address) VALUES (${tenant.tenant_id}, false, 'stay@hotelexample.com') ON CONFLICT DO NOTHING`

@@ -3,10 +3,11 @@ import { jetstream } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { randomUUID } from "node:crypto"
 import { type LoyaltyCommand, LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
-import { decode, encode, type Envelope, type Reply } from "../../streams/envelope.ts"
+import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import { partitionOf } from "../../streams/partition.ts"
 import { ingressSubject } from "../../streams/subjects.ts"
 import { loyaltyHarness } from "./support.ts"
+import { Replies } from "../../streams/topics.ts"
 
 const { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees } = loyaltyHarness("loyalty-credit")
 beforeAll(setUp, 60_000)
@@ -24,7 +25,7 @@ const publishApply = async (memberId: string, command: LoyaltyCommand, sentAt: n
       id: randomUUID(), actor: "loyalty", type: "apply", tenant_id: h.tenant.tenant_id, sandbox: false, key: memberId, sent_at: sentAt,
       reply_to: `_test.reply.${randomUUID()}`, payload: LoyaltyProtocol.codecs.apply.encodePayload(command)
     }
-    const reply = new Promise<Reply>((resolve) => nc.subscribe(envelope.reply_to!, { max: 1, callback: (_err, msg) => resolve(decode<Reply>(msg.data)) }))
+    const reply = new Promise<Reply>((resolve) => nc.subscribe(envelope.reply_to!, { max: 1, callback: (_err, msg) => resolve(Replies.decode(msg.data)) }))
     await jetstream(nc).publish(ingressSubject(h.platform.config.namespace, "loyalty", partitionOf(h.tenant.tenant_id, memberId, h.platform.config.partitions)),
       encode(envelope), { msgID: envelope.id })
     return await reply

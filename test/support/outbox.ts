@@ -3,9 +3,9 @@ import { connect } from "@nats-io/transport-node"
 import { setTimeout as sleep } from "node:timers/promises"
 import postgres from "postgres"
 import { inject } from "vitest"
-import type { StoredMessage } from "../../actors/runtime/OutboxRelay.ts"
 import { decode } from "../../streams/envelope.ts"
 import { outboxStream } from "../../streams/subjects.ts"
+import { OutboxBatches } from "../../streams/topics.ts"
 
 export interface OutboxEntry {
   readonly id: string
@@ -43,7 +43,7 @@ const withSql = async <A>(f: (sql: postgres.Sql) => Promise<A>): Promise<A> => {
 /** The ids of the messages in the tenant's outbox rows (batch rows unpacked): written, not yet published. */
 const unpublished = async (sql: postgres.Sql, tenantId: string): Promise<Array<string>> => {
   const rows = await sql`SELECT id, payload, batch FROM outbox WHERE tenant_id = ${tenantId}`
-  return rows.flatMap((r) => r.batch ? decode<Array<StoredMessage>>(r.payload as Uint8Array).map((m) => m.id) : [r.id as string])
+  return rows.flatMap((r) => r.batch ? OutboxBatches.decode(r.payload as Uint8Array).map((m) => m.id) : [r.id as string])
 }
 
 const published = async (namespace: string, tenantId: string): Promise<Array<OutboxEntry>> => {
