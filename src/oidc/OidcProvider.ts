@@ -46,7 +46,10 @@ export class OidcProvider extends Context.Service<OidcProvider, {
       try: async () => {
         if (state === undefined || Date.now() - checkedAt >= KEY_CHECK_MS) {
           pending ??= refresh().finally(() => { pending = undefined })
-          await pending
+          // A built provider keeps serving while the key check cannot run (the database away): its own routes then
+          // answer OAuth's `temporarily_unavailable`, not the core error shape, and the next request checks again.
+          if (state === undefined) await pending
+          else await pending.catch(() => undefined)
         }
         return state!.provider
       },
