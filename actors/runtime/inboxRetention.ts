@@ -2,6 +2,7 @@ import { Effect, Schedule } from "effect"
 import type { JetStreamManager } from "@nats-io/jetstream"
 import type { Sql } from "../../core/db/Database.ts"
 import { databaseFailure } from "../../core/db/DatabaseFailure.ts"
+import { inBatches } from "../../core/db/inBatches.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
 import { ingressStream } from "../../streams/subjects.ts"
 
@@ -50,15 +51,6 @@ const oldestPending = async (jsm: JetStreamManager, namespace: string): Promise<
   return state.messages === 0 ? undefined : Date.parse(state.first_ts)
 }
 
-const inBatches = async (remove: () => Promise<{ count: number }>): Promise<number> => {
-  let total = 0
-  for (;;) {
-    const { count } = await remove()
-    total += count
-    if (count < SWEEP_BATCH) return total
-  }
-}
-
 export interface InboxRetentionOptions {
   readonly sql: Sql
   readonly jsm: JetStreamManager
@@ -90,10 +82,10 @@ export const sweepInboxOnce = async (o: InboxRetentionOptions) => {
   // Never measured (the stream has not answered since the deployment first ran): nothing is known to be safe to remove.
   if (!floors.some((r) => r.namespace === o.namespace)) return { inbox: 0, outbox: 0, cutoff: undefined, floor_measured: false }
   const cutoff = new Date(inboxCutoff(clock!.now as number, o.retentionMs, floors.map((r) => ({ floorAt: r.f as number, measuredAt: r.m as number }))))
-  const inbox = await inBatches(() => o.sql`
+  const inbox = await inBatches(SWEEP_BATCH, () => o.sql`
     DELETE FROM inbox WHERE ctid = ANY(ARRAY(
       SELECT ctid FROM inbox WHERE processed_at < ${cutoff} ORDER BY processed_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED))`)
-  const outbox = await inBatches(() => o.sql`
+  const outbox = await inBatches(SWEEP_BATCH, () => o.sql`
     DELETE FROM outbox WHERE ctid = ANY(ARRAY(
       SELECT ctid FROM outbox WHERE published_at IS NOT NULL LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED))`)
   return { inbox, outbox, cutoff, floor_measured: pending !== undefined }

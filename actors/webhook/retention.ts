@@ -1,6 +1,7 @@
 import { Clock, Effect, Schedule } from "effect"
 import { databaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { Sql } from "../../core/db/Database.ts"
+import { inBatches } from "../../core/db/inBatches.ts"
 import { purgeIdleSequences } from "../../core/webhook/sequence.ts"
 
 const DAY_MS = 86_400_000
@@ -10,27 +11,18 @@ export const EMITTED_RETENTION_DAYS = 14
 const SEQUENCE_IDLE_DAYS = 30
 const BATCH = 5_000
 
-/** Deletes bounded batches until a batch comes back short: no statement holds locks on more than BATCH rows. */
-const inBatches = async (remove: () => Promise<{ count: number }>): Promise<number> => {
-  let total = 0
-  for (;;) {
-    const { count } = await remove()
-    total += count
-    if (count < BATCH) return total
-  }
-}
 
 /** Emitted bodies and replays older than 14 days, counter rows idle for 30 days, as of `now`. */
 export const purgeWebhookHistory = async (sql: Sql, now: Date) => {
   const emittedBefore = new Date(now.getTime() - EMITTED_RETENTION_DAYS * DAY_MS)
   const idleBefore = new Date(now.getTime() - SEQUENCE_IDLE_DAYS * DAY_MS)
   return {
-    events: await inBatches(() => sql`
+    events: await inBatches(BATCH, () => sql`
       DELETE FROM webhook_events WHERE (subscription_id, event_id) IN (
         SELECT subscription_id, event_id FROM webhook_events WHERE emitted_at < ${emittedBefore} LIMIT ${BATCH})`),
-    replays: await inBatches(() => sql`
+    replays: await inBatches(BATCH, () => sql`
       DELETE FROM webhook_replays WHERE id IN (SELECT id FROM webhook_replays WHERE created_at < ${emittedBefore} LIMIT ${BATCH})`),
-    sequences: await inBatches(() => sql.begin((tx) => purgeIdleSequences(tx, idleBefore, BATCH)))
+    sequences: await inBatches(BATCH, () => sql.begin((tx) => purgeIdleSequences(tx, idleBefore, BATCH)))
   }
 }
 
