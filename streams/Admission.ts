@@ -56,6 +56,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("app
           shed("call", refused)
           return { refused }
         }
+        const first = !slot.admitted
         slot.admitted = true
         const entered = clock.currentTimeMillisUnsafe()
         let left = false
@@ -64,7 +65,7 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("app
             if (left) return
             left = true
             const now = clock.currentTimeMillisUnsafe()
-            limit.leave(tenant, now, now - entered)
+            limit.leave(tenant, now, now - entered, first)
           }
         }
       })

@@ -36,7 +36,7 @@ const simulate = (o: { offered: number; capacity: number; serviceMs: number; sec
       counts.set(tenant, (counts.get(tenant) ?? 0) + 1)
     }
     complete(queue, now, (call) => {
-      limit.leave(call.tenant, now, now - call.at)
+      limit.leave(call.tenant, now, now - call.at, true)
       if (call.at > (o.fromMs ?? 2_000)) waits.push(now - call.at)
     })
   }
@@ -56,12 +56,46 @@ const closedLoop = (o: { clients: number; capacity: number; serviceMs: number; s
       else refused++ // refused at once: the client's next try is at the next millisecond
     }
     complete(queue, now, (call) => {
-      limit.leave("pms", now, now - call.at)
+      limit.leave("pms", now, now - call.at, true)
       completed++
       idle++
     })
   }
   return { refused, completed, limit }
+}
+
+/**
+ * `clients` each sending a batch of `size` calls as soon as its last batch is answered whole (a PMS's batch feed),
+ * to workers that commit `capacity` calls a second in groups every `groupMs` (a group's calls answered at once).
+ */
+const batchLoop = (o: { clients: number; size: number; capacity: number; groupMs: number; seconds: number }) => {
+  const limit = new AdmissionLimit(settings, 0)
+  const queue: Array<{ at: number; batch: number; first: boolean }> = []
+  const left = new Map<number, number>()
+  let refused = 0, accepted = 0, idle = o.clients, batches = 0
+  for (let now = 0; now < o.seconds * 1000; now++) {
+    for (; idle > 0; idle--) {
+      const batch = batches++
+      // The first call is admitted or refused; the request's other calls are counted, never refused.
+      if (limit.enter("pms", now) !== undefined) {
+        refused++
+        continue
+      }
+      accepted++
+      for (let i = 1; i < o.size; i++) limit.enter("pms", now, true)
+      for (let i = 0; i < o.size; i++) queue.push({ at: now, batch, first: i === 0 })
+      left.set(batch, o.size)
+    }
+    if (now % o.groupMs === 0) {
+      for (const call of queue.splice(0, Math.round((o.capacity * o.groupMs) / 1000))) {
+        limit.leave("pms", now, now - call.at, call.first)
+        const remaining = left.get(call.batch)! - 1
+        left.set(call.batch, remaining)
+        if (remaining === 0) idle++
+      }
+    }
+  }
+  return { refused, accepted, limit }
 }
 
 describe("AdmissionLimit", () => {
@@ -76,6 +110,22 @@ describe("AdmissionLimit", () => {
     const run = closedLoop({ clients: 128, capacity: 250, serviceMs: 20, seconds: 20 })
     expect(run.refused).toBe(0)
     expect(run.completed).toBeGreaterThan(0.95 * 250 * 20)
+  })
+
+  it("a partner's batch feed (8 clients x 50 reservations) to workers slower than it is never shed: a closed loop, not a flood", () => {
+    // The bench's batch phase on a slow day: 400 calls outstanding, answered in groups every 100 ms at 250/s, so a
+    // limit aimed at 250/s x the target (100 calls) refused nineteen requests in twenty.
+    for (const capacity of [250, 700]) {
+      const run = batchLoop({ clients: 8, size: 50, capacity, groupMs: 100, seconds: 30 })
+      expect(run.refused, `capacity ${capacity}`).toBe(0)
+      expect(run.accepted * 50).toBeGreaterThan(0.9 * capacity * 30)
+    }
+  })
+
+  it("a flood of batches (64 clients x 50) is still shed", () => {
+    const run = batchLoop({ clients: 64, size: 50, capacity: 250, groupMs: 100, seconds: 30 })
+    expect(run.refused).toBeGreaterThan(0)
+    expect(run.accepted * 50).toBeGreaterThan(0.9 * 250 * 30)
   })
 
   it("at 3x what the server completes, the calls let in wait about the target and the server stays busy", () => {
