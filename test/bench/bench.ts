@@ -10,7 +10,8 @@
  * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
  * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
- * 20,000), NATS_URL, DATABASE_URL.
+ * 20,000), BENCH_INBOX_RETENTION_MS (the platform's inbox retention window, default 60 s: the memory part waits it out
+ * and reports what stays), NATS_URL, DATABASE_URL.
  *
  * Writes test/bench/results/latest.json and latest.md, plus copies named by the run's timestamp. Creates its own
  * database (gep_bench_<run>) and namespace (bench<run>), and removes both, and every process it started, at the end.
