@@ -1,6 +1,7 @@
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Forbidden, RateLimited, Unauthorized, ValidationFailed } from "./errors.ts"
+import type { Scope } from "./scopes.ts"
 
 /** Who is calling, derived from the API key: tenant, sandbox or live data, and the key's scopes. */
 export interface Principal {
@@ -19,8 +20,8 @@ export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principa
  */
 export const Bearer = HttpApiSecurity.http({ scheme: "bearer" })
 
-/** One scope, or a non-empty list of scopes of which any one will do. */
-export type ScopeRequirement = string | readonly [string, ...Array<string>]
+/** One scope, or a non-empty list of scopes of which any one will do: only scopes a key can hold (a typo does not compile). */
+export type ScopeRequirement = Scope | readonly [Scope, ...Array<Scope>]
 
 /**
  * Endpoint annotation: the scope a key needs for this endpoint (`*` grants all), or several of which any one will do
