@@ -1,4 +1,3 @@
-
 /**
  * The envelope format this release writes and the newest it reads. An envelope without `v` is of version 1 (releases
  * before the field). A worker meeting a newer one leaves it unacknowledged for a newer worker (PartitionConsumer),

@@ -1,8 +1,9 @@
 import { Schema } from "effect"
-import { decode, encode } from "./msgpack.ts"
+import { decode } from "./msgpack.ts"
 
 // Every payload that travels on a stream or is kept encoded for one (the outbox's batch rows, the inbox's answers),
-// declared once with its Schema: a producer encodes through its topic (its type checked), a consumer decodes through
+// declared once with its Schema: a producer builds its outbox messages through its topic, or encodes a value of the
+// topic's type (its type checked either way), a consumer decodes through
 // it (its shape checked, a message off it refused with an error naming the field instead of cast and trusted). The
 // consumers' messages: `in.*` envelopes and their replies, `evt.*` domain events, `cmd.webhook.*` commands, webhook
 // delivery jobs, `cmd.message.deliver.*` commands.
@@ -12,7 +13,6 @@ export interface Topic<A> {
   readonly name: string
   /** An outbox message of this topic (the relay encodes it): its payload's type checked where it is made. */
   readonly message: (id: string, subject: string, payload: A) => { readonly id: string; readonly subject: string; readonly payload: A }
-  readonly encode: (value: A) => Uint8Array
   /** The value, or throws naming what is off (callers refuse the message: dead letter, or terminate it). */
   readonly decode: (bytes: Uint8Array) => A
   /** `decode` of a value already unpacked (read for its format version first, say). */
@@ -24,7 +24,6 @@ const topic = <S extends Schema.Codec<unknown, unknown>>(name: string, schema: S
   return {
     name,
     message: (id, subject, payload) => ({ id, subject, payload }),
-    encode: (value) => encode(value),
     decode: (bytes) => decodeSync(decode(bytes)),
     fromUnpacked: decodeSync
   }

@@ -66,22 +66,21 @@ export interface InboxRetentionOptions {
  */
 export const sweepInboxOnce = async (o: InboxRetentionOptions) => {
   const pending = await oldestPending(o.jsm, o.namespace).then((t) => ({ t }), () => undefined)
+  const [clock] = await o.sql`
+    SELECT (extract(epoch FROM now()) * 1000)::float8 AS now,
+           (SELECT extract(epoch FROM min(created_at)) * 1000 FROM outbox WHERE published_at IS NULL)::float8 AS oldest`
+  const now = clock!.now as number
   if (pending !== undefined) {
-    const [row] = await o.sql`
-      SELECT (extract(epoch FROM now()) * 1000)::float8 AS now,
-             (SELECT extract(epoch FROM min(created_at)) * 1000 FROM outbox WHERE published_at IS NULL)::float8 AS oldest`
-    const now = row!.now as number
-    const floor = measuredFloor(now, pending.t, (row!.oldest as number | null) ?? undefined)
+    const floor = measuredFloor(now, pending.t, (clock!.oldest as number | null) ?? undefined)
     await o.sql`
       INSERT INTO inbox_floors (namespace, floor_at, measured_at) VALUES (${o.namespace}, to_timestamp(${floor / 1000}), to_timestamp(${now / 1000}))
       ON CONFLICT (namespace) DO UPDATE SET floor_at = excluded.floor_at, measured_at = excluded.measured_at`
   }
-  const [clock] = await o.sql`SELECT (extract(epoch FROM now()) * 1000)::float8 AS now`
   const floors = await o.sql`
     SELECT namespace, (extract(epoch FROM floor_at) * 1000)::float8 AS f, (extract(epoch FROM measured_at) * 1000)::float8 AS m FROM inbox_floors`
   // Never measured (the stream has not answered since the deployment first ran): nothing is known to be safe to remove.
   if (!floors.some((r) => r.namespace === o.namespace)) return { inbox: 0, outbox: 0, cutoff: undefined, floor_measured: false }
-  const cutoff = new Date(inboxCutoff(clock!.now as number, o.retentionMs, floors.map((r) => ({ floorAt: r.f as number, measuredAt: r.m as number }))))
+  const cutoff = new Date(inboxCutoff(now, o.retentionMs, floors.map((r) => ({ floorAt: r.f as number, measuredAt: r.m as number }))))
   const inbox = await inBatches(SWEEP_BATCH, () => o.sql`
     DELETE FROM inbox WHERE ctid = ANY(ARRAY(
       SELECT ctid FROM inbox WHERE processed_at < ${cutoff} ORDER BY processed_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED))`)

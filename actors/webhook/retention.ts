@@ -11,7 +11,6 @@ export const EMITTED_RETENTION_DAYS = 14
 const SEQUENCE_IDLE_DAYS = 30
 const BATCH = 5_000
 
-
 /** Emitted bodies and replays older than 14 days, counter rows idle for 30 days, as of `now`. */
 export const purgeWebhookHistory = async (sql: Sql, now: Date) => {
   const emittedBefore = new Date(now.getTime() - EMITTED_RETENTION_DAYS * DAY_MS)
