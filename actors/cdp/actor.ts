@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import type { IdentifyResult } from "../../schemas/cdp.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
@@ -39,7 +39,7 @@ const identify = Effect.fn("VisitorActor.identify")(function*(cmd: IdentifyVisit
   // Matched, never changed: a created contact is news for the webhooks (`contact.created`, as every path).
   if (contact.is_new) {
     const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, [contact.contact_id]))
-    yield* Actor.emit(contactChangeCommands(subject, { ...scope, occurred_at: new Date().toISOString() }, [contact], summaries, null))
+    yield* Actor.emit(contactChangeCommands(subject, { ...scope, occurred_at: (yield* DateTime.nowAsDate).toISOString() }, [contact], summaries, null))
   }
   const kind = previous === null ? "linked" as const : previous === contact.contact_id ? "already_linked" as const : "reassigned" as const
   const backfilled = yield* Actor.query((tx) =>

@@ -1,4 +1,4 @@
-import { Effect, Result } from "effect"
+import { DateTime, Effect, Result } from "effect"
 import { deterministicId } from "../../core/deterministicId.ts"
 import type { CheckoutLink } from "../../schemas/cdp.ts"
 import * as Actor from "../runtime/Actor.ts"
@@ -54,7 +54,7 @@ export const checkoutWave = Effect.fn("VisitorActor.checkout")(function*(items: 
     Repo.sessionCounts(tx, scope, withContact.map((c) => ({ contact_id: c.contact_id!, visitor_id: opt(c.visitor_id), session_id: opt(c.session_id) })))
   ]))
   const countOf = new Map(withContact.map((c, n) => [c, counts[n] ?? 0]))
-  const now = new Date().toISOString()
+  const now = (yield* DateTime.nowAsDate).toISOString()
   return items.map((item): Answer => {
     const c = item.payload
     if (c.contact_id === null) return { result: Result.succeed({ visitor_linked: false, sessions_stitched: 0, checkout_event_id: null }), outbox: [] }

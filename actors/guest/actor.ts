@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
 import { consentClaims, linkContactsToHotels, recordConsents } from "../shared/contacts.ts"
@@ -29,7 +29,7 @@ const upsert = Effect.fn("GuestActor.upsert")(function*(cmd: UpsertContact) {
       })))
       : undefined
   ]))
-  yield* Actor.emit(contactChangeCommands(subject, { ...scope, occurred_at: new Date().toISOString() }, [resolved], summaries, hotelId ?? null))
+  yield* Actor.emit(contactChangeCommands(subject, { ...scope, occurred_at: (yield* DateTime.nowAsDate).toISOString() }, [resolved], summaries, hotelId ?? null))
   return {
     contact_id: resolved.contact_id,
     is_new: resolved.is_new,

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, DateTime, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { deterministicId } from "../../core/deterministicId.ts"
 import type { JourneyStatus } from "../../schemas/journey.ts"
@@ -34,9 +34,10 @@ const persist = Effect.fn("JourneyActor.persist")(function*(
   results: ReadonlyArray<Advanced>, names: ReadonlyMap<string, string>, contact: ContactFacts | undefined
 ) {
   const { subject, scope, target } = yield* Effect.service(Actor.GroupTransaction)
+  const now = yield* DateTime.nowAsDate
   const runs = results.map((r) => r.run).sort((a, b) => Number(isLive(a)) - Number(isLive(b)))
   const moves = results.flatMap((r) => r.moves)
-  yield* Actor.query((tx) => Promise.all([Repo.saveRuns(tx, scope, runs, new Date(), target.namespace), Repo.saveSteps(tx, scope, moves)]))
+  yield* Actor.query((tx) => Promise.all([Repo.saveRuns(tx, scope, runs, now, target.namespace), Repo.saveSteps(tx, scope, moves)]))
   const sends = yield* Effect.forEach(moves.filter((m) => m.kind === "send"), sendOf)
   const announced = moves.flatMap((m) =>
     m.kind === "announce" ? [journeyEvent(subject, scope, m.type, m.run, { name: names.get(m.run.journey_id) ?? "" }, contact)] : [])
@@ -45,7 +46,7 @@ const persist = Effect.fn("JourneyActor.persist")(function*(
 
 /** A signal stops the contact's live runs it ends, then starts the active journeys it triggers (re-entry permitting). */
 const signal = Effect.fn("JourneyActor.signal")(function*(s: JourneySignal) {
-  const now = Date.now()
+  const now = yield* Clock.currentTimeMillis
   // Everything the decision reads, in one round trip (pipelined on the group's connection). Every run a signal
   // starts has the signal's hotel and reservation, so one set of step facts serves them all.
   const [live, contact, candidates, hotel, reservation, channels] = yield* Actor.query((tx, scope) => Promise.all([
@@ -91,7 +92,7 @@ const wakeRun = Effect.fn("JourneyActor.wake")(function*(w: WakeRun) {
   ]))
   if (pinned === undefined || pinned.run.state !== "waiting" || pinned.run.wake_seq !== w.wake_seq) return { started: [], stopped: [] }
   const { run, journey } = pinned
-  const now = Date.now()
+  const now = yield* Clock.currentTimeMillis
   const result = contact === undefined
     ? finish(run, "stopped", now, "contact_deleted")
     : wake(run, journey.definition, yield* stepFacts(run, journey.status, contact, channels, now))
@@ -105,7 +106,7 @@ const stop = Effect.fn("JourneyActor.stop")(function*(cmd: StopRun) {
   if (pinned === undefined || pinned.run.contact_id !== cmd.contact_id) return yield* new RunNotFound({ run_id: cmd.run_id })
   const { run, journey } = pinned
   if (!isLive(run)) return { run_id: run.id, state: run.state, exit_reason: run.exit_reason, was_live: false }
-  const result = finish(run, "stopped", Date.now(), "manual")
+  const result = finish(run, "stopped", yield* Clock.currentTimeMillis, "manual")
   yield* persist([result], new Map([[run.journey_id, journey.name]]), contact)
   return { run_id: run.id, state: result.run.state, exit_reason: result.run.exit_reason, was_live: true }
 })

@@ -1,4 +1,4 @@
-import { Effect, Exit } from "effect"
+import { DateTime, Effect, Exit } from "effect"
 import type { Sql } from "../../core/db/Database.ts"
 import { withTenant } from "../../core/db/Database.ts"
 import { listUnsubscribeHeaders } from "../../core/message/unsubscribe.ts"
@@ -86,7 +86,8 @@ export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: Att
   if (c.kind === "later") return { ack: false, delayMs: c.delayMs } satisfies Verdict
   if (c.kind === "missing_channel") {
     const failure = new SendFailure({ kind: "permanent", code: "CHANNEL_NOT_CONFIGURED", message: `the ${cmd.channel} channel was removed` })
-    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subjectIn(deps), cmd.message_id, failure))
+    const now = (yield* DateTime.nowAsDate).toISOString()
+    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subjectIn(deps), cmd.message_id, failure, now))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }
@@ -102,8 +103,9 @@ const recordOutcome = Effect.fn("MessageDeliverer.recordOutcome")(function*(
   deps: AttemptDeps, scope: TenantScope, m: QueuedMessage, exit: Exit.Exit<string, SendFailure>
 ) {
   const subject = subjectIn(deps)
+  const now = (yield* DateTime.nowAsDate).toISOString()
   if (Exit.isSuccess(exit)) {
-    const events = yield* inTenant(deps, scope, (tx) => recordSent(tx, scope, subject, m.id, exit.value))
+    const events = yield* inTenant(deps, scope, (tx) => recordSent(tx, scope, subject, m.id, exit.value, now))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }
@@ -111,7 +113,7 @@ const recordOutcome = Effect.fn("MessageDeliverer.recordOutcome")(function*(
   const f = failure._tag === "Some" ? failure.value : new SendFailure({ kind: "unknown", code: "DEFECT", message: String(exit.cause) })
   yield* Effect.logWarning("send attempt failed").pipe(Effect.annotateLogs({ message_id: m.id, channel: m.channel, kind: f.kind, code: f.code, attempt: m.attempts }))
   if (f.kind === "permanent" || (f.kind === "temporary" && m.attempts >= deps.config.maxAttempts)) {
-    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subject, m.id, f))
+    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subject, m.id, f, now))
     yield* Effect.promise(() => deps.publish(events))
     return { ack: true } satisfies Verdict
   }

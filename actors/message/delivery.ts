@@ -90,9 +90,11 @@ export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: Cl
   }
 }
 
-const announce = async (tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, type: MessageEventType, row: MessageRow) => {
+const announce = async (
+  tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, type: MessageEventType, row: MessageRow, occurredAt: string
+) => {
   const summaries = await loadContactSummaries(tx, [row.contact_id])
-  const event = messageEvent(subject, scope, type, row, summaries.get(row.contact_id), new Date().toISOString())
+  const event = messageEvent(subject, scope, type, row, summaries.get(row.contact_id), occurredAt)
   const [written] = await insertOutboxRows(tx, [{ ...event, tenant_id: scope.tenant_id }])
   return written!
 }
@@ -102,7 +104,9 @@ const history = (tx: Tx, scope: TenantScope, id: string, status: string, applied
   VALUES (${id}, ${scope.tenant_id}, ${scope.sandbox}, ${status}, ${errorCode}, now(), ${applied})`
 
 /** The provider took the message: `sent` (unless a status webhook already moved it on), its id kept, the attempt closed. */
-export const recordSent = async (tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, id: string, providerId: string) => {
+export const recordSent = async (
+  tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, id: string, providerId: string, occurredAt: string
+) => {
   const [row] = await tx.unsafe<Array<MessageRow & { was_queued: boolean }>>(
     `WITH o AS (SELECT id, status = 'queued' AS was_queued FROM messages WHERE id = $1 FOR UPDATE)
      UPDATE messages m SET status = CASE WHEN o.was_queued THEN 'sent' ELSE m.status END,
@@ -116,12 +120,12 @@ export const recordSent = async (tx: Tx, scope: TenantScope, subject: (kind: "cm
     [id, providerId])
   if (!row) return []
   await history(tx, scope, id, "sent", row.was_queued, null)
-  return row.was_queued ? [await announce(tx, scope, subject, "message.sent", row)] : []
+  return row.was_queued ? [await announce(tx, scope, subject, "message.sent", row, occurredAt)] : []
 }
 
 /** Given up for good: `failed` with the provider's reason (a hard bounce also suppresses the message's address). */
 export const recordFailed = async (
-  tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, messageId: string, failure: SendFailure
+  tx: Tx, scope: TenantScope, subject: (kind: "cmd", name: string) => string, messageId: string, failure: SendFailure, occurredAt: string
 ) => {
   const [row] = await tx.unsafe<Array<MessageRow & { to_address: string | null }>>(
     `UPDATE messages SET status = 'failed', failed_at = now(), error_code = $2, error_message = $3, attempt_started_at = NULL,
@@ -134,7 +138,7 @@ export const recordFailed = async (
   if (failure.hardBounce && to_address !== null) {
     await suppress(tx, scope, message.channel, to_address, `${message.channel === "email" ? "smtp" : "whatsapp_error"}_${failure.code}`, messageId)
   }
-  return [await announce(tx, scope, subject, "message.failed", message)]
+  return [await announce(tx, scope, subject, "message.failed", message, occurredAt)]
 }
 
 /** The attempt failed but another may succeed: the attempt is closed (so the next is not mistaken for a repeat). */

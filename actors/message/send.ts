@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { senderFor } from "../../core/channel/repository.ts"
 import type { MessageCategory } from "../../schemas/message.ts"
@@ -22,7 +22,7 @@ const categoryOf = Effect.fn("MessageActor.categoryOf")(function*(
   if (cmd.template === undefined) {
     // A free-form reply: only inside the customer-service window the guest's last message opened.
     const open = yield* Actor.query((tx, scope) => openConversation(tx, scope, contactId, "whatsapp"))
-    if (!serviceWindowOpen(open?.last_inbound_at ?? null, new Date())) {
+    if (!serviceWindowOpen(open?.last_inbound_at ?? null, yield* DateTime.nowAsDate)) {
       return yield* refuse(422, "SERVICE_WINDOW_CLOSED", "text",
         "A free-form WhatsApp message can only answer a guest who wrote in the last 24 hours; send an approved template")
     }
@@ -71,7 +71,7 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const address = addressOf(contact, cmd.channel)
   const suppressed = address === null ? false : yield* Actor.query((tx) => isSuppressed(tx, scope, cmd.channel, address))
   const skip = gate(contact, cmd.channel, cmd.gate_as ?? category, suppressed)
-  const now = new Date().toISOString()
+  const now = (yield* DateTime.nowAsDate).toISOString()
 
   const sender = setup.email === undefined ? undefined : senderFor(setup.email, hotelId)
   // A send that leaves continues the contact's open conversation on the channel, or opens one.

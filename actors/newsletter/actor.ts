@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { readEmailChannel } from "../../core/channel/repository.ts"
 import { deterministicId } from "../../core/deterministicId.ts"
 import { afterResend } from "../../core/newsletter/resend.ts"
@@ -25,7 +25,7 @@ const subscribe = Effect.fn("NewsletterActor.subscribe")(function*(cmd: Subscrib
   const { envelopeId } = yield* Effect.service(Actor.ActorTransaction)
   const [row, setup] = yield* Actor.query((tx) => Promise.all([findSubscription(tx, scope, cmd.subscription_id), readEmailChannel(tx, scope)]))
   if (row?.status === "subscribed") return { status: "subscribed", emailed: false, contact_id: row.contact_id } satisfies SubscribeOutcome
-  const now = new Date()
+  const now = yield* DateTime.nowAsDate
   const recentSends = afterResend(row?.recent_sends ?? [], now)
   if (row !== undefined && recentSends === undefined) {
     return { status: "pending", emailed: false, contact_id: row.contact_id } satisfies SubscribeOutcome
@@ -72,7 +72,8 @@ const confirm = Effect.fn("NewsletterActor.confirm")(function*(cmd: Confirm) {
   if (row === undefined) return yield* Effect.fail(new LinkSuperseded())
   if (row.status === "subscribed") return { contact_id: row.contact_id, already: true }
   if (row.nonce !== cmd.nonce) return yield* Effect.fail(new LinkSuperseded())
-  yield* Actor.query((tx) => confirmSubscription(tx, scope, row, cmd, envelopeId, new Date()))
+  const now = yield* DateTime.nowAsDate
+  yield* Actor.query((tx) => confirmSubscription(tx, scope, row, cmd, envelopeId, now))
   return { contact_id: row.contact_id, already: false }
 })
 

@@ -1,4 +1,4 @@
-import { Effect, Result } from "effect"
+import { DateTime, Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { deterministicId } from "../../core/deterministicId.ts"
 import type { ReservationResult, SkippedResult } from "../../schemas/reservation.ts"
@@ -63,7 +63,7 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
     resolveClaims(tx, scope, claims)
   ]))
 
-  const now = new Date().toISOString()
+  const now = (yield* DateTime.nowAsDate).toISOString()
   const written = planned.map((p) => {
     const cmd = p.item.payload
     const guestsResolved = resolved.slice(p.firstClaim, p.firstClaim + cmd.guests.length)

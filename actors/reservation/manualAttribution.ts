@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { readAttribution } from "../../core/b2b/attribution.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { attributionCandidates } from "./attribution.ts"
@@ -25,7 +25,7 @@ export const attribute = Effect.fn("ReservationActor.attribute")(function*(cmd: 
     : (yield* Actor.query((tx) =>
       attributeReservations(tx, scope, [{ reservation_id: reservation.id, candidates: attributionCandidates(reservation), reset: true }])))[0]
   if (change === undefined) return yield* Actor.query((tx) => readAttribution(tx, reservation.id))
-  yield* Actor.emit([attributionChangedCommand(subject, { ...scope, occurred_at: new Date().toISOString() }, {
+  yield* Actor.emit([attributionChangedCommand(subject, { ...scope, occurred_at: (yield* DateTime.nowAsDate).toISOString() }, {
     id: reservation.id, external_id: cmd.external_id, row: reservation
   }, change)])
   return change.attribution

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
@@ -12,7 +12,7 @@ const record = Effect.fn("TelephonyActor.record")(function*(cmd: CallCommand) {
   const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
   const { envelopeId } = yield* Effect.service(Actor.ActorTransaction)
   const existing = yield* Actor.query((tx) => findCallForUpdate(tx, scope.tenant_id, cmd.provider, cmd.call_id))
-  const now = new Date().toISOString()
+  const now = (yield* DateTime.nowAsDate).toISOString()
   let call = mergeCall(existing, randomUUID(), cmd.facts, now)
 
   // The guest's side, once the direction is known, resolves to (or creates) a contact by phone.

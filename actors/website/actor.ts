@@ -1,4 +1,4 @@
-import { Effect, Result } from "effect"
+import { Clock, Effect, Result } from "effect"
 import * as Actor from "../runtime/Actor.ts"
 import { contactChangeCommands } from "../shared/contactEvents.ts"
 import { loadContactSummaries, resolveClaims } from "../shared/identity.ts"
@@ -46,7 +46,7 @@ const apply = (items: ReadonlyArray<Actor.WaveItem<ApplyWebsiteEvent>>) => Effec
   const consenting = fresh.filter((n) => items[n]!.payload.consent?.email_marketing === true).map((n) => contactOf.get(n)!.contact_id)
   const optedOut = yield* Actor.query((tx) => optedOutOf(tx, consenting))
   const listens = yield* Actor.query((tx) => listening(tx, scope, fresh.map((n) => ({ event: items[n]!.payload.event, hotel_id: items[n]!.payload.hotel_id }))))
-  const now = Date.now()
+  const now = yield* Clock.currentTimeMillis
   const toStore: Array<{ cmd: ApplyWebsiteEvent; contact_id: string; contact: "matched" | "created" }> = []
   for (const n of fresh) {
     const cmd = items[n]!.payload
