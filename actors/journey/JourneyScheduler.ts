@@ -9,6 +9,7 @@ import { Nats } from "../../streams/Nats.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
+import type { OutboxMessage } from "../runtime/Actor.ts"
 import { runJourneyDateScan } from "./dateTrigger.ts"
 import { routeSignals } from "./signalRouter.ts"
 import { wakeDueRuns } from "./timerSweep.ts"
@@ -34,8 +35,9 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
     const config = yield* JourneyConfig
     const { sql } = yield* Database
     const { js } = yield* Nats
-    const relay = new OutboxRelay(sql, js)
-    const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, publish: (m: Parameters<OutboxRelay["publishMessages"]>[0]) => relay.publishMessages(m) }
+    const relay = yield* OutboxRelay
+    const published = Effect.runPromiseWith(yield* Effect.context<never>())
+    const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
     const wakeDue = (now?: Date) => wakeDueRuns(deps, now)
     const scanDates = (now?: Date) => runJourneyDateScan(deps, now)
     let messages: ConsumerMessages | undefined

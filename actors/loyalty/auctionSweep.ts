@@ -3,7 +3,6 @@ import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, runTransaction, type Sql } from "../../core/db/Database.ts"
 import { CLOSE_GRACE_MS } from "../../core/loyalty/auction.ts"
 import { errorText, log } from "../../core/observability/log.ts"
-import { Nats } from "../../streams/Nats.ts"
 import { told } from "../../streams/tell.ts"
 import { insertOutboxRows, OutboxRelay, toldRow } from "../runtime/OutboxRelay.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
@@ -48,9 +47,9 @@ export class AuctionSweeper extends Context.Service<AuctionSweeper, { readonly c
   static readonly layer = Layer.effect(AuctionSweeper, Effect.gen(function*() {
     const app = yield* AppConfig
     const { sql } = yield* Database
-    const { js } = yield* Nats
-    const relay = new OutboxRelay(sql, js)
-    const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => relay.publishMessages(m) }
+    const relay = yield* OutboxRelay
+    const published = Effect.runPromiseWith(yield* Effect.context<never>())
+    const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
     const closeDue = (now?: Date) => closeDueAuctions(deps, now)
     const ms = yield* Config.Int("GEP_AUCTION_SWEEP_MS").pipe(Config.withDefault(5_000), Effect.orDie)
     yield* Effect.acquireRelease(Effect.sync(() => {

@@ -11,6 +11,7 @@ import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
+import type { OutboxMessage } from "../runtime/Actor.ts"
 import { attempt, type Verdict } from "./attempt.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
 import { EmailTransport } from "./EmailTransport.ts"
@@ -37,10 +38,11 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const { sql } = yield* Database
     const { js } = yield* Nats
     const context = yield* Effect.context<EmailTransport | WhatsAppTransport>()
-    const relay = new OutboxRelay(sql, js)
+    const relay = yield* OutboxRelay
+    const published = Effect.runPromiseWith(yield* Effect.context<never>())
     const deps = {
       sql, namespace: app.namespace, key: Redacted.value(webhook.encryptionKey), config,
-      publish: (m: Parameters<OutboxRelay["publishMessages"]>[0]) => relay.publishMessages(m)
+      publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m))
     }
     const inFlight = new Set<Promise<void>>()
     const streams: Array<ConsumerMessages> = []
@@ -71,7 +73,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     }
 
     const sweep = () => closeIdleConversations(sql, config.conversationIdleMs, app.namespace).then(async (events) => {
-      await relay.publishMessages(events)
+      await published(relay.publishMessages(events))
       return events.length
     })
     let timer: NodeJS.Timeout | undefined

@@ -1,6 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream"
 import type { NatsConnection } from "@nats-io/transport-node"
-import { Cause, Effect, Exit, Fiber, Queue } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Option, Queue, Schedule } from "effect"
 import { DatabaseError, DatabaseUnavailable } from "../../core/db/DatabaseFailure.ts"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
@@ -13,8 +13,8 @@ import { dataFault } from "./dataFault.ts"
 import { recordDeadLetter } from "./deadLetters.ts"
 import { crashAfterCommit } from "./faults.ts"
 import { type Fence, LeaseLost } from "./leases.ts"
-import type { OutboxRelay } from "./OutboxRelay.ts"
-import { settlesBy } from "./settlesBy.ts"
+import type { OutboxRelayShape } from "./OutboxRelay.ts"
+import { untilDeadline } from "./untilDeadline.ts"
 
 /** Attempts on an envelope that fails for a reason other than unavailable infrastructure before it is dead-lettered. */
 const MAX_LOGIC_ATTEMPTS = 5
@@ -58,7 +58,7 @@ export interface Item {
 export interface LaneDeps {
   readonly sql: Sql
   readonly nc: NatsConnection
-  readonly relay: OutboxRelay
+  readonly relay: OutboxRelayShape
   readonly namespace: string
   readonly partitions: number
 }
@@ -92,11 +92,14 @@ export class Lane {
    * group in progress is given up (interrupted: its transaction never commits, its envelopes stay unacked and are
    * redelivered to the next owner).
    */
-  async stop(deadline = Number.POSITIVE_INFINITY): Promise<void> {
-    Effect.runSync(Queue.end(this.queue))
-    if (await settlesBy(Effect.runPromise(Fiber.await(this.fiber)), deadline)) return
-    log("warn", "lane did not finish in time; its group in progress is given up", { actor: this.actor.protocol.name })
-    await settlesBy(Effect.runPromise(Fiber.interrupt(this.fiber)), Date.now() + 1_000)
+  stop(deadline = Number.POSITIVE_INFINITY): Effect.Effect<void> {
+    const self = this
+    return Effect.gen(function*() {
+      yield* Queue.end(self.queue)
+      if (yield* untilDeadline(Fiber.await(self.fiber), deadline)) return
+      log("warn", "lane did not finish in time; its group in progress is given up", { actor: self.actor.protocol.name })
+      yield* untilDeadline(Fiber.interrupt(self.fiber), (yield* Clock.currentTimeMillis) + 1_000)
+    })
   }
 
   private loop(): Effect.Effect<void> {
@@ -126,7 +129,12 @@ export class Lane {
           partitions: self.deps.partitions,
           fences: items.map((i) => i.source.fence)
         }))
-        if (Exit.isSuccess(exit)) return self.finish(items, exit.value)
+        if (Exit.isSuccess(exit)) {
+          self.finish(items, exit.value)
+          // Published beside the next group, not before it: the lane's pace is the database's, not the stream's.
+          if (exit.value.rows.length > 0) yield* Effect.forkDetach(self.deps.relay.publish(exit.value.rows))
+          return
+        }
         const error = Cause.squash(exit.cause)
         if (error instanceof LeaseLost) {
           // Those partitions are another worker's now: drop their envelopes unacked and apply the rest.
@@ -149,9 +157,9 @@ export class Lane {
           return
         }
         if (items.length === 1 && refused !== undefined) {
-          return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt, { _tag: "Rejected", message: refused }))
+          return yield* self.giveUp(items[0]!, errorText(error), attempt, { _tag: "Rejected", message: refused })
         }
-        if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* Effect.promise(() => self.giveUp(items[0]!, errorText(error), attempt))
+        if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* self.giveUp(items[0]!, errorText(error), attempt)
         for (const i of items) i.msg.working()
         yield* Effect.sleep(backoff(attempt))
         // A partition lost meanwhile: its envelopes are the next owner's (settled here, unacked).
@@ -161,7 +169,7 @@ export class Lane {
     })
   }
 
-  private finish(items: ReadonlyArray<Item>, { results, rows }: GroupApplied): void {
+  private finish(items: ReadonlyArray<Item>, { results }: GroupApplied): void {
     crashAfterCommit(items.map((i) => i.envelope.key))
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!
@@ -176,7 +184,6 @@ export class Lane {
         duplicate: applied.duplicate, answer: applied.exit._tag
       })
     }
-    if (rows.length > 0) void this.deps.relay.publish(rows)
   }
 
   private reply(envelope: Envelope, exit: ReplyExit): void {
@@ -192,26 +199,28 @@ export class Lane {
    * Kept whole in dead_letters for an operator; the caller is answered with a defect (or, for a data fault, a
    * rejection); the message is acked.
    */
-  private async giveUp(
+  private giveUp(
     item: Item,
     error: string,
     attempts: number,
     answer: ReplyExit = { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" }
-  ): Promise<void> {
+  ): Effect.Effect<void> {
     const { msg, envelope } = item
-    for (;;) {
-      try {
-        await recordDeadLetter(this.deps.sql, msg, { envelopeId: envelope.id, tenantId: envelope.tenant_id, actor: this.actor.protocol.name, error, attempts })
-        break
-      } catch {
-        if (item.source.abandoned) return item.source.settled(item)
-        msg.working()
-        await new Promise((r) => setTimeout(r, 1_000))
-      }
-    }
-    if (envelope.reply_to) this.reply(envelope, answer)
-    ack(msg)
-    item.source.settled(item)
-    Metrics.processed.inc({ actor: envelope.actor, result: "dead_lettered" })
+    const self = this
+    return Effect.gen(function*() {
+      // Retried every second while the database is away, unless the partition is lost meanwhile (the next owner's then).
+      const recorded = yield* Effect.tryPromise(() =>
+        recordDeadLetter(self.deps.sql, msg, { envelopeId: envelope.id, tenantId: envelope.tenant_id, actor: self.actor.protocol.name, error, attempts })
+      ).pipe(
+        Effect.tapError(() => Effect.sync(() => item.source.abandoned || msg.working())),
+        Effect.retry({ schedule: Schedule.spaced("1 second"), while: () => !item.source.abandoned }),
+        Effect.option
+      )
+      if (Option.isNone(recorded)) return item.source.settled(item)
+      if (envelope.reply_to) self.reply(envelope, answer)
+      ack(msg)
+      item.source.settled(item)
+      Metrics.processed.inc({ actor: envelope.actor, result: "dead_lettered" })
+    })
   }
 }

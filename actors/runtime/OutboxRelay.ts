@@ -1,8 +1,11 @@
 import type { JetStreamClient } from "@nats-io/jetstream"
-import type { Sql, Tx } from "../../core/db/Database.ts"
+import { Context, Effect, Layer, Schedule } from "effect"
+import { AppConfig } from "../../core/config/AppConfig.ts"
+import { Database, type Sql, type Tx } from "../../core/db/Database.ts"
 import { deterministicId } from "../../core/deterministicId.ts"
-import { errorText, log } from "../../core/observability/log.ts"
+import { errorText } from "../../core/observability/log.ts"
 import { encode } from "../../streams/envelope.ts"
+import { Nats } from "../../streams/Nats.ts"
 import { OutboxBatches, type StoredMessageSchema } from "../../streams/topics.ts"
 import type { Told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "./Actor.ts"
@@ -13,6 +16,12 @@ import { withWebhookSequences } from "./webhookSequences.ts"
  * rows a newer release wrote are left to that release's relay during a rolling upgrade.
  */
 export const OUTBOX_VERSION = 1
+
+/** How often the relay deletes the rows it published, and publishes what the immediate path left behind. */
+const FLUSH_EVERY = "100 millis"
+const SWEEP_EVERY = "2 seconds"
+/** A row younger than this is still the immediate path's: more than the flush interval, or fresh rows go twice. */
+const SWEEP_GRACE_MS = 2_000
 
 /** A message as the outbox keeps it: its id (the Nats-Msg-Id), subject and encoded payload (streams/topics.ts). */
 export type StoredMessage = typeof StoredMessageSchema.Type
@@ -41,98 +50,98 @@ export const insertOutboxRows = async <M extends OutboxMessage & { readonly tena
 export const toldRow = (t: Told, tenantId: string): OutboxMessage & { readonly tenant_id: string } =>
   ({ id: deterministicId(t.id), subject: t.subject, payload: t.payload, tenant_id: tenantId })
 
+export interface OutboxRelayShape {
+  /** Publishes committed rows now. Never fails: what could not be published is left to the sweep. */
+  readonly publish: (rows: ReadonlyArray<OutboxRow>) => Effect.Effect<void>
+  /** Rows of one message each (written one per message, as the sweeps and scans do). */
+  readonly publishMessages: (messages: ReadonlyArray<OutboxMessage>) => Effect.Effect<void>
+  /** Publishes this deployment's rows older than `graceMs` still present (the immediate path failed or crashed). */
+  readonly sweep: (graceMs?: number) => Effect.Effect<number>
+  /** Deletes the rows published since the last flush. */
+  readonly flush: Effect.Effect<void>
+}
+
 /**
  * Publishes outbox rows to JetStream, each message with Nats-Msg-Id = its id, so a second publish (after a crash
- * between publish and the row's removal) is deduplicated by the stream. The sweep republishes anything a crash left
- * behind.
+ * between publish and the row's removal) is deduplicated by the stream, then deletes them: the outbox stream is the
+ * log of what was published, the table only holds what is not yet. One per process, shared by every layer that writes
+ * outbox rows; its layer flushes every 100 ms and sweeps every 2 s on `Schedule`s, and flushes and sweeps once more
+ * when it closes, after every layer that publishes through it.
  */
-export class OutboxRelay {
-  private readonly sql: Sql
-  private readonly js: JetStreamClient
-  private timer: NodeJS.Timeout | undefined
-  private flushTimer: NodeJS.Timeout | undefined
-  private sweeping = false
+export class OutboxRelay extends Context.Service<OutboxRelay, OutboxRelayShape>()("app/actors/OutboxRelay") {
+  static readonly layer = Layer.effect(OutboxRelay, Effect.gen(function*() {
+    const { namespace } = yield* AppConfig
+    const { sql } = yield* Database
+    const { js } = yield* Nats
+    const relay = makeOutboxRelay(sql, js, namespace)
+    yield* Effect.forkScoped(Effect.repeat(relay.flush, Schedule.spaced(FLUSH_EVERY)))
+    yield* Effect.forkScoped(Effect.repeat(relay.sweep(), Schedule.spaced(SWEEP_EVERY)))
+    yield* Effect.addFinalizer(() => Effect.andThen(relay.flush, relay.sweep(0)))
+    return relay
+  }))
+}
+
+/** The relay's operations, unscheduled (the layer schedules them; tests call them directly). */
+export const makeOutboxRelay = (sql: Sql, js: JetStreamClient, namespace: string): OutboxRelayShape => {
   /** Published rows not yet deleted: deleted together, one statement per flush instead of one per message. */
-  private published: Array<string> = []
+  let published: Array<string> = []
+  let sweeping = false
+  const send = (messages: ReadonlyArray<StoredMessage>) =>
+    Effect.tryPromise(() => Promise.all(messages.map((m) => js.publish(m.subject, m.data, { msgID: m.id }))))
 
-  constructor(sql: Sql, js: JetStreamClient) {
-    this.sql = sql
-    this.js = js
-  }
+  const publish = (rows: ReadonlyArray<OutboxRow>) =>
+    send(rows.flatMap((r) => r.messages)).pipe(
+      Effect.andThen(Effect.sync(() => {
+        for (const r of rows) published.push(r.id)
+      })),
+      Effect.catch((e) => Effect.logWarning("outbox publish deferred to sweep").pipe(Effect.annotateLogs({ error: errorText(e.cause), rows: rows.length }))),
+      Effect.withSpan("OutboxRelay.publish")
+    )
 
-  async publish(rows: ReadonlyArray<OutboxRow>): Promise<void> {
-    try {
-      await Promise.all(rows.flatMap((r) => r.messages.map((m) => this.js.publish(m.subject, m.data, { msgID: m.id }))))
-      for (const r of rows) this.published.push(r.id)
-    } catch (e) {
-      log("warn", "outbox publish deferred to sweep", { error: errorText(e), rows: rows.length })
-    }
-  }
-
-  /** Rows of one message each (written one per message, as the date scan does). */
-  publishMessages(messages: ReadonlyArray<OutboxMessage>): Promise<void> {
-    return this.publish(messages.map((m) => ({ id: m.id, messages: [{ id: m.id, subject: m.subject, data: encode(m.payload) }] })))
-  }
-
-  /**
-   * Publishes this deployment's rows older than `graceMs` that are still unpublished (the immediate path failed or
-   * crashed). Another deployment sharing the database sweeps its own: a row for streams this one does not have would
-   * fail every sweep, and with it every row in the same batch (rows from before batch rows named their namespace are
-   * anyone's).
-   */
-  async sweep(namespace: string, graceMs = 2_000): Promise<number> {
-    if (this.sweeping) return 0
-    this.sweeping = true
-    try {
-      return await this.sql.begin(async (tx) => {
-        const rows = await tx`
-          SELECT id, subject, payload, batch FROM outbox
-          WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${graceMs / 1000})
-            AND (subject = '' OR left(subject, ${namespace.length + 1}) = ${`${namespace}.`})
-            AND protocol_version <= ${OUTBOX_VERSION}
-          ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`
-        if (rows.length === 0) return 0
-        // Grace must exceed the flush interval, or rows published a moment ago would be published again (harmless:
-        // the stream deduplicates on the row id, but wasteful).
-        const messages = rows.flatMap((r): ReadonlyArray<StoredMessage> =>
-          r.batch ? OutboxBatches.decode(r.payload as Uint8Array) : [{ id: r.id as string, subject: r.subject as string, data: r.payload as Uint8Array }])
-        await Promise.all(messages.map((m) => this.js.publish(m.subject, m.data, { msgID: m.id })))
-        await tx`DELETE FROM outbox WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
-        return rows.length
-      })
-    } catch (e) {
-      log("warn", "outbox sweep failed", { error: errorText(e) })
-      return 0
-    } finally {
-      this.sweeping = false
-    }
-  }
+  const flush = Effect.suspend(() => {
+    if (published.length === 0) return Effect.void
+    const ids = published
+    published = []
+    return Effect.tryPromise(() => sql`DELETE FROM outbox WHERE id = ANY(${ids}::uuid[])`).pipe(
+      Effect.asVoid,
+      Effect.catch((e) => Effect.andThen(
+        Effect.sync(() => published.push(...ids)),
+        Effect.logWarning("outbox row removal deferred").pipe(Effect.annotateLogs({ error: errorText(e.cause), count: ids.length }))
+      ))
+    )
+  }).pipe(Effect.withSpan("OutboxRelay.flush"))
 
   /**
-   * Deletes the rows published since the last flush: the outbox stream is the log of what was published, the table
-   * only holds what is not yet (a crash before the delete only means a republish, deduplicated by the stream within
-   * its duplicate window and by the receiver's inbox after it: actors/runtime/inboxRetention.ts).
+   * Another deployment sharing the database sweeps its own rows: a row for streams this one does not have would fail
+   * every sweep, and with it every row in the same batch (rows from before batch rows named their namespace are
+   * anyone's). One sweep at a time: the scheduled one and the closing one may meet.
    */
-  async flush(): Promise<void> {
-    if (this.published.length === 0) return
-    const ids = this.published
-    this.published = []
-    await this.sql`DELETE FROM outbox WHERE id = ANY(${ids}::uuid[])`.catch((e) => {
-      this.published.push(...ids)
-      log("warn", "outbox row removal deferred", { error: errorText(e), count: ids.length })
-    })
-  }
+  const sweep = (graceMs = SWEEP_GRACE_MS) => Effect.suspend(() => {
+    if (sweeping) return Effect.succeed(0)
+    sweeping = true
+    return Effect.tryPromise(() => sql.begin(async (tx) => {
+      const rows = await tx`
+        SELECT id, subject, payload, batch FROM outbox
+        WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${graceMs / 1000})
+          AND (subject = '' OR left(subject, ${namespace.length + 1}) = ${`${namespace}.`})
+          AND protocol_version <= ${OUTBOX_VERSION}
+        ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED`
+      if (rows.length === 0) return 0
+      const messages = rows.flatMap((r): ReadonlyArray<StoredMessage> =>
+        r.batch ? OutboxBatches.decode(r.payload as Uint8Array) : [{ id: r.id as string, subject: r.subject as string, data: r.payload as Uint8Array }])
+      await Promise.all(messages.map((m) => js.publish(m.subject, m.data, { msgID: m.id })))
+      await tx`DELETE FROM outbox WHERE id = ANY(${rows.map((r) => r.id as string)}::uuid[])`
+      return rows.length
+    })).pipe(
+      Effect.catch((e) => Effect.as(Effect.logWarning("outbox sweep failed").pipe(Effect.annotateLogs({ error: errorText(e.cause) })), 0)),
+      Effect.ensuring(Effect.sync(() => (sweeping = false)))
+    )
+  }).pipe(Effect.withSpan("OutboxRelay.sweep"))
 
-  start(namespace: string, intervalMs = 2_000): void {
-    this.timer = setInterval(() => void this.sweep(namespace), intervalMs)
-    this.timer.unref()
-    this.flushTimer = setInterval(() => void this.flush(), 100)
-    this.flushTimer.unref()
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    if (this.flushTimer) clearInterval(this.flushTimer)
-    await this.flush()
-  }
+  return OutboxRelay.of({
+    publish,
+    publishMessages: (messages) => publish(messages.map((m) => ({ id: m.id, messages: [{ id: m.id, subject: m.subject, data: encode(m.payload) }] }))),
+    sweep,
+    flush
+  })
 }

@@ -11,7 +11,7 @@ import type { AnyActor } from "./Actor.ts"
 import { recordDeadLetter } from "./deadLetters.ts"
 import type { Item, Lane, Source } from "./Lane.ts"
 import type { Fence } from "./leases.ts"
-import { settlesBy } from "./settlesBy.ts"
+import { untilDeadline } from "./untilDeadline.ts"
 
 export interface PartitionDeps {
   readonly sql: Sql
@@ -97,16 +97,23 @@ export class PartitionConsumer implements Source {
    * leaves it (a drain waiting on a database that does not answer must not hold a handover or a shutdown forever).
    * `abandon`: the lease is gone; stop at once and leave the rest unacked for the next owner.
    */
-  async stop(mode: "drain" | "abandon", deadline = Number.POSITIVE_INFINITY): Promise<void> {
-    if (mode === "abandon") this.abandoned = true
-    const intakeStopped = this.intake ? Effect.runPromise(Fiber.interrupt(this.intake)) : Promise.resolve()
-    const drained = intakeStopped.then(() => (this.count > 0 ? new Promise<void>((resolve) => (this.drained = resolve)) : undefined))
-    if (!(await settlesBy(drained, deadline))) {
-      this.abandoned = true
-      log("warn", "drain did not finish in time; the rest is left unacked for the next owner", {
-        actor: this.actor.protocol.name, partition: this.partition, envelopes: this.count
+  stop(mode: "drain" | "abandon", deadline = Number.POSITIVE_INFINITY): Effect.Effect<void> {
+    const self = this
+    return Effect.gen(function*() {
+      if (mode === "abandon") self.abandoned = true
+      if (self.intake) yield* Fiber.interrupt(self.intake)
+      // Checked when the wait begins: the last envelope may settle while the intake is being interrupted.
+      const drained = Effect.callback<void>((resume) => {
+        if (self.count === 0) resume(Effect.void)
+        else self.drained = () => resume(Effect.void)
       })
-    }
+      if (!(yield* untilDeadline(drained, deadline))) {
+        self.abandoned = true
+        log("warn", "drain did not finish in time; the rest is left unacked for the next owner", {
+          actor: self.actor.protocol.name, partition: self.partition, envelopes: self.count
+        })
+      }
+    })
   }
 
   private intakeLoop(consumer: Consumer): Effect.Effect<void> {

@@ -1,3 +1,4 @@
+import { Clock, Effect, Fiber, Schedule, type Scope } from "effect"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { ownerOf, slotOf } from "./assignment.ts"
@@ -5,7 +6,7 @@ import { LeaseDeadlines } from "./leaseDeadlines.ts"
 import { acquire, expiredHolder, fenceOut, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
 import { type PartitionDeps, PartitionConsumer } from "./PartitionConsumer.ts"
 import type { AnyActor } from "./Actor.ts"
-import { settlesBy } from "./settlesBy.ts"
+import { untilDeadline } from "./untilDeadline.ts"
 
 export interface OwnershipOptions {
   readonly workerId: string
@@ -22,11 +23,14 @@ export interface OwnershipOptions {
   readonly natsReachable?: () => boolean
 }
 
+/** A lease statement; its failure is the caller's to log (the loops go on). */
+const leases = <A>(f: () => Promise<A>) => Effect.tryPromise(f)
+
 /**
  * Shares the partitions of every actor type among the live workers: each worker heartbeats, computes by rendezvous
  * hashing which partitions are its own, takes their leases (consuming only while it holds one), renews them, and
  * drains and releases the ones that now belong to another worker. A crashed worker's leases expire after
- * `leaseTtlMs` and its partitions are taken by the survivors on their next tick.
+ * `leaseTtlMs` and its partitions are taken by the survivors on their next round.
  */
 export class PartitionOwnership {
   private readonly sql: Sql
@@ -34,12 +38,8 @@ export class PartitionOwnership {
   private readonly actors: ReadonlyArray<AnyActor>
   private readonly options: OwnershipOptions
   readonly owned = new Map<string, PartitionConsumer>()
-  private timer: NodeJS.Timeout | undefined
-  private renewTimer: NodeJS.Timeout | undefined
-  private watchdog: NodeJS.Timeout | undefined
   private readonly deadlines: LeaseDeadlines<PartitionConsumer>
-  private ticking: Promise<void> = Promise.resolve()
-  private renewing: Promise<void> = Promise.resolve()
+  private loops: ReadonlyArray<Fiber.Fiber<unknown>> = []
   private stopping = false
   private cutOff = false
 
@@ -56,36 +56,29 @@ export class PartitionOwnership {
   }
 
   /**
-   * Starts two loops: renewal (heartbeat + lease renewal, every third of the TTL) and balancing (take and hand over
-   * partitions). They are separate so a slow takeover (NATS or PostgreSQL struggling) never delays renewals and
-   * costs the partitions already held. Readiness does not wait for partitions. A third, the watchdog, abandons a
-   * partition as soon as its lease may have lapsed, even while a renewal hangs on a database that stopped answering.
+   * Forks three loops into the caller's scope: renewal (heartbeat + lease renewal, every third of the TTL), balancing
+   * (take and hand over partitions) and the watchdog. Renewal and balancing are separate so a slow takeover (NATS or
+   * PostgreSQL struggling) never delays renewals and costs the partitions already held. Readiness does not wait for
+   * partitions. The watchdog abandons a partition as soon as its lease may have lapsed, even while a renewal hangs on a
+   * database that stopped answering. A round of renewal or balancing is never cut short: `stop` waits for it.
    */
-  start(): void {
-    this.renewing = this.renewAll().finally(() => this.scheduleRenew())
-    this.ticking = this.tick().finally(() => this.schedule())
-    this.watchdog = setInterval(() => {
-      for (const c of this.deadlines.lapsed(Date.now())) {
-        if (this.owned.get(slotOf(c.fence.actor, c.fence.partition)) !== c) continue
-        log("warn", "lease lapsed unrenewed; abandoning partition", { slot: slotOf(c.fence.actor, c.fence.partition), worker_id: this.options.workerId })
-        this.lost(c)
-      }
-    }, Math.max(50, Math.floor(this.options.leaseTtlMs / 20)))
-  }
+  readonly start: Effect.Effect<void, never, Scope.Scope> = Effect.suspend(() => {
+    const { leaseTtlMs, tickMs } = this.options
+    const every = (round: Effect.Effect<void>, ms: number) => Effect.forkScoped(Effect.repeat(Effect.uninterruptible(round), Schedule.spaced(ms)))
+    return Effect.all([
+      every(this.renewAll, Math.max(100, Math.floor(leaseTtlMs / 3))),
+      every(this.balance, tickMs),
+      every(this.watch, Math.max(50, Math.floor(leaseTtlMs / 20)))
+    ]).pipe(Effect.map((fibers) => void (this.loops = fibers)))
+  })
 
-  private schedule(): void {
-    if (this.stopping) return
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick().finally(() => this.schedule())
-    }, this.options.tickMs)
-  }
-
-  private scheduleRenew(): void {
-    if (this.stopping) return
-    this.renewTimer = setTimeout(() => {
-      this.renewing = this.renewAll().finally(() => this.scheduleRenew())
-    }, Math.max(100, Math.floor(this.options.leaseTtlMs / 3)))
-  }
+  private readonly watch = Effect.map(Clock.currentTimeMillis, (now) => {
+    for (const c of this.deadlines.lapsed(now)) {
+      if (this.owned.get(slotOf(c.fence.actor, c.fence.partition)) !== c) continue
+      log("warn", "lease lapsed unrenewed; abandoning partition", { slot: slotOf(c.fence.actor, c.fence.partition), worker_id: this.options.workerId })
+      this.lost(c)
+    }
+  })
 
   /**
    * False while NATS is unreachable: then neither heartbeat nor leases are renewed, so the membership forgets this
@@ -103,120 +96,121 @@ export class PartitionOwnership {
     return up
   }
 
-  private async renewAll(): Promise<void> {
-    if (this.stopping || !this.reachable()) return
+  private readonly renewAll: Effect.Effect<void> = Effect.suspend(() => {
+    if (this.stopping || !this.reachable()) return Effect.void
     const { workerId, leaseTtlMs } = this.options
-    try {
-      await heartbeat(this.sql, this.deps.namespace, workerId)
-      const consumers = [...this.owned.values()]
-      const askedAt = Date.now()
-      const held = await renew(this.sql, consumers.map((c) => c.fence), leaseTtlMs)
+    const self = this
+    return Effect.gen(function*() {
+      yield* leases(() => heartbeat(self.sql, self.deps.namespace, workerId))
+      const consumers = [...self.owned.values()]
+      const askedAt = yield* Clock.currentTimeMillis
+      const held = yield* leases(() => renew(self.sql, consumers.map((c) => c.fence), leaseTtlMs))
       for (const c of consumers) {
         const slot = slotOf(c.fence.actor, c.fence.partition)
-        if (this.owned.get(slot) !== c) continue
+        if (self.owned.get(slot) !== c) continue
         if (held.has(slot)) {
-          this.deadlines.held(c, askedAt)
+          self.deadlines.held(c, askedAt)
         } else {
           log("warn", "lease not renewed; abandoning partition", { slot, worker_id: workerId })
-          this.lost(c)
+          self.lost(c)
         }
       }
-    } catch (e) {
-      log("warn", "lease renewal failed", { worker_id: workerId, error: errorText(e) })
-    }
-  }
+    }).pipe(Effect.catch((e) => Effect.sync(() => log("warn", "lease renewal failed", { worker_id: workerId, error: errorText(e.cause) }))))
+  })
 
   private lost = (c: PartitionConsumer): void => {
     const slot = slotOf(c.fence.actor, c.fence.partition)
     if (this.owned.get(slot) === c) this.owned.delete(slot)
     this.deadlines.forget(c)
-    void c.stop("abandon")
+    Effect.runFork(c.stop("abandon"))
   }
 
-  private async tick(): Promise<void> {
-    if (this.stopping || !this.reachable()) return
+  private readonly balance: Effect.Effect<void> = Effect.suspend(() => {
+    if (this.stopping || !this.reachable()) return Effect.void
     const { workerId, partitions, leaseTtlMs } = this.options
-    try {
-      const workers = await liveWorkers(this.sql, this.deps.namespace, leaseTtlMs)
+    const self = this
+    return Effect.gen(function*() {
+      const workers = yield* leases(() => liveWorkers(self.sql, self.deps.namespace, leaseTtlMs))
       if (!workers.includes(workerId)) workers.push(workerId)
-      for (const actor of this.actors) {
-        for (let p = 0; p < partitions && !this.stopping; p++) {
+      for (const actor of self.actors) {
+        for (let p = 0; p < partitions && !self.stopping; p++) {
           const slot = slotOf(actor.protocol.name, p)
           const mine = ownerOf(slot, workers) === workerId
-          const current = this.owned.get(slot)
-          try {
-            if (mine && !current) await this.take(actor, p)
-            else if (!mine && current) await this.handOver(slot, current)
-          } catch (e) {
-            log("warn", "partition move failed; retried next tick", { slot, worker_id: workerId, error: errorText(e) })
-          }
+          const current = self.owned.get(slot)
+          const move = mine && !current ? self.take(actor, p) : !mine && current ? self.handOver(slot, current) : Effect.void
+          yield* move.pipe(Effect.catch((e) => Effect.sync(() =>
+            log("warn", "partition move failed; retried next round", { slot, worker_id: workerId, error: errorText(e.cause) }))))
         }
       }
-    } catch (e) {
-      log("warn", "ownership tick failed", { worker_id: workerId, error: errorText(e) })
-    }
-  }
+    }).pipe(Effect.catch((e) => Effect.sync(() => log("warn", "ownership round failed", { worker_id: workerId, error: errorText(e.cause) }))))
+  })
 
-  private async take(actor: AnyActor, partition: number): Promise<void> {
+  private take(actor: AnyActor, partition: number) {
+    const self = this
     const name = actor.protocol.name
-    const expired = await expiredHolder(this.sql, this.deps.namespace, name, partition, this.options.workerId)
-    if (expired !== undefined) await this.fenceOut(expired)
-    const askedAt = Date.now()
-    const fence = await acquire(this.sql, this.deps.namespace, name, partition, this.options.workerId, this.options.leaseTtlMs)
-    if (!fence) return // still held by its previous owner (draining, or not yet expired): next tick
-    const consumer = new PartitionConsumer(this.deps, actor, fence, this.lost)
-    this.owned.set(slotOf(name, partition), consumer)
-    this.deadlines.held(consumer, askedAt)
-    try {
-      await consumer.start()
-      log("info", "partition taken", { actor: name, partition, epoch: fence.epoch, worker_id: this.options.workerId })
-    } catch (e) {
-      this.owned.delete(slotOf(name, partition))
-      this.deadlines.forget(consumer)
-      await consumer.stop("abandon")
-      await release(this.sql, fence).catch(() => undefined)
-      throw e
-    }
+    const { workerId, leaseTtlMs } = this.options
+    return Effect.gen(function*() {
+      const expired = yield* leases(() => expiredHolder(self.sql, self.deps.namespace, name, partition, workerId))
+      if (expired !== undefined) yield* self.fenceOut(expired)
+      const askedAt = yield* Clock.currentTimeMillis
+      const fence = yield* leases(() => acquire(self.sql, self.deps.namespace, name, partition, workerId, leaseTtlMs))
+      if (!fence) return // still held by its previous owner (draining, or not yet expired): next round
+      const consumer = new PartitionConsumer(self.deps, actor, fence, self.lost)
+      self.owned.set(slotOf(name, partition), consumer)
+      self.deadlines.held(consumer, askedAt)
+      yield* leases(() => consumer.start()).pipe(Effect.tapError(() => Effect.gen(function*() {
+        self.owned.delete(slotOf(name, partition))
+        self.deadlines.forget(consumer)
+        yield* consumer.stop("abandon")
+        yield* Effect.ignore(leases(() => release(self.sql, fence)))
+      })))
+      log("info", "partition taken", { actor: name, partition, epoch: fence.epoch, worker_id: workerId })
+    })
   }
 
   /** A former owner that let its lease expire (frozen, cut off): its open transactions are ended, not waited for. */
-  private async fenceOut(formerOwner: string): Promise<void> {
-    try {
-      const ended = await fenceOut(this.sql, formerOwner)
-      if (ended > 0) log("warn", "ended the open transactions of a former owner whose lease expired", { former_owner: formerOwner, sessions: ended, worker_id: this.options.workerId })
-    } catch (e) {
+  private fenceOut(formerOwner: string): Effect.Effect<void> {
+    return leases(() => fenceOut(this.sql, formerOwner)).pipe(
+      Effect.map((ended) => {
+        if (ended > 0) log("warn", "ended the open transactions of a former owner whose lease expired", { former_owner: formerOwner, sessions: ended, worker_id: this.options.workerId })
+      }),
       // Not allowed (another role), or the database is away: its sessions end with the pause, or by the server's timeouts.
-      log("warn", "could not end a former owner's transactions", { former_owner: formerOwner, error: errorText(e) })
-    }
+      Effect.catch((e) => Effect.sync(() => log("warn", "could not end a former owner's transactions", { former_owner: formerOwner, error: errorText(e.cause) })))
+    )
   }
 
-  private async handOver(slot: string, consumer: PartitionConsumer): Promise<void> {
-    this.owned.delete(slot)
-    this.deadlines.forget(consumer)
-    await consumer.stop("drain", Date.now() + this.options.drainLimitMs)
-    await release(this.sql, consumer.fence)
-    log("info", "partition handed over", { slot, worker_id: this.options.workerId })
+  private handOver(slot: string, consumer: PartitionConsumer) {
+    const self = this
+    return Effect.gen(function*() {
+      self.owned.delete(slot)
+      self.deadlines.forget(consumer)
+      yield* consumer.stop("drain", (yield* Clock.currentTimeMillis) + self.options.drainLimitMs)
+      yield* leases(() => release(self.sql, consumer.fence))
+      log("info", "partition handed over", { slot, worker_id: self.options.workerId })
+    })
   }
 
   /**
    * Graceful: stop taking, drain and ack what is in flight, release every lease, leave the membership. Bounded: what
    * has not drained by `deadline` (epoch ms) is left unacked for the next owner, so a stop always completes.
    */
-  async stop(deadline = Date.now() + this.options.drainLimitMs): Promise<void> {
-    this.stopping = true
-    if (this.timer) clearTimeout(this.timer)
-    if (this.renewTimer) clearTimeout(this.renewTimer)
-    if (this.watchdog) clearInterval(this.watchdog)
-    await settlesBy(Promise.all([this.ticking, this.renewing]), deadline)
-    const consumers = [...this.owned.values()]
-    this.owned.clear()
-    log("info", "draining partitions", { worker_id: this.options.workerId, partitions: consumers.length })
-    await Promise.all(consumers.map(async (c) => {
-      await c.stop("drain", deadline)
-      await release(this.sql, c.fence).catch((e) => log("warn", "lease release failed (it will expire)", { error: errorText(e) }))
-    }))
-    await leave(this.sql, this.deps.namespace, this.options.workerId)
-      .catch((e) => log("warn", "leaving the membership failed (the heartbeat will expire)", { error: errorText(e) }))
-    log("info", "partitions released", { worker_id: this.options.workerId })
+  stop(deadline: number): Effect.Effect<void> {
+    const self = this
+    return Effect.gen(function*() {
+      self.stopping = true
+      // Each loop ends after its round in flight (rounds are uninterruptible), or is left to finish it past the deadline.
+      yield* untilDeadline(Fiber.interruptAll(self.loops), deadline)
+      const consumers = [...self.owned.values()]
+      self.owned.clear()
+      log("info", "draining partitions", { worker_id: self.options.workerId, partitions: consumers.length })
+      yield* Effect.forEach(consumers, (c) => Effect.andThen(
+        c.stop("drain", deadline),
+        leases(() => release(self.sql, c.fence)).pipe(Effect.catch((e) => Effect.sync(() =>
+          log("warn", "lease release failed (it will expire)", { error: errorText(e.cause) }))))
+      ), { concurrency: "unbounded", discard: true })
+      yield* leases(() => leave(self.sql, self.deps.namespace, self.options.workerId)).pipe(Effect.catch((e) => Effect.sync(() =>
+        log("warn", "leaving the membership failed (the heartbeat will expire)", { error: errorText(e.cause) }))))
+      log("info", "partitions released", { worker_id: self.options.workerId })
+    })
   }
 }

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { connect, Database } from "../../core/db/Database.ts"
 import { processId } from "../../core/processIdentity.ts"
@@ -35,7 +35,7 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     const config = yield* AppConfig
     const { sql } = yield* Database
     const { nc, js, jsm } = yield* Nats
-    const relay = new OutboxRelay(sql, js)
+    const relay = yield* OutboxRelay
     const workerId = processId
     // Heartbeats and leases on connections of their own (see PartitionOwnership).
     const leaseSql = connect(config.databaseUrl, 2)
@@ -85,21 +85,21 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     ]
     yield* Effect.forkScoped(inboxRetention({ sql, jsm, namespace: config.namespace, retentionMs: config.inboxRetentionMs }))
     const ids = { worker_id: workerId }
+    // The ownership loops are fibers of this layer's scope; the release below stops them before anything else.
+    yield* ownership.start
     yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        ownership.start()
-        relay.start(config.namespace)
-      }).pipe(Effect.andThen(Effect.logInfo("worker started").pipe(Effect.annotateLogs(ids)))),
-      // Never rejects: each step catches and logs its own failures (a lease not released expires by itself).
-      () => Effect.promise(async () => {
-        const deadline = Date.now() + DRAIN_LIMIT_MS
-        await ownership.stop(deadline)
-        await Promise.all([...lanes.values()].flat().map((l) => l.stop(Math.max(deadline, Date.now() + 1_000))))
-        await relay.stop()
-        await relay.sweep(config.namespace, 0)
-        await leaseSql.end({ timeout: 2 })
+      Effect.logInfo("worker started").pipe(Effect.annotateLogs(ids)),
+      // Never fails: each step catches and logs its own failures (a lease not released expires by itself). What the
+      // lanes wrote last is published by the relay, which closes after this layer.
+      () => Effect.gen(function*() {
+        const deadline = (yield* Clock.currentTimeMillis) + DRAIN_LIMIT_MS
+        yield* ownership.stop(deadline)
+        const lanesBy = Math.max(deadline, (yield* Clock.currentTimeMillis) + 1_000)
+        yield* Effect.forEach([...lanes.values()].flat(), (l) => l.stop(lanesBy), { concurrency: "unbounded", discard: true })
+        yield* Effect.promise(() => leaseSql.end({ timeout: 2 }))
         for (const u of unsample) u()
-      }).pipe(Effect.andThen(Effect.logInfo("worker stopped").pipe(Effect.annotateLogs(ids))))
+        yield* Effect.logInfo("worker stopped").pipe(Effect.annotateLogs(ids))
+      })
     )
     return Worker.of({ workerId, ownership })
   }))

@@ -34,7 +34,8 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
     const webhook = yield* WebhookConfig
     const { sql } = yield* Database
     const { js, jsm } = yield* Nats
-    const relay = new OutboxRelay(sql, js)
+    const relay = yield* OutboxRelay
+    const published = Effect.runPromiseWith(yield* Effect.context<never>())
     const deps = {
       sql,
       encryptionKey: () => Redacted.value(webhook.encryptionKey),
@@ -48,7 +49,7 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
     })
     const fanOut = new FanOut({ sql, js, namespace: config.namespace, attach: (id) => channels.attach(id) })
     const scan = (now: Date, options?: { waitForLock?: boolean }) =>
-      runDateScan({ sql, namespace: config.namespace, publish: (m) => relay.publishMessages(m) }, now, options)
+      runDateScan({ sql, namespace: config.namespace, publish: (m) => published(relay.publishMessages(m)) }, now, options)
     const timers: Array<NodeJS.Timeout> = []
     const every = (ms: number, task: () => Promise<unknown>, name: string) => {
       // A timer callback, outside any fiber: the plain log() (same logger and format).

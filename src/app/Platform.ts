@@ -12,6 +12,7 @@ import { JourneyScheduler } from "../../actors/journey/JourneyScheduler.ts"
 import { AuctionSweeper } from "../../actors/loyalty/auctionSweep.ts"
 import { JourneyConfig } from "../../core/journey/JourneyConfig.ts"
 import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
+import { OutboxRelay } from "../../actors/runtime/OutboxRelay.ts"
 import { Api } from "../../schemas/api.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { Admission } from "../../streams/Admission.ts"
@@ -177,7 +178,7 @@ const WorkerRole = Layer.mergeAll(
   JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer)),
   AuctionSweeper.layer,
   CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer))
-).pipe(Layer.provide(WebhookConfig.layer))
+).pipe(Layer.provide([WebhookConfig.layer, OutboxRelay.layer]))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */
 export const Platform = (role: Role, port: number) => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "@effect/vitest"
 import { jetstream, jetstreamManager, RetentionPolicy, type JetStreamManager } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { OUTBOX_VERSION, OutboxRelay } from "../../../actors/runtime/OutboxRelay.ts"
+import { makeOutboxRelay, OUTBOX_VERSION } from "../../../actors/runtime/OutboxRelay.ts"
 import { encode } from "../../../streams/envelope.ts"
 import { createTenant, testSql } from "../../support/platform.ts"
 
@@ -37,8 +38,7 @@ describe("the outbox relay's sweep", () => {
     await insertOld(foreign, tenant.tenant_id, `${ns}x.x.one`)
     await insertOld(own, tenant.tenant_id, `${ns}.x.one`)
     try {
-      const relay = new OutboxRelay(sql, jetstream(nc))
-      await relay.sweep(ns, 0)
+      await Effect.runPromise(makeOutboxRelay(sql, jetstream(nc), ns).sweep(0))
       // A published row is deleted: the stream is the log of what was published.
       const left = new Set((await sql`SELECT id FROM outbox WHERE id IN (${own}, ${foreign})`).map((r) => r.id as string))
       expect([left.has(own), left.has(foreign)]).toEqual([false, true])
@@ -56,7 +56,7 @@ describe("the outbox relay's sweep", () => {
     await sql`UPDATE outbox SET protocol_version = ${OUTBOX_VERSION + 1} WHERE id = ${newer}`
     try {
       const before = (await jsm.streams.info(`${ns}_TEST`)).state.messages
-      await new OutboxRelay(sql, jetstream(nc)).sweep(ns, 0)
+      await Effect.runPromise(makeOutboxRelay(sql, jetstream(nc), ns).sweep(0))
       const left = new Set((await sql`SELECT id FROM outbox WHERE id IN (${current}, ${newer})`).map((r) => r.id as string))
       expect([left.has(current), left.has(newer)]).toEqual([false, true])
       expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(before + 1)
@@ -72,10 +72,10 @@ describe("the outbox relay's sweep", () => {
     await insertOld(waiting, tenant.tenant_id, `${ns}.x.three`)
     try {
       const before = (await jsm.streams.info(`${ns}_TEST`)).state.messages
-      const relay = new OutboxRelay(sql, jetstream(nc))
-      await relay.publishMessages([{ id: published, subject: `${ns}.x.three`, payload: { hello: "three" } }])
+      const relay = makeOutboxRelay(sql, jetstream(nc), ns)
+      await Effect.runPromise(relay.publishMessages([{ id: published, subject: `${ns}.x.three`, payload: { hello: "three" } }]))
       expect((await sql`SELECT id FROM outbox WHERE id = ${published}`).length).toBe(1)
-      await relay.flush()
+      await Effect.runPromise(relay.flush)
       const left = new Set((await sql`SELECT id FROM outbox WHERE id IN (${published}, ${waiting})`).map((r) => r.id as string))
       expect([left.has(published), left.has(waiting)]).toEqual([false, true])
       expect((await jsm.streams.info(`${ns}_TEST`)).state.messages).toBe(before + 1)

@@ -1,7 +1,8 @@
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { jetstream } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
-import { OutboxRelay } from "../../../actors/runtime/OutboxRelay.ts"
+import { makeOutboxRelay } from "../../../actors/runtime/OutboxRelay.ts"
 import { runDateScan } from "../../../actors/webhook/dateScan.ts"
 import { phone, reservation } from "../../support/fixtures.ts"
 import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../../support/httpsReceiver.ts"
@@ -32,8 +33,8 @@ afterAll(async () => {
 })
 
 const scan = (at: string) => {
-  const relay = new OutboxRelay(sql, jetstream(nc))
-  return runDateScan({ sql, namespace: platform.config.namespace, publish: (m) => relay.publishMessages(m) }, new Date(at), { waitForLock: true })
+  const relay = makeOutboxRelay(sql, jetstream(nc), platform.config.namespace)
+  return runDateScan({ sql, namespace: platform.config.namespace, publish: (m) => Effect.runPromise(relay.publishMessages(m)) }, new Date(at), { waitForLock: true })
 }
 /** The scan of another deployment sharing the database; what it writes (for nobody's reservations here) is removed. */
 const scanElsewhere = async (at: string) => {
