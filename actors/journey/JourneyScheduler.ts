@@ -9,6 +9,7 @@ import { Nats } from "../../streams/Nats.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
+import { periodic } from "../runtime/periodic.ts"
 import { runJourneyDateScan } from "./dateTrigger.ts"
 import { routeSignals } from "./signalRouter.ts"
 import { wakeDueRuns } from "./timerSweep.ts"
@@ -17,16 +18,17 @@ import { wakeDueRuns } from "./timerSweep.ts"
 const BATCH_MAX = 256
 
 export interface JourneySchedulerShape {
-  /** Wakes the waits due at `now` (the timer calls it; tests and benches call it directly). */
-  readonly wakeDue: (now?: Date) => Promise<number>
+  /** Wakes the waits due at `now` (the timer sweep calls it with the clock; tests may call it directly). */
+  readonly wakeDue: (now: Date) => Promise<number>
   /** Runs the reservation-date scan for `now`. */
-  readonly scanDates: (now?: Date) => Promise<number>
+  readonly scanDates: (now: Date) => Promise<number>
 }
 
 /**
  * The worker side of journeys outside the actor: the router that turns every family's domain events into signals,
- * the timer that wakes due waits, and the reservation-date scan. Every worker runs all three; the consumer shares
- * events between workers and the sweeps skip what another worker holds, so adding workers adds capacity.
+ * the timer sweep that wakes due waits, and the reservation-date scan (both fibers of this layer on the Clock). Every
+ * worker runs all three; the consumer shares events between workers and the sweeps skip what another worker holds, so
+ * adding workers adds capacity.
  */
 export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneySchedulerShape>()("app/journey/JourneyScheduler") {
   static readonly layer = Layer.effect(JourneyScheduler, Effect.gen(function*() {
@@ -36,11 +38,10 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
     const { js } = yield* Nats
     const relay = new OutboxRelay(sql, js)
     const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, publish: (m: Parameters<OutboxRelay["publishMessages"]>[0]) => relay.publishMessages(m) }
-    const wakeDue = (now?: Date) => wakeDueRuns(deps, now)
-    const scanDates = (now?: Date) => runJourneyDateScan(deps, now)
+    const wakeDue = (now: Date) => wakeDueRuns(deps, now)
+    const scanDates = (now: Date) => runJourneyDateScan(deps, now)
     let messages: ConsumerMessages | undefined
     let loop: Promise<void> | undefined
-    const timers: Array<NodeJS.Timeout> = []
 
     const route = async (source: ConsumerMessages) => {
       let waiting: Array<JsMsg> = []
@@ -61,35 +62,22 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
       await scheduled
       waiting = []
     }
-    /** Runs a sweep on an interval, never two at once, logging (not throwing) its failures. */
-    const every = (ms: number, name: string, f: () => Promise<number>) => {
-      let running = false
-      const t = setInterval(() => {
-        if (running) return
-        running = true
-        f().catch((e) => log("warn", `${name} failed`, { error: errorText(e) })).finally(() => (running = false))
-      }, ms)
-      t.unref()
-      timers.push(t)
-    }
-
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
           const consumer = await js.consumers.get(outboxStream(app.namespace), journeySignalConsumer(app.namespace))
           messages = await consumer.consume({ max_messages: BATCH_MAX })
           loop = route(messages)
-          every(config.timerMs, "journey timer sweep", () => wakeDue())
-          every(config.dateScanMs, "journey date scan", () => scanDates())
         },
         catch: natsFailure
       }).pipe(Effect.andThen(Effect.logInfo("journey scheduler started"))),
       () => Effect.promise(async () => {
-        for (const t of timers) clearInterval(t)
         await messages?.close().catch(() => undefined)
         await loop
       }).pipe(Effect.andThen(Effect.logInfo("journey scheduler stopped")))
     )
+    yield* Effect.forkScoped(periodic({ name: "journey timer sweep", span: "JourneyScheduler.wakeDue", every: config.timerMs, run: wakeDue }))
+    yield* Effect.forkScoped(periodic({ name: "journey date scan", span: "JourneyScheduler.scanDates", every: config.dateScanMs, run: scanDates }))
     return JourneyScheduler.of({ wakeDue, scanDates })
   }))
 }

@@ -94,7 +94,7 @@ const signalOf = (j: DateJourney, f: Fire & { contact_id: string }): JourneySign
  * transaction that records the fire. Returns how many signals it sent (a reservation without a contact records its
  * fire and sends none).
  */
-export const runJourneyDateScan = async (deps: SweepDeps, now: Date = new Date()): Promise<number> => {
+export const runJourneyDateScan = async (deps: SweepDeps, now: Date): Promise<number> => {
   const messages = await runTransaction(deps.sql, async (tx) => {
     const [lock] = await tx`SELECT pg_try_advisory_xact_lock(${SCAN_LOCK}) AS locked`
     if (!lock!.locked) return []
