@@ -10,7 +10,6 @@ import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
-import { runJourneyDateScan } from "./dateTrigger.ts"
 import { routeSignals } from "./signalRouter.ts"
 import { wakeDueRuns } from "./timerSweep.ts"
 
@@ -20,15 +19,13 @@ const BATCH_MAX = 256
 export interface JourneySchedulerShape {
   /** Wakes the waits due at `now` (the timer sweep calls it with the clock; tests may call it directly). */
   readonly wakeDue: (now: Date) => Promise<number>
-  /** Runs the reservation-date scan for `now`. */
-  readonly scanDates: (now: Date) => Promise<number>
 }
 
 /**
- * The worker side of journeys outside the actor: the router that turns every family's domain events into signals,
- * the timer sweep that wakes due waits, and the reservation-date scan (both fibers of this layer on the Clock). Every
- * worker runs all three; the consumer shares events between workers and the sweeps skip what another worker holds, so
- * adding workers adds capacity.
+ * The worker side of journeys outside the actor: the router that turns every family's domain events into signals, and
+ * the timer sweep that wakes due waits (a fiber of this layer, every GEP_JOURNEY_TIMER_MS on the Clock). Every worker
+ * runs both; the consumer shares events between workers and the sweep skips what another worker holds, so adding
+ * workers adds capacity. `reservation_date` journeys start from the reservation date scan (actors/shared/ReservationDateScan.ts).
  */
 export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneySchedulerShape>()("app/journey/JourneyScheduler") {
   static readonly layer = Layer.effect(JourneyScheduler, Effect.gen(function*() {
@@ -39,7 +36,6 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
     const relay = new OutboxRelay(sql, js)
     const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, publish: (m: Parameters<OutboxRelay["publishMessages"]>[0]) => relay.publishMessages(m) }
     const wakeDue = (now: Date) => wakeDueRuns(deps, now)
-    const scanDates = (now: Date) => runJourneyDateScan(deps, now)
     let messages: ConsumerMessages | undefined
     let loop: Promise<void> | undefined
 
@@ -77,7 +73,6 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
       }).pipe(Effect.andThen(Effect.logInfo("journey scheduler stopped")))
     )
     yield* Effect.forkScoped(periodic({ name: "journey timer sweep", span: "JourneyScheduler.wakeDue", every: config.timerMs, run: wakeDue }))
-    yield* Effect.forkScoped(periodic({ name: "journey date scan", span: "JourneyScheduler.scanDates", every: config.dateScanMs, run: scanDates }))
-    return JourneyScheduler.of({ wakeDue, scanDates })
+    return JourneyScheduler.of({ wakeDue })
   }))
 }

@@ -4,10 +4,8 @@ import { Database } from "../../core/db/Database.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
-import { OutboxRelay } from "../runtime/OutboxRelay.ts"
 import { periodic, runOnce, type PeriodicJob } from "../runtime/periodic.ts"
 import { deliverOne } from "./attempt.ts"
-import { runDateScan, type DateScanResult } from "./dateScan.ts"
 import { purgeDeliveryLog } from "./deliveryLog.ts"
 import { webhookRetentionSweep } from "./retention.ts"
 import { FanOut } from "./FanOut.ts"
@@ -17,17 +15,15 @@ const CHANNEL_SYNC_MS = 5_000
 const PURGE_EVERY_MS = 3_600_000
 
 export interface WebhookDelivererShape {
-  /** The date scan at `now` (its schedule calls it with the clock). */
-  readonly scan: (now: Date, options?: { waitForLock?: boolean }) => Promise<DateScanResult>
   readonly channels: () => number
 }
 
 /**
  * The worker side of outbound webhooks: fan-out of outbox webhook commands, one delivery channel per subscription
- * (synced with the consumers other workers created every 5 s), the reservation date scan (every
- * GEP_WEBHOOK_DATE_SCAN_INTERVAL_MS, a singleton across workers through an advisory lock), the hourly purge of
- * delivery-log rows older than 14 days, and the hourly sweep of emitted bodies, replays and idle sequence counters
- * (retention.ts). The periodic jobs are fibers of this layer on the Clock.
+ * (synced with the consumers other workers created every 5 s), the hourly purge of delivery-log rows older than 14
+ * days, and the hourly sweep of emitted bodies, replays and idle sequence counters (retention.ts). The periodic jobs
+ * are fibers of this layer on the Clock. The reservation date events come from the reservation date scan
+ * (actors/shared/ReservationDateScan.ts, its webhook part in dateScan.ts).
  */
 export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookDelivererShape>()("app/webhooks/WebhookDeliverer") {
   static readonly layer = Layer.effect(WebhookDeliverer, Effect.gen(function*() {
@@ -35,7 +31,6 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
     const webhook = yield* WebhookConfig
     const { sql } = yield* Database
     const { js, jsm } = yield* Nats
-    const relay = new OutboxRelay(sql, js)
     // Attempts sign and log with the layer's clock (the test clock in tests).
     const clock = yield* Clock.Clock
     const deps = {
@@ -51,8 +46,6 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
       handle: (m) => deliverOne(deps, m)
     })
     const fanOut = new FanOut({ sql, js, namespace: config.namespace, attach: (id) => channels.attach(id) })
-    const scan = (now: Date, options?: { waitForLock?: boolean }) =>
-      runDateScan({ sql, namespace: config.namespace, publish: (m) => relay.publishMessages(m) }, now, options)
     const sync: PeriodicJob = { name: "webhook channel sync", span: "WebhookDeliverer.syncChannels", every: CHANNEL_SYNC_MS, run: () => channels.sync() }
 
     // The first sync before the fan-out starts, so the channels of consumers other workers created run from the start;
@@ -64,11 +57,10 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
     yield* Effect.acquireRelease(Effect.tryPromise({ try: () => fanOut.start(), catch: natsFailure }), () => Effect.promise(() => fanOut.stop()))
     yield* Effect.logInfo("webhook deliverer started").pipe(Effect.annotateLogs({ subscriptions: channels.size }))
     yield* Effect.forkScoped(periodic(sync).pipe(Effect.delay(CHANNEL_SYNC_MS)))
-    yield* Effect.forkScoped(periodic({ name: "webhook date scan", span: "WebhookDeliverer.scan", every: webhook.dateScanIntervalMs, run: scan }))
     yield* Effect.forkScoped(periodic({
       name: "webhook delivery log purge", span: "WebhookDeliverer.purgeDeliveryLog", every: PURGE_EVERY_MS, run: (now) => purgeDeliveryLog(sql, now)
     }))
     yield* Effect.forkScoped(webhookRetentionSweep(sql))
-    return WebhookDeliverer.of({ scan, channels: () => channels.size })
+    return WebhookDeliverer.of({ channels: () => channels.size })
   }))
 }
