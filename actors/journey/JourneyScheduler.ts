@@ -25,7 +25,8 @@ export interface JourneySchedulerShape {
  * The worker side of journeys outside the actor: the router that turns every family's domain events into signals, and
  * the timer sweep that wakes due waits (a fiber of this layer, every GEP_JOURNEY_TIMER_MS on the Clock). Every worker
  * runs both; the consumer shares events between workers and the sweep skips what another worker holds, so adding
- * workers adds capacity. `reservation_date` journeys start from the reservation date scan (actors/shared/ReservationDateScan.ts).
+ * workers adds capacity. `reservation_date` journeys start from the reservation date scan
+ * (actors/shared/ReservationDateScan.ts).
  */
 export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneySchedulerShape>()("app/journey/JourneyScheduler") {
   static readonly layer = Layer.effect(JourneyScheduler, Effect.gen(function*() {
@@ -58,6 +59,7 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
       await scheduled
       waiting = []
     }
+
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {

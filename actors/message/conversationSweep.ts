@@ -8,10 +8,10 @@ import type { ConversationRow } from "./repository.ts"
 
 /**
  * Closes conversations with no message for `idleMs` (24 h: the end of WhatsApp's customer-service window) as of `now`
- * (the worker's Clock, which also dates the close), a batch at a time across tenants, each with its `conversation.closed` webhook in the same transaction. Only this
- * deployment's conversations: the webhooks go to its own streams. Rows another worker is closing are skipped (SKIP
- * LOCKED), so any number of workers can sweep at once; a message arriving at the same moment either keeps the
- * conversation open or finds it closed and opens a new one.
+ * (the worker's Clock, which also dates the close), a batch at a time across tenants, each with its
+ * `conversation.closed` webhook in the same transaction. Only this deployment's conversations: the webhooks go to its
+ * own streams. Rows another worker is closing are skipped (SKIP LOCKED), so any number of workers can sweep at once; a
+ * message arriving at the same moment either keeps the conversation open or finds it closed and opens a new one.
  */
 export const closeIdleConversations = async (sql: Sql, idleMs: number, namespace: string, now: Date): Promise<Array<OutboxMessage>> =>
   runTransaction(sql, async (tx) => {
