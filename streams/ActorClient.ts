@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Layer } from "effect"
+import { Clock, Context, Data, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../core/config/AppConfig.ts"
 import { Admission } from "./Admission.ts"
@@ -68,13 +68,13 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
     yield* Effect.addFinalizer(() => Effect.sync(() => sub.unsubscribe()))
 
     const ask = <M extends ActorMessage>(protocol: ActorProtocol, tag: string, scope: TenantScope, payload: PayloadOf<M>) =>
-      Effect.callback<SuccessOf<M>, ErrorOf<M> | ActorCallFailure>((resume) => {
+      Effect.flatMap(Clock.currentTimeMillis, (sentAt) => Effect.callback<SuccessOf<M>, ErrorOf<M> | ActorCallFailure>((resume) => {
         const codec = protocol.codecs[tag]!
         const id = randomUUID()
         const key = protocol.key(payload)
         const envelope: Envelope = {
           v: ENVELOPE_VERSION, id, actor: protocol.name, type: tag, tenant_id: scope.tenant_id, sandbox: scope.sandbox, key,
-          payload: codec.encodePayload(payload), reply_to: `${prefix}.${id}`, sent_at: Date.now()
+          payload: codec.encodePayload(payload), reply_to: `${prefix}.${id}`, sent_at: sentAt
         }
         const subject = ingressSubject(config.namespace, protocol.name, partitionOf(scope.tenant_id, key, config.partitions))
         let done = false
@@ -119,7 +119,7 @@ export class ActorClient extends Context.Service<ActorClient, ActorClientShape>(
           clearTimeout(timer)
           waiting.delete(id)
         })
-      })
+      }))
 
     const clients = new WeakMap<ActorProtocol, (scope: TenantScope) => Client<Messages>>()
     const forProtocol = <Name extends string, M extends Messages>(protocol: ActorProtocol<Name, M>, scope: TenantScope): Client<M> => {

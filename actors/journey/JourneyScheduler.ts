@@ -10,7 +10,7 @@ import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
-import { runJourneyDateScan } from "./dateTrigger.ts"
+import { periodic } from "../runtime/periodic.ts"
 import { routeSignals } from "./signalRouter.ts"
 import { wakeDueRuns } from "./timerSweep.ts"
 
@@ -18,16 +18,16 @@ import { wakeDueRuns } from "./timerSweep.ts"
 const BATCH_MAX = 256
 
 export interface JourneySchedulerShape {
-  /** Wakes the waits due at `now` (the timer calls it; tests and benches call it directly). */
-  readonly wakeDue: (now?: Date) => Promise<number>
-  /** Runs the reservation-date scan for `now`. */
-  readonly scanDates: (now?: Date) => Promise<number>
+  /** Wakes the waits due at `now` (the timer sweep calls it with the clock; tests may call it directly). */
+  readonly wakeDue: (now: Date) => Promise<number>
 }
 
 /**
- * The worker side of journeys outside the actor: the router that turns every family's domain events into signals,
- * the timer that wakes due waits, and the reservation-date scan. Every worker runs all three; the consumer shares
- * events between workers and the sweeps skip what another worker holds, so adding workers adds capacity.
+ * The worker side of journeys outside the actor: the router that turns every family's domain events into signals, and
+ * the timer sweep that wakes due waits (a fiber of this layer, every GEP_JOURNEY_TIMER_MS on the Clock). Every worker
+ * runs both; the consumer shares events between workers and the sweep skips what another worker holds, so adding
+ * workers adds capacity. `reservation_date` journeys start from the reservation date scan
+ * (actors/shared/ReservationDateScan.ts).
  */
 export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneySchedulerShape>()("app/journey/JourneyScheduler") {
   static readonly layer = Layer.effect(JourneyScheduler, Effect.gen(function*() {
@@ -38,11 +38,9 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
     const relay = yield* OutboxRelay
     const published = Effect.runPromiseWith(yield* Effect.context<never>())
     const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
-    const wakeDue = (now?: Date) => wakeDueRuns(deps, now)
-    const scanDates = (now?: Date) => runJourneyDateScan(deps, now)
+    const wakeDue = (now: Date) => wakeDueRuns(deps, now)
     let messages: ConsumerMessages | undefined
     let loop: Promise<void> | undefined
-    const timers: Array<NodeJS.Timeout> = []
 
     const route = async (source: ConsumerMessages) => {
       let waiting: Array<JsMsg> = []
@@ -63,17 +61,6 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
       await scheduled
       waiting = []
     }
-    /** Runs a sweep on an interval, never two at once, logging (not throwing) its failures. */
-    const every = (ms: number, name: string, f: () => Promise<number>) => {
-      let running = false
-      const t = setInterval(() => {
-        if (running) return
-        running = true
-        f().catch((e) => log("warn", `${name} failed`, { error: errorText(e) })).finally(() => (running = false))
-      }, ms)
-      t.unref()
-      timers.push(t)
-    }
 
     yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -81,17 +68,15 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
           const consumer = await js.consumers.get(outboxStream(app.namespace), journeySignalConsumer(app.namespace))
           messages = await consumer.consume({ max_messages: BATCH_MAX })
           loop = route(messages)
-          every(config.timerMs, "journey timer sweep", () => wakeDue())
-          every(config.dateScanMs, "journey date scan", () => scanDates())
         },
         catch: natsFailure
       }).pipe(Effect.andThen(Effect.logInfo("journey scheduler started"))),
       () => Effect.promise(async () => {
-        for (const t of timers) clearInterval(t)
         await messages?.close().catch(() => undefined)
         await loop
       }).pipe(Effect.andThen(Effect.logInfo("journey scheduler stopped")))
     )
-    return JourneyScheduler.of({ wakeDue, scanDates })
+    yield* Effect.forkScoped(periodic({ name: "journey timer sweep", span: "JourneyScheduler.wakeDue", every: config.timerMs, run: wakeDue }))
+    return JourneyScheduler.of({ wakeDue })
   }))
 }

@@ -1,15 +1,13 @@
 import { deterministicId } from "../../core/deterministicId.ts"
-import { runTransaction, type Tx } from "../../core/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
 import { parseDuration } from "../../core/journey/duration.ts"
 import type { JourneyTrigger } from "../../schemas/journey.ts"
 import { told } from "../../streams/tell.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
-import { insertOutboxRows, toldRow } from "../runtime/OutboxRelay.ts"
+import { toldRow } from "../runtime/OutboxRelay.ts"
+import { type DateScanPart, scanReservationDates } from "../shared/ReservationDateScan.ts"
 import { JourneyProtocol, type JourneySignal } from "./protocol.ts"
 import type { SweepDeps } from "./timerSweep.ts"
-
-// Any constant: the same in every worker, so one date scan runs at a time across the deployment.
-const SCAN_LOCK = 724_113_911
 
 /** How long after its moment a reservation that existed then still fires (a scan missed while workers were down). */
 const ON_TIME_GRACE = "24 hours"
@@ -89,30 +87,29 @@ const signalOf = (j: DateJourney, f: Fire & { contact_id: string }): JourneySign
 })
 
 /**
- * The date scan of journeys, callable for any instant (tests pass the `now` they need; workers pass the clock): each
- * active `reservation_date` journey's due reservations become one signal each for the holder's journey actor, in the
- * transaction that records the fire. Returns how many signals it sent (a reservation without a contact records its
- * fire and sends none).
+ * The journey part of the reservation date scan (actors/shared/ReservationDateScan.ts): each active `reservation_date`
+ * journey's due reservations become one signal each for the holder's journey actor, in the transaction that records
+ * the fire (a reservation without a contact records its fire and sends none).
  */
-export const runJourneyDateScan = async (deps: SweepDeps, now: Date = new Date()): Promise<number> => {
-  const messages = await runTransaction(deps.sql, async (tx) => {
-    const [lock] = await tx`SELECT pg_try_advisory_xact_lock(${SCAN_LOCK}) AS locked`
-    if (!lock!.locked) return []
-    const journeys = await tx<Array<DateJourney>>`
-      SELECT j.id, j.tenant_id, j.sandbox, j.hotel_ids, v.definition->'trigger' AS trigger
-      FROM journey_definitions j JOIN journey_versions v ON v.journey_id = j.id AND v.version = j.version
-      WHERE j.status = 'active' AND j.trigger_type = 'reservation_date'`
-    const out: Array<OutboxMessage & { tenant_id: string }> = []
-    for (const j of journeys) {
-      for (const f of await insertFires(tx, j, now, deps.namespace)) {
-        if (f.contact_id === null) continue
-        const s = signalOf(j, { ...f, contact_id: f.contact_id })
-        out.push(toldRow(told(deps, JourneyProtocol, "signal", j, s, `signal:${s.event_id}:${s.contact_id}`), j.tenant_id))
-      }
+export const journeyDateSignals: DateScanPart<Pick<SweepDeps, "namespace" | "partitions">> = async (tx, now, deps) => {
+  const journeys = await tx<Array<DateJourney>>`
+    SELECT j.id, j.tenant_id, j.sandbox, j.hotel_ids, v.definition->'trigger' AS trigger
+    FROM journey_definitions j JOIN journey_versions v ON v.journey_id = j.id AND v.version = j.version
+    WHERE j.status = 'active' AND j.trigger_type = 'reservation_date'`
+  const out: Array<OutboxMessage & { tenant_id: string }> = []
+  for (const j of journeys) {
+    for (const f of await insertFires(tx, j, now, deps.namespace)) {
+      if (f.contact_id === null) continue
+      const s = signalOf(j, { ...f, contact_id: f.contact_id })
+      out.push(toldRow(told(deps, JourneyProtocol, "signal", j, s, `signal:${s.event_id}:${s.contact_id}`), j.tenant_id))
     }
-    await insertOutboxRows(tx, out)
-    return out
-  })
-  if (messages.length > 0) await deps.publish(messages)
-  return messages.length
+  }
+  return out
 }
+
+/**
+ * This part of the scan alone at `now`, under the scan's lock (tests pass the `now` they need): how many signals it
+ * sent, none when another worker was scanning.
+ */
+export const runJourneyDateScan = async (deps: SweepDeps, now: Date): Promise<number> =>
+  (await scanReservationDates(deps, now, { signals: journeyDateSignals })).messages.signals.length

@@ -27,7 +27,7 @@ interface Due {
  * are woken: a wake goes to this deployment's streams, so another's run would be carried on by the wrong workers. The actor ignores a wake whose sequence is
  * no longer the run's (stopped, or waiting again), which is what makes a stop during a wait take effect at once.
  */
-export const wakeDueRuns = async (deps: SweepDeps, now: Date = new Date(), limit = 1_000): Promise<number> => {
+export const wakeDueRuns = async (deps: SweepDeps, now: Date, limit = 1_000): Promise<number> => {
   const messages = await runTransaction(deps.sql, async (tx) => {
     const due = await tx<Array<Due>>`
       WITH due AS (

@@ -2,10 +2,10 @@ import { Config, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, runTransaction, type Sql } from "../../core/db/Database.ts"
 import { CLOSE_GRACE_MS } from "../../core/loyalty/auction.ts"
-import { errorText, log } from "../../core/observability/log.ts"
 import { told } from "../../streams/tell.ts"
 import { insertOutboxRows, OutboxRelay, toldRow } from "../runtime/OutboxRelay.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
+import { periodic } from "../runtime/periodic.ts"
 import { LoyaltyProtocol } from "./protocol.ts"
 
 // Closes the auctions nobody bid on or read after their end: a close message for each due auction's actor, once.
@@ -22,7 +22,7 @@ export interface AuctionSweepDeps {
  * written to the outbox in the transaction that marks it swept (rows another worker holds are skipped); the actor
  * closes it once.
  */
-export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date = new Date(), limit = 500): Promise<number> => {
+export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date, limit = 500): Promise<number> => {
   const messages = await runTransaction(deps.sql, async (tx) => {
     const due = await tx<Array<{ auction_id: string; tenant_id: string; sandbox: boolean }>>`
       WITH due AS (
@@ -42,26 +42,20 @@ export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date = new D
   return messages.length
 }
 
-/** Every worker sweeps due auctions every `GEP_AUCTION_SWEEP_MS` (default 5 s); the SKIP LOCKED marks keep it once. */
-export class AuctionSweeper extends Context.Service<AuctionSweeper, { readonly closeDue: (now?: Date) => Promise<number> }>()("app/loyalty/AuctionSweeper") {
+/**
+ * Every worker sweeps due auctions every `GEP_AUCTION_SWEEP_MS` (default 5 s), a fiber of this layer on the Clock; the
+ * SKIP LOCKED marks keep it once.
+ */
+export class AuctionSweeper extends Context.Service<AuctionSweeper, { readonly closeDue: (now: Date) => Promise<number> }>()("app/loyalty/AuctionSweeper") {
   static readonly layer = Layer.effect(AuctionSweeper, Effect.gen(function*() {
     const app = yield* AppConfig
     const { sql } = yield* Database
     const relay = yield* OutboxRelay
     const published = Effect.runPromiseWith(yield* Effect.context<never>())
     const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
-    const closeDue = (now?: Date) => closeDueAuctions(deps, now)
+    const closeDue = (now: Date) => closeDueAuctions(deps, now)
     const ms = yield* Config.Int("GEP_AUCTION_SWEEP_MS").pipe(Config.withDefault(5_000), Effect.orDie)
-    yield* Effect.acquireRelease(Effect.sync(() => {
-      let running = false
-      const t = setInterval(() => {
-        if (running) return
-        running = true
-        closeDue().catch((e) => log("warn", "auction close sweep failed", { error: errorText(e) })).finally(() => (running = false))
-      }, ms)
-      t.unref()
-      return t
-    }), (t) => Effect.sync(() => clearInterval(t)))
+    yield* Effect.forkScoped(periodic({ name: "auction close sweep", span: "AuctionSweeper.closeDue", every: ms, run: closeDue }))
     return AuctionSweeper.of({ closeDue })
   }))
 }

@@ -12,6 +12,7 @@ import { outboxStream } from "../../streams/subjects.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { OutboxRelay } from "../runtime/OutboxRelay.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
+import { periodic } from "../runtime/periodic.ts"
 import { attempt, type Verdict } from "./attempt.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
 import { EmailTransport } from "./EmailTransport.ts"
@@ -21,14 +22,15 @@ import { WhatsAppTransport } from "./WhatsAppTransport.ts"
 const CONCURRENCY = 32
 
 export interface MessageDelivererShape {
-  /** Closes conversations idle past the configured time (the timer calls it; tests call it directly). */
-  readonly sweep: () => Promise<number>
+  /** Closes conversations idle at `now` past the configured time (the sweep's schedule calls it with the clock). */
+  readonly sweep: (now: Date) => Promise<number>
 }
 
 /**
  * The worker side of messaging: one consumer per channel reading the outbox's deliver commands, each command one
  * attempt at a time (claim, provider call, outcome), acked when the message is settled and naked with a delay
- * otherwise; and the sweep that closes idle conversations.
+ * otherwise; and the sweep that closes idle conversations (a fiber of this layer, every GEP_CONVERSATION_SWEEP_MS on
+ * the Clock).
  */
 export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageDelivererShape>()("app/message/MessageDeliverer") {
   static readonly layer = Layer.effect(MessageDeliverer, Effect.gen(function*() {
@@ -72,11 +74,10 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
       }
     }
 
-    const sweep = () => closeIdleConversations(sql, config.conversationIdleMs, app.namespace).then(async (events) => {
+    const sweep = (now: Date) => closeIdleConversations(sql, config.conversationIdleMs, app.namespace, now).then(async (events) => {
       await published(relay.publishMessages(events))
       return events.length
     })
-    let timer: NodeJS.Timeout | undefined
 
     yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -87,18 +88,16 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
             streams.push(messages)
             loops.push(run(messages))
           }
-          timer = setInterval(() => void sweep().catch((e) => log("warn", "conversation sweep failed", { error: errorText(e) })), config.conversationSweepMs)
-          timer.unref()
         },
         catch: natsFailure
       }).pipe(Effect.andThen(Effect.logInfo("message deliverer started"))),
       () => Effect.promise(async () => {
-        if (timer) clearInterval(timer)
         await Promise.all(streams.map((s) => s.close().catch(() => undefined)))
         await Promise.allSettled([...inFlight])
         await Promise.allSettled(loops)
       }).pipe(Effect.andThen(Effect.logInfo("message deliverer stopped")))
     )
+    yield* Effect.forkScoped(periodic({ name: "conversation sweep", span: "MessageDeliverer.sweep", every: config.conversationSweepMs, run: sweep }))
     return MessageDeliverer.of({ sweep })
   }))
 }

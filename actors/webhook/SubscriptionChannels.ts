@@ -1,6 +1,6 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream"
 import type { Sql } from "../../core/db/Database.ts"
-import { errorText, log } from "../../core/observability/log.ts"
+import { log } from "../../core/observability/log.ts"
 import {
   ensureSubscriptionConsumer, removeSubscriptionConsumer, subscriptionIdOf, webhookStream
 } from "../../streams/webhookTopology.ts"
@@ -18,15 +18,14 @@ export interface ChannelsDeps {
 
 /**
  * One SubscriptionChannel per subscription that has received events, in every worker (pull consumers share the
- * work). The fan-out creates a subscription's consumer and attaches at once when it first targets it; a periodic sync
- * attaches this process to consumers other workers created, and removes the consumer and queued messages of
- * subscriptions deleted since.
+ * work). The fan-out creates a subscription's consumer and attaches at once when it first targets it; a sync, which the
+ * owning layer runs on its schedule, attaches this process to consumers other workers created, and removes the
+ * consumer and queued messages of subscriptions deleted since.
  */
 export class SubscriptionChannels {
   private readonly deps: ChannelsDeps
   private readonly channels = new Map<string, SubscriptionChannel>()
   private readonly attaching = new Map<string, Promise<void>>()
-  private timer: NodeJS.Timeout | undefined
   private syncing: Promise<void> | undefined
   private stopped = false
 
@@ -56,9 +55,9 @@ export class SubscriptionChannels {
     return p
   }
 
+  /** Rejects when the sync fails (the schedule's next run tries again); `stop` waits for one in flight. */
   sync(): Promise<void> {
-    this.syncing ??= this.syncOnce().catch((e) => log("warn", "webhook channel sync failed", { error: errorText(e) }))
-      .finally(() => (this.syncing = undefined))
+    this.syncing ??= this.syncOnce().finally(() => (this.syncing = undefined))
     return this.syncing
   }
 
@@ -89,16 +88,9 @@ export class SubscriptionChannels {
     }
   }
 
-  start(intervalMs: number): Promise<void> {
-    this.timer = setInterval(() => void this.sync(), intervalMs)
-    this.timer.unref()
-    return this.sync()
-  }
-
   async stop(): Promise<void> {
     this.stopped = true
-    if (this.timer) clearInterval(this.timer)
-    await this.syncing
+    await this.syncing?.catch(() => undefined)
     await Promise.allSettled([...this.attaching.values()])
     await Promise.all([...this.channels.values()].map((c) => c.stop()))
     this.channels.clear()

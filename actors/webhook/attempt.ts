@@ -20,6 +20,8 @@ export interface AttemptDeps {
   readonly allowLoopback: boolean
   readonly timeoutMs: number
   readonly resolve?: Resolver
+  /** The layer's Clock: the signature's timestamp, which secrets sign, and when a retry is due. */
+  readonly now: () => Date
 }
 
 /** Redelivery delay when the attempt could not even start (database away): not counted as an attempt. */
@@ -78,7 +80,7 @@ export const deliverOne = async (deps: AttemptDeps, m: JsMsg): Promise<void> => 
     return m.term()
   }
 
-  const now = new Date()
+  const now = deps.now()
   const timestamp = now.toISOString()
   const headers = deliveryHeaders(s.headers, {
     "content-type": "application/json",
@@ -98,7 +100,7 @@ export const deliverOne = async (deps: AttemptDeps, m: JsMsg): Promise<void> => 
   try {
     await recordAttempt(deps.sql, {
       ...base, outcome, response_status: status ?? null, error, duration_ms: result.durationMs,
-      next_attempt_at: retry ? new Date(Date.now() + waitMs) : null
+      next_attempt_at: retry ? new Date(deps.now().getTime() + waitMs) : null
     })
     if (outcome === "gone") await disableSubscription(deps.sql, s.id, "gone")
   } catch (e) {

@@ -1,19 +1,9 @@
-import { runTransaction, type Sql, type Tx } from "../../core/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
-import type { OutboxMessage } from "../runtime/Actor.ts"
-import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
+import { type DateScanDeps, type DateScanPart, scanReservationDates } from "../shared/ReservationDateScan.ts"
 import { reservationEventData, type DateEventKey, type ReservationDetails } from "./dateEventPayload.ts"
 import { WebhookCommands } from "../../streams/topics.ts"
-
-// Any constant: the same in every worker, so one scan runs at a time across the deployment.
-const SCAN_LOCK = 724_113_905
-
-export interface DateScanDeps {
-  readonly sql: Sql
-  readonly namespace: string
-  /** Publishes committed outbox rows (the worker's relay sweeps up anything this misses). */
-  readonly publish: (messages: ReadonlyArray<OutboxMessage>) => Promise<void>
-}
+import type { OutboxMessage } from "../runtime/Actor.ts"
 
 export interface DateScanResult {
   /** False when another worker was scanning at that moment (it covers the same ground). */
@@ -74,30 +64,25 @@ const loadDetails = (tx: Tx, ids: ReadonlyArray<string>) => tx<Array<Reservation
   WHERE r.id = ANY(${ids as Array<string>}::uuid[])`
 
 /**
- * The daily date scan, callable for any instant (tests pass the `now` they need; workers pass the clock). Safe to run
- * as often as wanted: due keys not yet recorded become `reservation.checked_in` / `.checked_out` webhook commands, so a
- * reservation entered after its hotel's event time still gets its event at the next run that same local day.
+ * The webhook part of the reservation date scan (actors/shared/ReservationDateScan.ts), safe to run as often as wanted:
+ * due keys not yet recorded become `reservation.checked_in` / `.checked_out` webhook commands, so a reservation entered
+ * after its hotel's event time still gets its event at the next run that same local day.
  */
+export const webhookDateEvents: DateScanPart<{ readonly namespace: string }> = async (tx, now, deps) => {
+  const keys = await insertDueKeys(tx, now, deps.namespace)
+  if (keys.length === 0) return []
+  const details = new Map((await loadDetails(tx, keys.map((k) => k.reservation_id))).map((d) => [d.id, d]))
+  const occurred_at = now.toISOString()
+  return keys.map((k) => ({
+    ...WebhookCommands.message(k.outbox_id, outboxSubject(deps.namespace, "cmd", `webhook.${k.event_type}`), {
+      tenant_id: k.tenant_id, sandbox: k.sandbox, occurred_at, event_type: k.event_type, data: reservationEventData(k, details.get(k.reservation_id)!)
+    }),
+    tenant_id: k.tenant_id
+  }))
+}
+
+/** The scan of this part alone at `now`, under the scan's lock (tests pass the `now` they need). */
 export const runDateScan = async (deps: DateScanDeps, now: Date, options: { waitForLock?: boolean } = {}): Promise<DateScanResult> => {
-  const events = await runTransaction(deps.sql, async (tx) => {
-    if (options.waitForLock) await tx`SELECT pg_advisory_xact_lock(${SCAN_LOCK})`
-    else {
-      const [lock] = await tx`SELECT pg_try_advisory_xact_lock(${SCAN_LOCK}) AS locked`
-      if (!lock!.locked) return undefined
-    }
-    const keys = await insertDueKeys(tx, now, deps.namespace)
-    if (keys.length === 0) return []
-    const details = new Map((await loadDetails(tx, keys.map((k) => k.reservation_id))).map((d) => [d.id, d]))
-    const occurred_at = now.toISOString()
-    const messages = keys.map((k) => ({
-      ...WebhookCommands.message(k.outbox_id, outboxSubject(deps.namespace, "cmd", `webhook.${k.event_type}`), {
-        tenant_id: k.tenant_id, sandbox: k.sandbox, occurred_at, event_type: k.event_type, data: reservationEventData(k, details.get(k.reservation_id)!)
-      }),
-      tenant_id: k.tenant_id
-    }))
-    return insertOutboxRows(tx, messages)
-  })
-  if (events === undefined) return { ran: false, events: [] }
-  if (events.length > 0) await deps.publish(events)
-  return { ran: true, events }
+  const { ran, messages } = await scanReservationDates(deps, now, { events: webhookDateEvents }, options)
+  return { ran, events: messages.events }
 }

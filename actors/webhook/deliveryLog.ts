@@ -57,8 +57,8 @@ export const disableSubscription = async (sql: Sql, subscriptionId: string, reas
     WHERE id = ${subscriptionId} AND enabled`
 }
 
-/** Delivery-log retention (the spec's 14 days), in bounded batches so a large purge never holds long locks. */
-export const purgeDeliveryLog = async (sql: Sql, now: Date = new Date(), retentionDays = 14): Promise<number> => {
+/** Delivery-log retention (the spec's 14 days) as of `now`, in bounded batches so a large purge never holds long locks. */
+export const purgeDeliveryLog = async (sql: Sql, now: Date, retentionDays = 14): Promise<number> => {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000)
   let total = 0
   for (;;) {

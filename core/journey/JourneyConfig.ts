@@ -4,14 +4,12 @@ import { Config, Context, Effect, Layer } from "effect"
 export interface JourneyConfigShape {
   /** GEP_JOURNEY_TIMER_MS: how often a worker wakes due waits (the bound on a wake-up's lateness when idle). */
   readonly timerMs: number
-  /** GEP_JOURNEY_DATE_SCAN_MS: how often a worker runs the reservation-date scan. */
-  readonly dateScanMs: number
 }
 
 export class JourneyConfig extends Context.Service<JourneyConfig, JourneyConfigShape>()("app/journey/JourneyConfig") {
   static readonly config = Config.all({
-    timerMs: Config.Int("GEP_JOURNEY_TIMER_MS").pipe(Config.withDefault(500)),
-    dateScanMs: Config.Int("GEP_JOURNEY_DATE_SCAN_MS").pipe(Config.withDefault(60_000))
+    // GEP_JOURNEY_DATE_SCAN_MS is read by the reservation date scan (actors/shared/ReservationDateScan.ts).
+    timerMs: Config.Int("GEP_JOURNEY_TIMER_MS").pipe(Config.withDefault(500))
   })
 
   static readonly layer = Layer.effect(JourneyConfig, Effect.gen(function*() {

@@ -10,8 +10,6 @@ export interface WebhookConfigShape {
   readonly encryptionKey: Redacted.Redacted<Buffer>
   /** Whole-attempt deadline: connect, TLS, request and response status. */
   readonly attemptTimeoutMs: number
-  /** How often each worker runs the reservation date scan (the scan itself is a singleton across workers). */
-  readonly dateScanIntervalMs: number
 }
 
 const KEY_FILE = fileURLToPath(new URL("../../.data/webhook-encryption.key", import.meta.url))
@@ -40,8 +38,8 @@ export class WebhookConfig extends Context.Service<WebhookConfig, WebhookConfigS
   static readonly config = Config.all({
     allowLoopback: Config.String("GEP_WEBHOOKS_ALLOW_LOOPBACK").pipe(Config.withDefault("")),
     key: Config.option(Config.Redacted("GEP_WEBHOOK_ENCRYPTION_KEY")),
-    attemptTimeoutMs: Config.Int("GEP_WEBHOOK_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
-    dateScanIntervalMs: Config.Int("GEP_WEBHOOK_DATE_SCAN_INTERVAL_MS").pipe(Config.withDefault(60_000))
+    // GEP_WEBHOOK_DATE_SCAN_INTERVAL_MS is read by the reservation date scan (actors/shared/ReservationDateScan.ts).
+    attemptTimeoutMs: Config.Int("GEP_WEBHOOK_TIMEOUT_MS").pipe(Config.withDefault(10_000))
   })
 
   static readonly layer = Layer.effect(WebhookConfig, Effect.gen(function*() {
@@ -56,8 +54,7 @@ export class WebhookConfig extends Context.Service<WebhookConfig, WebhookConfigS
     return WebhookConfig.of({
       allowLoopback,
       encryptionKey: Redacted.make(key),
-      attemptTimeoutMs: c.attemptTimeoutMs,
-      dateScanIntervalMs: c.dateScanIntervalMs
+      attemptTimeoutMs: c.attemptTimeoutMs
     })
   }).pipe(Effect.orDie))
 }

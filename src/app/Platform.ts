@@ -9,6 +9,9 @@ import { EmailTransport } from "../../actors/message/EmailTransport.ts"
 import { MessageDeliverer } from "../../actors/message/MessageDeliverer.ts"
 import { WhatsAppTransport } from "../../actors/message/WhatsAppTransport.ts"
 import { JourneyScheduler } from "../../actors/journey/JourneyScheduler.ts"
+import { journeyDateSignals } from "../../actors/journey/dateTrigger.ts"
+import { ReservationDateScan } from "../../actors/shared/ReservationDateScan.ts"
+import { webhookDateEvents } from "../../actors/webhook/dateScan.ts"
 import { AuctionSweeper } from "../../actors/loyalty/auctionSweep.ts"
 import { JourneyConfig } from "../../core/journey/JourneyConfig.ts"
 import { WebhookDeliverer } from "../../actors/webhook/WebhookDeliverer.ts"
@@ -170,12 +173,16 @@ export const IngressServer = (port: number) =>
       Layer.provide(NodeHttpServer.layer(() => sheddingServer(() => admission.limit() + WRITES_BEING_READ), { port, host: "0.0.0.0", backlog: LISTEN_BACKLOG }))
     ))).pipe(Layer.provide(Admission.layer))
 
-/** What a worker process runs: the actors, outbound webhook delivery, message delivery to guests, and journey clocks. */
+/**
+ * What a worker process runs: the actors, outbound webhook delivery, message delivery to guests, journey clocks, and
+ * the one reservation date scan, whose parts fire the webhook date events and start `reservation_date` journeys.
+ */
 const WorkerRole = Layer.mergeAll(
   Worker.layer(Actors),
   WebhookDeliverer.layer,
   MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer])),
   JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer)),
+  ReservationDateScan.layer({ webhooks: webhookDateEvents, journeys: journeyDateSignals }),
   AuctionSweeper.layer,
   CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer))
 ).pipe(Layer.provide([WebhookConfig.layer, OutboxRelay.layer]))
