@@ -2,7 +2,7 @@ import { type Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { AppConfig, type AppConfigShape } from "../../core/config/AppConfig.ts"
 import { Database } from "../../core/db/Database.ts"
-import { OutboxRelay } from "../../actors/runtime/OutboxRelay.ts"
+import { makeOutboxRelay, OutboxRelay } from "../../actors/runtime/OutboxRelay.ts"
 import { Nats } from "../../streams/Nats.ts"
 
 /**
@@ -11,9 +11,21 @@ import { Nats } from "../../streams/Nats.ts"
  * own sweeps keep the real one). Nats.make, not Nats.layer: its JetStream probe would wait on the test clock.
  */
 export const workerInfrastructure = (config: AppConfigShape) =>
-  OutboxRelay.layer.pipe(Layer.provideMerge(Layer.mergeAll(Database.layer, Layer.effect(Nats, Nats.make(config.natsUrl, "gep-test-clock"))).pipe(
+  unscheduledRelay.pipe(Layer.provideMerge(Layer.mergeAll(Database.layer, Layer.effect(Nats, Nats.make(config.natsUrl, "gep-test-clock"))).pipe(
     Layer.provideMerge(Layer.succeed(AppConfig, AppConfig.of({ ...config, dbPoolSize: 2 })))
   )))
+
+/**
+ * The relay's operations without its schedules: on the test clock, its 100 ms flush would run once per 100 ms of every
+ * jump the test makes (a day's jump: 864,000 runs). What it publishes is removed from the outbox by the platform's own
+ * relay (same namespace), whose sweep publishes it again, deduplicated by the stream.
+ */
+const unscheduledRelay = Layer.effect(OutboxRelay, Effect.gen(function*() {
+  const { sql } = yield* Database
+  const { js } = yield* Nats
+  const { namespace } = yield* AppConfig
+  return makeOutboxRelay(sql, js, namespace)
+}))
 
 const pause = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
