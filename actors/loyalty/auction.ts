@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { closeDue, decideBid, minNextBid } from "../../core/loyalty/auction.ts"
 import * as Actor from "../runtime/Actor.ts"
@@ -8,8 +8,9 @@ import { refuse } from "./refusals.ts"
 
 // The auction actor: the loyalty actor keyed by the experience id. It decides bids one at a time (each once per hold:
 // the bidder's outbox and the ingress both bring it) and closes the auction; the holds live in the bidders' actors,
-// which it tells (outbox) to release a refused or outbid bid's hold and to confirm the winner's.
-
+// which it tells (outbox) to release a refused or outbid bid's hold and to confirm the winner's. Whether the auction is
+// due to close is decided on the worker's clock (Effect's Clock, so a TestClock can drive it); a bid counts by when
+// its hold was placed (placed_at).
 
 interface AuctionRow {
   readonly auction_id: string
@@ -61,7 +62,7 @@ const closeIfDue = Effect.fn("AuctionActor.closeIfDue")(function*(a: AuctionRow,
  */
 export const auctionBid = Effect.fn("AuctionActor.bid")(function*(cmd: AuctionBid) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = Date.now()
+  const now = yield* Clock.currentTimeMillis
   const loaded = yield* load(cmd.member_id)
   if (loaded === undefined) {
     yield* release(cmd.bidder_member_id, cmd.hold_id)
@@ -102,6 +103,6 @@ export const auctionBid = Effect.fn("AuctionActor.bid")(function*(cmd: AuctionBi
 export const auctionClose = Effect.fn("AuctionActor.close")(function*(cmd: AuctionClose) {
   const loaded = yield* load(cmd.member_id)
   if (loaded === undefined) return yield* refuse("EXPERIENCE_NOT_FOUND", "No such experience", { experience_id: ["not found"] })
-  const { auction, closedNow } = yield* closeIfDue(loaded, Date.now())
+  const { auction, closedNow } = yield* closeIfDue(loaded, yield* Clock.currentTimeMillis)
   return { closed_now: closedNow, ...view(auction) } satisfies AuctionClosed
 })
