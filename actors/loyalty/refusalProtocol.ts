@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { refusalsOf } from "../shared/refusals.ts"
 
 // How the loyalty actor refuses a command: one error type, each message declaring the codes it may refuse with.
 
@@ -21,10 +22,5 @@ export class LoyaltyRefused extends Schema.TaggedError<LoyaltyRefused>()("Loyalt
 /** A refusal with one of the codes `C`. */
 export type Refused<C extends RefusalCode> = LoyaltyRefused & { readonly code: C }
 
-/**
- * The error of a message that refuses only with `codes`: LoyaltyRefused on the wire, its code narrowed in the type (a
- * handler refusing with another code does not compile, a caller sees which codes it must render) and checked when the
- * answer is encoded and decoded.
- */
-export const refusedWith = <const C extends RefusalCode>(codes: ReadonlyArray<C>) =>
-  LoyaltyRefused.pipe(Schema.refine((e): e is Refused<C> => (codes as ReadonlyArray<RefusalCode>).includes(e.code), { expected: codes.join(" | ") }))
+/** The error of a message that refuses only with `codes` (LoyaltyRefused, its code narrowed: actors/shared/refusals.ts). */
+export const refusedWith = refusalsOf(LoyaltyRefused)
