@@ -1,15 +1,9 @@
 import { expect } from "@effect/vitest"
-import { jetstream } from "@nats-io/jetstream"
-import { connect } from "@nats-io/transport-node"
-import { randomUUID } from "node:crypto"
 import type postgres from "postgres"
 import { type LoyaltyMessages, LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
 import type { PayloadOf } from "../../streams/ActorProtocol.ts"
-import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
-import { partitionOf } from "../../streams/partition.ts"
-import { ingressSubject } from "../../streams/subjects.ts"
-import { Replies } from "../../streams/topics.ts"
 import { createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { askRaw } from "../support/streams.ts"
 
 /** A platform with a loyalty tenant (programme: EUR, 10 points per unit, 100 per night, 24 months, 0.01 per point). */
 export const loyaltyHarness = (suffix: string) => {
@@ -60,25 +54,8 @@ export const loyaltyHarness = (suffix: string) => {
     return { balance: row!.balance as number, held: row!.held as number }
   }
 
-  /**
-   * A loyalty message published as an ingress would, on its key's partition (`sentAt`: when it was sent, another time
-   * for a backlog's delay), and the actor's reply, its value as encoded on the wire.
-   */
-  const publish = async <K extends keyof LoyaltyMessages & string>(type: K, payload: PayloadOf<LoyaltyMessages[K]>, sentAt = Date.now()) => {
-    const nc = await connect({ servers: h.platform.config.natsUrl })
-    try {
-      const key = LoyaltyProtocol.key(payload)
-      const envelope: Envelope = {
-        id: randomUUID(), actor: "loyalty", type, tenant_id: h.tenant.tenant_id, sandbox: false, key, sent_at: sentAt,
-        reply_to: `_test.reply.${randomUUID()}`, payload: LoyaltyProtocol.codecs[type].encodePayload(payload)
-      }
-      const reply = new Promise<Reply>((resolve) => nc.subscribe(envelope.reply_to!, { max: 1, callback: (_err, msg) => resolve(Replies.decode(msg.data)) }))
-      await jetstream(nc).publish(ingressSubject(h.platform.config.namespace, "loyalty", partitionOf(h.tenant.tenant_id, key, h.platform.config.partitions)),
-        encode(envelope), { msgID: envelope.id })
-      return await reply
-    } finally {
-      await nc.close()
-    }
-  }
+  /** A loyalty message published as an ingress would (askRaw), and the actor's reply. */
+  const publish = <K extends keyof LoyaltyMessages & string>(type: K, payload: PayloadOf<LoyaltyMessages[K]>, sentAt?: number) =>
+    askRaw(h.platform.config, { tenant_id: h.tenant.tenant_id, sandbox: false }, LoyaltyProtocol, type, payload, sentAt)
   return { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees, publish }
 }
