@@ -4,6 +4,9 @@ import { AccountTypes, ContactRoles, DealStages, DealTypes } from "../../schemas
 import { Warning } from "../../schemas/common.ts"
 import * as ActorProtocol from "../../streams/ActorProtocol.ts"
 import { ProfileInput } from "../guest/protocol.ts"
+import { refusedWith } from "./refusalProtocol.ts"
+
+// The b2b actor's writes: one message each, keyed by the account they write (`account_id`).
 
 const opt = <S extends Schema.Top>(s: S) => Schema.optional(s)
 const NullableString = Schema.NullOr(Schema.String)
@@ -32,7 +35,6 @@ const accountColumns = {
 }
 
 export const CreateAccount = Schema.Struct({
-  op: Schema.Literal("create_account"),
   account_id: Schema.String,
   parent_id: NullableString,
   ...accountColumns,
@@ -42,7 +44,6 @@ export type CreateAccount = typeof CreateAccount.Type
 
 /** A merge patch after normalisation: absent = unchanged; the code kinds listed are replaced by `codes`. */
 export const UpdateAccount = Schema.Struct({
-  op: Schema.Literal("update_account"),
   account_id: Schema.String,
   /** Absent: the parent stays; null: detached (the account becomes a root). */
   parent_id: opt(NullableString),
@@ -61,7 +62,6 @@ export const UpdateAccount = Schema.Struct({
 export type UpdateAccount = typeof UpdateAccount.Type
 
 export const AddContact = Schema.Struct({
-  op: Schema.Literal("add_contact"),
   account_id: Schema.String,
   /** Phone in E.164 and a person's email (never a role mailbox), at least one of them. */
   profile: ProfileInput,
@@ -95,7 +95,6 @@ export const DealColumns = Schema.Struct({
 export type DealColumns = typeof DealColumns.Type
 
 export const CreateDeal = Schema.Struct({
-  op: Schema.Literal("create_deal"),
   account_id: Schema.String,
   deal_id: Schema.String,
   deal: DealColumns
@@ -103,7 +102,6 @@ export const CreateDeal = Schema.Struct({
 export type CreateDeal = typeof CreateDeal.Type
 
 export const UpdateDeal = Schema.Struct({
-  op: Schema.Literal("update_deal"),
   account_id: Schema.String,
   deal_id: Schema.String,
   set: Schema.Struct(Object.fromEntries(Object.entries(DealColumns.fields).map(([k, s]) => [k, opt(s)])) as {
@@ -112,18 +110,12 @@ export const UpdateDeal = Schema.Struct({
 })
 export type UpdateDeal = typeof UpdateDeal.Type
 
-/** Every B2B write. One message type, so a wave of them is applied one after the other (see actor.ts). */
-export const B2bCommand = Schema.Union([CreateAccount, UpdateAccount, AddContact, CreateDeal, UpdateDeal])
-export type B2bCommand = typeof B2bCommand.Type
-
 export const AccountWritten = Schema.Struct({
-  op: Schema.Literal("account"),
   account_id: Schema.String,
   depth: Schema.Number,
   path: Schema.Array(Schema.String)
 })
 export const ContactWritten = Schema.Struct({
-  op: Schema.Literal("contact"),
   account_id: Schema.String,
   contact_id: Schema.String,
   is_new_contact: Schema.Boolean,
@@ -135,35 +127,27 @@ export const ContactWritten = Schema.Struct({
   warnings: Schema.Array(Warning)
 })
 export const DealWritten = Schema.Struct({
-  op: Schema.Literal("deal"),
   deal_id: Schema.String,
   account_id: Schema.String,
   stage: Schema.String,
   /** Rate codes this write registered on the account (a corporate_rate deal becoming won). */
   registered_codes: Schema.Array(Schema.String)
 })
-export const B2bResult = Schema.Union([AccountWritten, ContactWritten, DealWritten])
-export type B2bResult = typeof B2bResult.Type
+export type AccountWritten = typeof AccountWritten.Type
+export type ContactWritten = typeof ContactWritten.Type
+export type DealWritten = typeof DealWritten.Type
 
-export const RefusalCodes = [
-  "ACCOUNT_NOT_FOUND", "PARENT_NOT_FOUND", "HIERARCHY_TOO_DEEP", "HIERARCHY_CYCLE", "CODE_TAKEN", "DEAL_NOT_FOUND",
-  "DEAL_CLOSED", "INVALID_DATES", "CONTACT_NOT_FOUND"
-] as const
+const message = ActorProtocol.message
+const treeRefusals = ["PARENT_NOT_FOUND", "HIERARCHY_TOO_DEEP", "HIERARCHY_CYCLE"] as const
 
-/** Why the b2b actor refused a write (nothing of it was stored); `details` names the offending field. */
-export class B2bRefused extends Schema.TaggedError<B2bRefused>()("B2bRefused", {
-  code: Schema.Literals(RefusalCodes),
-  message: Schema.String,
-  details: Schema.Record(Schema.String, Schema.Unknown)
-}) {}
-
-/**
- * The b2b actor: an account (keyed by its id) with its codes, contacts and deals. Changes that reach across accounts
- * (the tree, code uniqueness) are serialised per tenant and mode inside the actor's transaction.
- */
-export const B2bProtocol = ActorProtocol.make("b2b", {
-  key: (p) => p.account_id,
-  messages: {
-    apply: ActorProtocol.message({ payload: B2bCommand, success: B2bResult, error: B2bRefused })
-  }
-})
+export const B2bMessages = {
+  createAccount: message({ payload: CreateAccount, success: AccountWritten, error: refusedWith([...treeRefusals, "CODE_TAKEN"]) }),
+  updateAccount: message({ payload: UpdateAccount, success: AccountWritten, error: refusedWith(["ACCOUNT_NOT_FOUND", ...treeRefusals, "CODE_TAKEN"]) }),
+  addContact: message({ payload: AddContact, success: ContactWritten, error: refusedWith(["ACCOUNT_NOT_FOUND"]) }),
+  createDeal: message({ payload: CreateDeal, success: DealWritten, error: refusedWith(["ACCOUNT_NOT_FOUND", "CONTACT_NOT_FOUND", "CODE_TAKEN"]) }),
+  updateDeal: message({
+    payload: UpdateDeal,
+    success: DealWritten,
+    error: refusedWith(["DEAL_NOT_FOUND", "CONTACT_NOT_FOUND", "DEAL_CLOSED", "INVALID_DATES", "CODE_TAKEN"])
+  })
+}
