@@ -1,7 +1,7 @@
 import { type Tx, withRecords } from "../../core/db/Database.ts"
 import type { CodeKind } from "../../core/normalise/b2b.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import type { CodeRow, CreateAccount, UpdateAccount } from "./protocol.ts"
+import type { CodeRow, CreateAccount, UpdateAccount } from "./writeProtocol.ts"
 import { isUuid } from "../../schemas/common.ts"
 
 // The b2b actor's account tables: accounts (with their place in the tree) and the codes that name them.

@@ -4,13 +4,15 @@ import { MAX_DEPTH } from "../../schemas/b2b.ts"
 import * as Actor from "../runtime/Actor.ts"
 import * as Repo from "./accountRepository.ts"
 import { placeUnder } from "./hierarchy.ts"
-import { B2bRefused, type CodeRow, type CreateAccount, type UpdateAccount } from "./protocol.ts"
+import { B2bRefused, type RefusalCode, type Refused } from "./refusalProtocol.ts"
+import type { AccountWritten, CodeRow, CreateAccount, UpdateAccount } from "./writeProtocol.ts"
 
 // Account writes of the b2b actor. Every check runs before the first write, so a refused command stores nothing. The
 // writes are awaited one by one: B2B writes are rare, and their order matters (an account before its codes).
 
-export const refuse = (code: B2bRefused["code"], message: string, details: Record<string, unknown>) =>
-  Effect.fail(new B2bRefused({ code, message, details }))
+/** Refuses a write, typed by its code. */
+export const refuse = <C extends RefusalCode>(code: C, message: string, details: Record<string, unknown>) =>
+  Effect.fail(new B2bRefused({ code, message, details }) as Refused<C>)
 
 /** The account, or ACCOUNT_NOT_FOUND naming `field`. */
 export const accountOrRefuse = Effect.fn("B2bActor.account")(function*(id: string, field: string) {
@@ -56,7 +58,7 @@ export const createAccount = Effect.fn("B2bActor.createAccount")(function*(cmd: 
     await Repo.insertAccount(tx, scope, cmd, placed.path)
     await Repo.insertCodes(tx, scope, cmd.account_id, cmd.codes, null)
   })
-  return { op: "account" as const, account_id: cmd.account_id, depth: placed.depth, path: placed.path }
+  return { account_id: cmd.account_id, depth: placed.depth, path: placed.path } satisfies AccountWritten
 })
 
 /** A merge patch: columns sent, code kinds replaced, and a move of the account's subtree when the parent changes. */
@@ -79,5 +81,5 @@ export const updateAccount = Effect.fn("B2bActor.updateAccount")(function*(cmd: 
     if (move) await Repo.moveSubtree(tx, scope, account, move.parentId, move.parentPath)
     await Repo.replaceCodes(tx, scope, account.id, cmd.replace_code_kinds, cmd.codes)
   })
-  return { op: "account" as const, account_id: account.id, depth: path.length, path }
+  return { account_id: account.id, depth: path.length, path } satisfies AccountWritten
 })

@@ -1,6 +1,6 @@
 import { normaliseCode } from "../../core/normalise/b2b.ts"
 import type { DealStage } from "../../schemas/b2b.ts"
-import type { CodeRow, DealColumns, UpdateDeal } from "./protocol.ts"
+import type { CodeRow, DealColumns, UpdateDeal } from "./writeProtocol.ts"
 
 /** A stored deal. */
 export interface DealRow extends DealColumns {

@@ -3,9 +3,7 @@ import { randomUUID } from "node:crypto"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { expiryOf, fingerprint, stayPoints } from "./earning.ts"
-import {
-  type Earn, type LoyaltyCommand, LoyaltyProtocol, type LoyaltyResult, type Redeem
-} from "./protocol.ts"
+import { type Earn, type Earned, LoyaltyProtocol, type Redeem, type Redeemed, type StayEvent } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 import { applyDiscount } from "./discount.ts"
 import { creditReverse, endHolds, placeHold } from "./credit.ts"
@@ -17,6 +15,8 @@ import { bidHold, settleAuction } from "./bids.ts"
 import { enroll, unsubscribe } from "./membership.ts"
 import { resolveEarn } from "./resolveEarn.ts"
 import { memberOrRefuse, refuse } from "./refusals.ts"
+import { LegacyOps } from "./legacyApply.ts"
+import { opUnionHandler } from "../runtime/opUnion.ts"
 import { claim, refuseClaimed } from "./actionClaims.ts"
 import { chain, earn as earnLot, spend } from "./state.ts"
 import { settle } from "./holds.ts"
@@ -49,9 +49,9 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   const prior = yield* priorUse(scope, op, cmd.external_reference_id, cmd.member_id, print)
   if (prior !== undefined) {
     return {
-      op: "earned", transaction_id: prior.entry_id, status: prior.status === "pending" ? "pending" : "confirmed", points_awarded: 0,
+      transaction_id: prior.entry_id, status: prior.status === "pending" ? "pending" : "confirmed", points_awarded: 0,
       expires_at: prior.expires_at, idempotent_replay: true, balances: Repo.balancesOf(expired.wallet)
-    } satisfies LoyaltyResult
+    } satisfies Earned
   }
   if (cmd.action_type !== undefined && cmd.action_scope !== undefined) yield* refuseClaimed(cmd.member_id, cmd.action_type, cmd.action_scope)
   const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
@@ -92,9 +92,9 @@ const earn = Effect.fn("LoyaltyActor.earn")(function*(cmd: Earn) {
   })
   yield* Events.tierChangedSince(cmd.member_id, tierBefore)
   return {
-    op: "earned", transaction_id: entryId, status: cmd.status, points_awarded: points, expires_at: expiresAt, idempotent_replay: false,
+    transaction_id: entryId, status: cmd.status, points_awarded: points, expires_at: expiresAt, idempotent_replay: false,
     balances: Repo.balancesOf(t.wallet)
-  } satisfies LoyaltyResult
+  } satisfies Earned
 })
 
 const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
@@ -107,9 +107,9 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
   const prior = yield* priorUse(scope, "redeem", cmd.external_reference_id, cmd.member_id, print)
   if (prior !== undefined) {
     return {
-      op: "redeemed", redemption_id: prior.redemption_id!, transaction_id: prior.entry_id, status: prior.redemption_status ?? "fulfilled",
+      redemption_id: prior.redemption_id!, transaction_id: prior.entry_id, status: prior.redemption_status ?? "fulfilled",
       reward_id: prior.reward_id, points_deducted: 0, idempotent_replay: true, balances: Repo.balancesOf(expired.wallet)
-    } satisfies LoyaltyResult
+    } satisfies Redeemed
   }
   let points = cmd.points ?? 0
   let autoFulfill = true
@@ -148,36 +148,35 @@ const redeem = Effect.fn("LoyaltyActor.redeem")(function*(cmd: Redeem) {
     yield* Events.fulfilmentRequired({ member_id: cmd.member_id, redemption_id: redemptionId, transaction_id: entryId, reward: rewardInfo, quantity, points, notes: cmd.notes })
   }
   return {
-    op: "redeemed", redemption_id: redemptionId, transaction_id: entryId, status, reward_id: cmd.reward_id ?? null, points_deducted: points,
+    redemption_id: redemptionId, transaction_id: entryId, status, reward_id: cmd.reward_id ?? null, points_deducted: points,
     idempotent_replay: false, balances: Repo.balancesOf(spent.transition.wallet)
-  } satisfies LoyaltyResult
+  } satisfies Redeemed
 })
 
-/** A pending earn resolves at most once: a repeat of the same move replays, the other move is a 409. */
-const apply = (cmd: LoyaltyCommand) => {
-  switch (cmd.op) {
-    case "enroll": return enroll(cmd)
-    case "earn": return earn(cmd)
-    case "redeem": return redeem(cmd)
-    case "unsubscribe": return unsubscribe(cmd)
-    case "resolve_earn": return resolveEarn(cmd)
-    case "discount": return applyDiscount(cmd)
-    case "hold": return placeHold(cmd)
-    case "end_hold": return endHolds(cmd)
-    case "credit_reverse": return creditReverse(cmd)
-    case "reverse_earn": return reverseEarnings(cmd)
-    case "stay_event": return stayEvent(cmd, earn)
-    case "household_create": return createHousehold(cmd)
-    case "household_membership": return changeMembership(cmd)
-    case "household_contribute": return contribute(cmd)
-    case "household_credit": return credit(cmd)
-    case "bid_hold": return bidHold(cmd)
-    case "auction_bid": return auctionBid(cmd)
-    case "auction_close": return auctionClose(cmd)
-    case "auction_settle": return settleAuction(cmd)
-  }
+const handlers = {
+  enroll,
+  earn,
+  redeem,
+  unsubscribe,
+  resolveEarn,
+  applyDiscount,
+  placeHold,
+  endHold: endHolds,
+  creditReverse,
+  reverseEarn: reverseEarnings,
+  stayEvent: (cmd: StayEvent) => stayEvent(cmd, earn),
+  householdCreate: createHousehold,
+  householdMembership: changeMembership,
+  householdContribute: contribute,
+  householdCredit: credit,
+  bidHold,
+  auctionBid,
+  auctionClose,
+  auctionSettle: settleAuction
 }
 
-export const LoyaltyActor = Actor.make(LoyaltyProtocol, { apply: Effect.fn("LoyaltyActor.apply")(function*(cmd: LoyaltyCommand) {
-  return yield* apply(cmd)
-}) })
+export const LoyaltyActor = Actor.make(LoyaltyProtocol, {
+  ...handlers,
+  /** Deprecated (legacyApply.ts): remove in the release after this one. */
+  apply: opUnionHandler<typeof LoyaltyProtocol.messages.apply>(LegacyOps, handlers)
+})

@@ -1,15 +1,16 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { closeDue, decideBid, minNextBid } from "../../core/loyalty/auction.ts"
 import * as Actor from "../runtime/Actor.ts"
-import type { AuctionBid, AuctionClose } from "./auctionProtocol.ts"
-import { LoyaltyProtocol, type LoyaltyResult } from "./protocol.ts"
+import type { AuctionBid, AuctionClose, AuctionClosed, BidDecided } from "./auctionProtocol.ts"
+import { LoyaltyProtocol } from "./protocol.ts"
 import { refuse } from "./refusals.ts"
 
 // The auction actor: the loyalty actor keyed by the experience id. It decides bids one at a time (each once per hold:
 // the bidder's outbox and the ingress both bring it) and closes the auction; the holds live in the bidders' actors,
-// which it tells (outbox) to release a refused or outbid bid's hold and to confirm the winner's.
-
+// which it tells (outbox) to release a refused or outbid bid's hold and to confirm the winner's. Whether the auction is
+// due to close is decided on the worker's clock (Effect's Clock, so a TestClock can drive it); a bid counts by when
+// its hold was placed (placed_at).
 
 interface AuctionRow {
   readonly auction_id: string
@@ -39,7 +40,7 @@ const view = (a: AuctionRow) => ({
 })
 
 const release = (memberId: string, holdId: string) =>
-  Effect.flatMap(Actor.tell(LoyaltyProtocol, "apply", { op: "end_hold", member_id: memberId, hold_ids: [holdId], move: "release" }, randomUUID()), (m) => Actor.emit([m]))
+  Effect.flatMap(Actor.tell(LoyaltyProtocol, "endHold", { member_id: memberId, hold_ids: [holdId], move: "release" }, randomUUID()), (m) => Actor.emit([m]))
 
 /** Closes the auction when its end and the grace have passed: the leading bid wins and its bidder is told to pay. */
 const closeIfDue = Effect.fn("AuctionActor.closeIfDue")(function*(a: AuctionRow, now: number) {
@@ -48,8 +49,8 @@ const closeIfDue = Effect.fn("AuctionActor.closeIfDue")(function*(a: AuctionRow,
   if (a.leading_bid_id !== null) {
     const [winner] = yield* Actor.query((tx) => tx`UPDATE loyalty_bids SET status = 'won' WHERE bid_id = ${a.leading_bid_id} AND status = 'leading'
       RETURNING member_id, hold_id, points::float8 AS points`)
-    const settle = { op: "auction_settle" as const, member_id: winner!.member_id as string, auction_id: a.auction_id, hold_id: winner!.hold_id as string, points: winner!.points as number, name: a.name }
-    yield* Actor.emit([yield* Actor.tell(LoyaltyProtocol, "apply", settle, randomUUID())])
+    const settle = { member_id: winner!.member_id as string, auction_id: a.auction_id, hold_id: winner!.hold_id as string, points: winner!.points as number, name: a.name }
+    yield* Actor.emit([yield* Actor.tell(LoyaltyProtocol, "auctionSettle", settle, randomUUID())])
   }
   return { auction: { ...a, status: "closed" as const }, closedNow: true }
 })
@@ -61,7 +62,7 @@ const closeIfDue = Effect.fn("AuctionActor.closeIfDue")(function*(a: AuctionRow,
  */
 export const auctionBid = Effect.fn("AuctionActor.bid")(function*(cmd: AuctionBid) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const now = Date.now()
+  const now = yield* Clock.currentTimeMillis
   const loaded = yield* load(cmd.member_id)
   if (loaded === undefined) {
     yield* release(cmd.bidder_member_id, cmd.hold_id)
@@ -71,9 +72,9 @@ export const auctionBid = Effect.fn("AuctionActor.bid")(function*(cmd: AuctionBi
   const [prior] = yield* Actor.query((tx) => tx`SELECT bid_id, status, refusal, high_at_refusal::float8 AS high, min_at_refusal::float8 AS min FROM loyalty_bids WHERE hold_id = ${cmd.hold_id}`)
   if (prior !== undefined) {
     return {
-      op: "bid_decided", bid_id: prior.bid_id as string, status: prior.status as "leading" | "outbid" | "won" | "refused", refusal: (prior.refusal ?? null) as "AUCTION_CLOSED" | "BID_TOO_LOW" | null,
+      bid_id: prior.bid_id as string, status: prior.status as "leading" | "outbid" | "won" | "refused", refusal: (prior.refusal ?? null) as "AUCTION_CLOSED" | "BID_TOO_LOW" | null,
       refused_at: prior.refusal === null ? null : { current_high_bid: prior.high as number | null, min_next_bid: prior.min as number }, ...view(a)
-    } satisfies LoyaltyResult
+    } satisfies BidDecided
   }
   const bidId = randomUUID()
   const minNext = minNextBid(a)
@@ -84,7 +85,7 @@ export const auctionBid = Effect.fn("AuctionActor.bid")(function*(cmd: AuctionBi
       VALUES (${bidId}, ${a.auction_id}, ${scope.tenant_id}, ${cmd.bidder_member_id}, ${cmd.hold_id}, ${cmd.points}, 'refused', ${refusal}, ${a.current_high_bid}, ${minNext},
         ${cmd.placed_at}, now())`)
     yield* release(cmd.bidder_member_id, cmd.hold_id)
-    return { op: "bid_decided", bid_id: bidId, status: "refused", refusal, refused_at: { current_high_bid: a.current_high_bid, min_next_bid: minNext }, ...view(a) } satisfies LoyaltyResult
+    return { bid_id: bidId, status: "refused", refusal, refused_at: { current_high_bid: a.current_high_bid, min_next_bid: minNext }, ...view(a) } satisfies BidDecided
   }
   if (a.leading_bid_id !== null) {
     const [previous] = yield* Actor.query((tx) => tx`UPDATE loyalty_bids SET status = 'outbid' WHERE bid_id = ${a.leading_bid_id} AND status = 'leading' RETURNING member_id, hold_id`)
@@ -95,13 +96,13 @@ export const auctionBid = Effect.fn("AuctionActor.bid")(function*(cmd: AuctionBi
       VALUES (${bidId}, ${a.auction_id}, ${scope.tenant_id}, ${cmd.bidder_member_id}, ${cmd.hold_id}, ${cmd.points}, 'leading', ${cmd.placed_at}, now())`
     await tx`UPDATE loyalty_auctions SET current_high_bid = ${cmd.points}, leading_bid_id = ${bidId}, bid_count = bid_count + 1 WHERE auction_id = ${a.auction_id}`
   })
-  return { op: "bid_decided", bid_id: bidId, status: "leading", refusal: null, refused_at: null, ...view({ ...a, current_high_bid: cmd.points, leading_bid_id: bidId }) } satisfies LoyaltyResult
+  return { bid_id: bidId, status: "leading", refusal: null, refused_at: null, ...view({ ...a, current_high_bid: cmd.points, leading_bid_id: bidId }) } satisfies BidDecided
 })
 
 /** Closes the auction if it is due (a read after the end, or the sweep); answers its state either way. */
 export const auctionClose = Effect.fn("AuctionActor.close")(function*(cmd: AuctionClose) {
   const loaded = yield* load(cmd.member_id)
   if (loaded === undefined) return yield* refuse("EXPERIENCE_NOT_FOUND", "No such experience", { experience_id: ["not found"] })
-  const { auction, closedNow } = yield* closeIfDue(loaded, Date.now())
-  return { op: "auction_closed", closed_now: closedNow, ...view(auction) } satisfies LoyaltyResult
+  const { auction, closedNow } = yield* closeIfDue(loaded, yield* Clock.currentTimeMillis)
+  return { closed_now: closedNow, ...view(auction) } satisfies AuctionClosed
 })

@@ -2,13 +2,13 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { replacedHolds } from "../../core/loyalty/auction.ts"
 import * as Actor from "../runtime/Actor.ts"
-import type { AuctionSettle, BidHold } from "./auctionProtocol.ts"
+import type { AuctionSettle, AuctionSettled, BidHeld, BidHold } from "./auctionProtocol.ts"
 import { fingerprint } from "./earning.ts"
 import * as Events from "./events.ts"
 import * as Holds from "./holdRepository.ts"
 import { endHold, placeHold, settle } from "./holds.ts"
-import { LoyaltyProtocol, type LoyaltyResult } from "./protocol.ts"
-import { memberOrRefuse, refuse } from "./refusals.ts"
+import { LoyaltyProtocol } from "./protocol.ts"
+import { knownMemberOrRefuse, memberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { spend, type Transition, type Wallet } from "./state.ts"
 import { commandTime } from "./clock.ts"
@@ -53,9 +53,9 @@ export const bidHold = Effect.fn("LoyaltyActor.bidHold")(function*(cmd: BidHold)
       })
     }
     return {
-      op: "bid_held", hold_id: prior.hold_id, points_held: prior.points, placed_at: prior.created_at, replaced_hold_id: null, idempotent_replay: true,
+      hold_id: prior.hold_id, points_held: prior.points, placed_at: prior.created_at, replaced_hold_id: null, idempotent_replay: true,
       balances: Repo.balancesOf(settled.wallet)
-    } satisfies LoyaltyResult
+    } satisfies BidHeld
   }
   const auction = yield* findAuction(cmd.auction_id)
   if (auction === undefined) return yield* refuse("EXPERIENCE_NOT_FOUND", "No such experience", { experience_id: ["not found"] })
@@ -76,12 +76,12 @@ export const bidHold = Effect.fn("LoyaltyActor.bidHold")(function*(cmd: BidHold)
     reason: `bid on experience ${auction.name}`,
     newHold: { reservation_id: null, auction_id: cmd.auction_id, external_reference_id: cmd.external_reference_id, fingerprint: print, amount_minor: 0, currency: null, created_at: now }
   }))
-  const bid = { op: "auction_bid" as const, member_id: cmd.auction_id, bidder_member_id: cmd.member_id, hold_id: held.hold.hold_id, points: cmd.points, placed_at: now }
-  yield* Actor.emit([yield* Actor.tell(LoyaltyProtocol, "apply", bid, randomUUID())])
+  const bid = { member_id: cmd.auction_id, bidder_member_id: cmd.member_id, hold_id: held.hold.hold_id, points: cmd.points, placed_at: now }
+  yield* Actor.emit([yield* Actor.tell(LoyaltyProtocol, "auctionBid", bid, randomUUID())])
   return {
-    op: "bid_held", hold_id: held.hold.hold_id, points_held: cmd.points, placed_at: now, replaced_hold_id: replaced[0]?.hold_id ?? null, idempotent_replay: false,
+    hold_id: held.hold.hold_id, points_held: cmd.points, placed_at: now, replaced_hold_id: replaced[0]?.hold_id ?? null, idempotent_replay: false,
     balances: Repo.balancesOf(t.wallet)
-  } satisfies LoyaltyResult
+  } satisfies BidHeld
 })
 
 /**
@@ -93,9 +93,9 @@ export const bidHold = Effect.fn("LoyaltyActor.bidHold")(function*(cmd: BidHold)
 export const settleAuction = Effect.fn("LoyaltyActor.settleAuction")(function*(cmd: AuctionSettle) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* commandTime
-  const member = yield* memberOrRefuse(cmd.member_id, true)
+  const member = yield* knownMemberOrRefuse(cmd.member_id)
   const [done] = yield* Actor.query((tx) => tx`SELECT redemption_id FROM loyalty_redemptions WHERE auction_id = ${cmd.auction_id}`)
-  if (done !== undefined) return { op: "auction_settled", redemption_id: done.redemption_id as string, points_deducted: 0, idempotent_replay: true } satisfies LoyaltyResult
+  if (done !== undefined) return { redemption_id: done.redemption_id as string, points_deducted: 0, idempotent_replay: true } satisfies AuctionSettled
   let t = settle(member.wallet, now, randomUUID)
   const entryId = randomUUID()
   if (t.wallet.holds.some((h) => h.hold_id === cmd.hold_id && h.status === "active")) {
@@ -106,7 +106,7 @@ export const settleAuction = Effect.fn("LoyaltyActor.settleAuction")(function*(c
     if (!spent.ok) {
       if (t.entries.length > 0) yield* Actor.query((tx) => Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, t.entries, { reason: "auction closed" }))
       yield* Effect.logWarning("auction winner could not pay").pipe(Effect.annotateLogs({ auction_id: cmd.auction_id, member_id: cmd.member_id, requested: spent.requested, available: spent.available }))
-      return { op: "auction_settled", redemption_id: null, points_deducted: 0, idempotent_replay: false } satisfies LoyaltyResult
+      return { redemption_id: null, points_deducted: 0, idempotent_replay: false } satisfies AuctionSettled
     }
     t = then(t, () => spent.transition)
   }
@@ -119,5 +119,5 @@ export const settleAuction = Effect.fn("LoyaltyActor.settleAuction")(function*(c
     })
   })
   yield* Events.fulfilmentRequired({ member_id: cmd.member_id, redemption_id: redemptionId, transaction_id: entryId, reward: null, quantity: 1, points: cmd.points, notes })
-  return { op: "auction_settled", redemption_id: redemptionId, points_deducted: cmd.points, idempotent_replay: false } satisfies LoyaltyResult
+  return { redemption_id: redemptionId, points_deducted: cmd.points, idempotent_replay: false } satisfies AuctionSettled
 })

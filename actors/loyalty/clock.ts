@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as Actor from "../runtime/Actor.ts"
 
 /**
@@ -8,5 +8,8 @@ import * as Actor from "../runtime/Actor.ts"
  * (design note §3 "Time", §5 "Hold expiry racing confirm"). Commands of one member arrive in the order they were sent,
  * so no command processed before a confirm can have expired its hold on a later clock.
  */
-export const commandTime = Effect.map(Effect.service(Actor.ActorTransaction), (t) =>
-  new Date(Number.isFinite(t.sentAt) && t.sentAt > 0 ? t.sentAt : Date.now()).toISOString())
+export const commandTime = Effect.gen(function*() {
+  const { sentAt } = yield* Effect.service(Actor.ActorTransaction)
+  // Without a usable sent_at, the worker's clock (Effect's Clock, so a TestClock can drive it).
+  return new Date(Number.isFinite(sentAt) && sentAt > 0 ? sentAt : yield* Clock.currentTimeMillis).toISOString()
+})

@@ -2,12 +2,11 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { pointsToMinor } from "../../core/loyalty/conversion.ts"
 import * as Actor from "../runtime/Actor.ts"
-import type { CreditReverse, EndHold, PlaceHold } from "./creditProtocol.ts"
+import type { CreditReverse, CreditReversed, EndHold, HoldPlaced, HoldsEnded, PlaceHold } from "./creditProtocol.ts"
 import { fingerprint } from "./earning.ts"
 import * as Holds from "./holdRepository.ts"
 import { endHold as endHoldState, placeHold as placeHoldState, refundHold, settle } from "./holds.ts"
-import type { LoyaltyResult } from "./protocol.ts"
-import { memberOrRefuse, pointsOfAmount, refuse } from "./refusals.ts"
+import { knownMemberOrRefuse, memberOrRefuse, pointsOfAmount, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import type { Transition, Wallet } from "./state.ts"
 import { commandTime } from "./clock.ts"
@@ -36,9 +35,9 @@ export const placeHold = Effect.fn("LoyaltyActor.placeHold")(function*(cmd: Plac
       })
     }
     return {
-      op: "hold_placed", idempotent_replay: true, balances: Repo.balancesOf(settled.wallet),
+      idempotent_replay: true, balances: Repo.balancesOf(settled.wallet),
       hold: { hold_id: prior.hold_id, status: statusAt(prior, now), reservation_id: prior.reservation_id, points_held: prior.points, amount_minor: prior.amount_minor, currency: prior.currency!, expires_at: prior.expires_at }
-    } satisfies LoyaltyResult
+    } satisfies HoldPlaced
   }
   const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
   if (program === undefined || program.point_value <= 0) {
@@ -63,9 +62,9 @@ export const placeHold = Effect.fn("LoyaltyActor.placeHold")(function*(cmd: Plac
       newHold: { reservation_id: cmd.reservation_id, external_reference_id: cmd.external_reference_id, fingerprint: print, amount_minor: amountMinor, currency: program.currency, created_at: now }
     }))
   return {
-    op: "hold_placed", idempotent_replay: false, balances: Repo.balancesOf(t.wallet),
+    idempotent_replay: false, balances: Repo.balancesOf(t.wallet),
     hold: { hold_id: held.hold.hold_id, status: "active", reservation_id: cmd.reservation_id, points_held: points, amount_minor: amountMinor, currency: program.currency, expires_at: expiresAt }
-  } satisfies LoyaltyResult
+  } satisfies HoldPlaced
 })
 
 /**
@@ -76,7 +75,7 @@ export const placeHold = Effect.fn("LoyaltyActor.placeHold")(function*(cmd: Plac
 export const endHolds = Effect.fn("LoyaltyActor.endHolds")(function*(cmd: EndHold) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* commandTime
-  const member = yield* memberOrRefuse(cmd.member_id, cmd.move === "release")
+  const member = yield* (cmd.move === "release" ? knownMemberOrRefuse(cmd.member_id) : memberOrRefuse(cmd.member_id))
   const rows = yield* Actor.query((tx) => Holds.findHolds(tx, cmd.member_id, [...new Set(cmd.hold_ids)]))
   if (rows.length === 0) return yield* refuse("HOLD_NOT_FOUND", "No such hold", { hold_id: ["not found"] })
   let t = settle(member.wallet, now, randomUUID)
@@ -96,7 +95,7 @@ export const endHolds = Effect.fn("LoyaltyActor.endHolds")(function*(cmd: EndHol
   if (t.entries.length > 0) {
     yield* Actor.query((tx) => Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, t.entries, { reason: `credit ${cmd.move}` }))
   }
-  return { op: "holds_ended", holds, balances: Repo.balancesOf(t.wallet) } satisfies LoyaltyResult
+  return { holds, balances: Repo.balancesOf(t.wallet) } satisfies HoldsEnded
 })
 
 /**
@@ -107,7 +106,7 @@ export const endHolds = Effect.fn("LoyaltyActor.endHolds")(function*(cmd: EndHol
 export const creditReverse = Effect.fn("LoyaltyActor.creditReverse")(function*(cmd: CreditReverse) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* commandTime
-  const member = yield* memberOrRefuse(cmd.member_id, true)
+  const member = yield* knownMemberOrRefuse(cmd.member_id)
   const rows = yield* Actor.query((tx) => Holds.findHolds(tx, cmd.member_id, [...new Set(cmd.hold_ids)]))
   if (rows.length === 0) return yield* refuse("HOLD_NOT_FOUND", "No such hold", { hold_id: ["not found"] })
   const refused = rows.find((r) => r.status !== "confirmed" && r.status !== "reversed")
@@ -140,6 +139,6 @@ export const creditReverse = Effect.fn("LoyaltyActor.creditReverse")(function*(c
     }
   })
   return {
-    op: "credit_reversed", refunds: refunds.map(({ entry_id: _e, ...r }) => r), balances: Repo.balancesOf(t.wallet)
-  } satisfies LoyaltyResult
+    refunds: refunds.map(({ entry_id: _e, ...r }) => r), balances: Repo.balancesOf(t.wallet)
+  } satisfies CreditReversed
 })

@@ -1,7 +1,9 @@
 import { Schema } from "effect"
+import * as ActorProtocol from "../../streams/ActorProtocol.ts"
 import { Balances } from "./balances.ts"
+import { refusedWith } from "./refusalProtocol.ts"
 
-// Member-actor commands of credit holds (points as payment on a reservation) and of earning reversals.
+// Member-actor messages of credit holds (points as payment on a reservation) and of earning reversals.
 
 const opt = <S extends Schema.Top>(s: S) => Schema.optional(s)
 const NullableString = Schema.NullOr(Schema.String)
@@ -9,7 +11,6 @@ const HoldStatus = Schema.Literals(["active", "confirmed", "released", "expired"
 
 /** Reserves points on the member's lots for a reservation (idempotent on external_reference_id). */
 export const PlaceHold = Schema.Struct({
-  op: Schema.Literal("hold"),
   member_id: Schema.String,
   external_reference_id: Schema.String,
   reservation_id: Schema.String,
@@ -23,7 +24,6 @@ export type PlaceHold = typeof PlaceHold.Type
 
 /** Confirms (spends) or releases active holds of the member. */
 export const EndHold = Schema.Struct({
-  op: Schema.Literal("end_hold"),
   member_id: Schema.String,
   hold_ids: Schema.Array(Schema.String),
   move: Schema.Literals(["confirm", "release"])
@@ -32,7 +32,6 @@ export type EndHold = typeof EndHold.Type
 
 /** Gives confirmed holds' points back, atomically, once each (a refund row per hold). */
 export const CreditReverse = Schema.Struct({
-  op: Schema.Literal("credit_reverse"),
   member_id: Schema.String,
   hold_ids: Schema.Array(Schema.String),
   reason: NullableString
@@ -41,7 +40,6 @@ export type CreditReverse = typeof CreditReverse.Type
 
 /** Reverses earnings (cancellation, no-show, correction), by their transaction ids. */
 export const ReverseEarn = Schema.Struct({
-  op: Schema.Literal("reverse_earn"),
   member_id: Schema.String,
   transaction_ids: Schema.Array(Schema.String),
   reason: NullableString
@@ -54,7 +52,6 @@ export type ReverseEarn = typeof ReverseEarn.Type
  * earned first); cancelled and no-show reverse what the reservation earned.
  */
 export const StayEvent = Schema.Struct({
-  op: Schema.Literal("stay_event"),
   member_id: Schema.String,
   event: Schema.Literals(["checked_out", "cancelled", "no_show"]),
   reservation_id: Schema.String,
@@ -67,8 +64,6 @@ export const StayEvent = Schema.Struct({
 })
 export type StayEvent = typeof StayEvent.Type
 
-export const CreditCommands = [PlaceHold, EndHold, CreditReverse, ReverseEarn, StayEvent] as const
-
 const HoldView = Schema.Struct({
   hold_id: Schema.String,
   status: HoldStatus,
@@ -80,24 +75,20 @@ const HoldView = Schema.Struct({
 })
 
 export const HoldPlaced = Schema.Struct({
-  op: Schema.Literal("hold_placed"),
   hold: HoldView,
   idempotent_replay: Schema.Boolean,
   balances: Balances
 })
 export const HoldsEnded = Schema.Struct({
-  op: Schema.Literal("holds_ended"),
   /** Each hold named, with its status now and the points this command moved (0 on a repeat). */
   holds: Schema.Array(Schema.Struct({ hold_id: Schema.String, status: HoldStatus, points: Schema.Number, amount_minor: Schema.Number, currency: NullableString })),
   balances: Balances
 })
 export const CreditReversed = Schema.Struct({
-  op: Schema.Literal("credit_reversed"),
   refunds: Schema.Array(Schema.Struct({ hold_id: Schema.String, refund_id: Schema.String, points_restored: Schema.Number, idempotent_replay: Schema.Boolean })),
   balances: Balances
 })
 export const EarnReversed = Schema.Struct({
-  op: Schema.Literal("earn_reversed"),
   reversed: Schema.Array(Schema.Struct({
     transaction_id: Schema.String,
     status: Schema.Literals(["reversed", "voided", "already_reversed", "already_voided"]),
@@ -109,9 +100,33 @@ export const EarnReversed = Schema.Struct({
 })
 
 export const StayApplied = Schema.Struct({
-  op: Schema.Literal("stay_applied"),
   outcome: Schema.Literals(["earned", "already_earned", "reversed", "nothing_to_reverse", "not_earned"]),
   detail: NullableString
 })
 
-export const CreditResults = [HoldPlaced, HoldsEnded, CreditReversed, EarnReversed, StayApplied] as const
+
+export type HoldPlaced = typeof HoldPlaced.Type
+export type HoldsEnded = typeof HoldsEnded.Type
+export type CreditReversed = typeof CreditReversed.Type
+export type EarnReversed = typeof EarnReversed.Type
+export type StayApplied = typeof StayApplied.Type
+
+const message = ActorProtocol.message
+
+export const CreditMessages = {
+  placeHold: message({
+    payload: PlaceHold,
+    success: HoldPlaced,
+    error: refusedWith(["MEMBER_NOT_FOUND", "MEMBER_INACTIVE", "IDEMPOTENCY_CONFLICT", "PROGRAM_NOT_CONFIGURED", "CURRENCY_MISMATCH", "AMOUNT_TOO_SMALL", "INSUFFICIENT_POINTS"])
+  }),
+  /** A release refuses no unsubscribed member (MEMBER_INACTIVE is a confirm's). */
+  endHold: message({
+    payload: EndHold,
+    success: HoldsEnded,
+    error: refusedWith(["MEMBER_NOT_FOUND", "MEMBER_INACTIVE", "HOLD_NOT_FOUND", "HOLD_EXPIRED", "HOLD_NOT_ACTIVE"])
+  }),
+  creditReverse: message({ payload: CreditReverse, success: CreditReversed, error: refusedWith(["MEMBER_NOT_FOUND", "HOLD_NOT_FOUND", "HOLD_NOT_CONFIRMED"]) }),
+  reverseEarn: message({ payload: ReverseEarn, success: EarnReversed, error: refusedWith(["MEMBER_NOT_FOUND", "EARN_NOT_FOUND"]) }),
+  /** An earning the stay cannot make is answered (not_earned), not refused; a reversal's refusals are. */
+  stayEvent: message({ payload: StayEvent, success: StayApplied, error: refusedWith(["MEMBER_NOT_FOUND", "EARN_NOT_FOUND"]) })
+}

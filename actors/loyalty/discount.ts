@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
 import { pointsToMinor } from "../../core/loyalty/conversion.ts"
-import type { ApplyDiscount, LoyaltyResult } from "./protocol.ts"
-import { pointsOfAmount, refuse } from "./refusals.ts"
+import type { ApplyDiscount, DiscountApplied } from "./memberProtocol.ts"
+import { memberOrRefuse, pointsOfAmount, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { spend } from "./state.ts"
 import { settle } from "./holds.ts"
@@ -16,9 +16,7 @@ import { commandTime } from "./clock.ts"
 export const applyDiscount = Effect.fn("LoyaltyActor.applyDiscount")(function*(cmd: ApplyDiscount) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* commandTime
-  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
-  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(cmd.member_id)}`, { member_id: ["not found"] })
-  if (member.status !== "active") return yield* refuse("MEMBER_INACTIVE", "The member has unsubscribed from the programme", { member_id: ["unsubscribed"] })
+  const member = yield* memberOrRefuse(cmd.member_id)
   const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
   if (program === undefined || program.point_value <= 0) {
     return yield* refuse("PROGRAM_NOT_CONFIGURED", "No programme point_value to value the discount: PUT /api/v1/loyalty/program first", { points: ["no point_value"] })
@@ -40,7 +38,7 @@ export const applyDiscount = Effect.fn("LoyaltyActor.applyDiscount")(function*(c
       reservation_id: cmd.reservation_id, reason: cmd.reference_id === null ? "discount" : `discount (reference ${cmd.reference_id})`
     }))
   return {
-    op: "discount_applied", transaction_id: entryId, points_deducted: points, discount_minor: pointsToMinor(points, program.point_value),
+    transaction_id: entryId, points_deducted: points, discount_minor: pointsToMinor(points, program.point_value),
     currency: program.currency, balances: Repo.balancesOf(spent.transition.wallet)
-  } satisfies LoyaltyResult
+  } satisfies DiscountApplied
 })

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
 import type { Balances } from "./balances.ts"
@@ -12,8 +12,9 @@ type Tier = { readonly slug: string; readonly name: string } | null
 
 const webhook = Effect.fn("LoyaltyEvents.webhook")(function*(eventType: string, data: unknown) {
   const { scope, subject } = yield* Effect.service(Actor.GroupTransaction)
+  const occurredAt = (yield* DateTime.nowAsDate).toISOString()
   yield* Actor.emit([WebhookCommands.message(randomUUID(), subject("cmd", `webhook.${eventType}`), {
-    tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: new Date().toISOString(), event_type: eventType, data
+    tenant_id: scope.tenant_id, sandbox: scope.sandbox, occurred_at: occurredAt, event_type: eventType, data
   })])
 })
 

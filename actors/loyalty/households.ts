@@ -1,11 +1,13 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
-import { LoyaltyProtocol, type LoyaltyResult } from "./protocol.ts"
-import type { HouseholdContribute, HouseholdCreate, HouseholdCredit, HouseholdMembership } from "./householdProtocol.ts"
+import { LoyaltyProtocol } from "./protocol.ts"
+import type {
+  Contributed, Credited, HouseholdChanged, HouseholdContribute, HouseholdCreate, HouseholdCredit, HouseholdMembership
+} from "./householdProtocol.ts"
 import { settle } from "./holds.ts"
 import { fingerprint } from "./earning.ts"
-import { memberOrRefuse, refuse } from "./refusals.ts"
+import { knownMemberOrRefuse, memberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { chain, draw, earn as earnLot, entryAt, spendable, type Transition, type Wallet } from "./state.ts"
 import { commandTime } from "./clock.ts"
@@ -31,7 +33,7 @@ export const createHousehold = Effect.fn("LoyaltyActor.createHousehold")(functio
       VALUES (${cmd.member_id}, ${scope.tenant_id}, ${scope.sandbox}, ${cmd.name}, ${cmd.owner_member_id})`
     await tx`INSERT INTO loyalty_household_members (household_id, member_id, tenant_id, role) VALUES (${cmd.member_id}, ${cmd.owner_member_id}, ${scope.tenant_id}, 'owner')`
   })
-  return { op: "household_changed", household_id: cmd.member_id, changed: true } satisfies LoyaltyResult
+  return { household_id: cmd.member_id, changed: true } satisfies HouseholdChanged
 })
 
 export const changeMembership = Effect.fn("LoyaltyActor.changeMembership")(function*(cmd: HouseholdMembership) {
@@ -39,7 +41,7 @@ export const changeMembership = Effect.fn("LoyaltyActor.changeMembership")(funct
   const [household] = yield* Actor.query((tx) => tx`SELECT owner_member_id FROM loyalty_households WHERE household_id = ${cmd.member_id} FOR UPDATE`)
   if (household === undefined) return yield* refuse("HOUSEHOLD_NOT_FOUND", "No such household", { household_id: ["not found"] })
   const current = yield* membershipOf(cmd.target_member_id)
-  const answer = (changed: boolean) => ({ op: "household_changed" as const, household_id: cmd.member_id, changed }) satisfies LoyaltyResult
+  const answer = (changed: boolean) => ({ household_id: cmd.member_id, changed }) satisfies HouseholdChanged
   if (cmd.move === "remove") {
     if (current !== cmd.member_id) return answer(false)
     if (household.owner_member_id === cmd.target_member_id) {
@@ -69,7 +71,7 @@ export const contribute = Effect.fn("LoyaltyActor.contribute")(function*(cmd: Ho
     if (prior.member_id !== cmd.member_id || prior.fingerprint !== print) {
       return yield* refuse("IDEMPOTENCY_CONFLICT", "external_reference_id was already used for a different request", { external_reference_id: ["already used"] })
     }
-    return { op: "contributed", transfer_id: prior.entry_id, household_id: cmd.household_id, points: 0, idempotent_replay: true, balances: Repo.balancesOf(settled.wallet) } satisfies LoyaltyResult
+    return { transfer_id: prior.entry_id, household_id: cmd.household_id, points: 0, idempotent_replay: true, balances: Repo.balancesOf(settled.wallet) } satisfies Contributed
   }
   if ((yield* membershipOf(cmd.member_id)) !== cmd.household_id) {
     return yield* refuse("NOT_HOUSEHOLD_MEMBER", "The member does not belong to this household", { household_id: ["not the member's household"] })
@@ -87,20 +89,20 @@ export const contribute = Effect.fn("LoyaltyActor.contribute")(function*(cmd: Ho
     op: "transfer", external_reference_id: cmd.external_reference_id, fingerprint: print, reason: `to household ${cmd.household_id}`
   }))
   const credit = {
-    op: "household_credit" as const, member_id: cmd.household_id, transfer_id: transferId, from_member_id: cmd.member_id,
+    member_id: cmd.household_id, transfer_id: transferId, from_member_id: cmd.member_id,
     lots: draws.map((d) => ({ points: d.points, expires_at: expiries.get(d.lot_id) ?? null }))
   }
-  yield* Actor.emit([yield* Actor.tell(LoyaltyProtocol, "apply", credit, randomUUID())])
-  return { op: "contributed", transfer_id: transferId, household_id: cmd.household_id, points: cmd.points, idempotent_replay: false, balances: Repo.balancesOf(wallet) } satisfies LoyaltyResult
+  yield* Actor.emit([yield* Actor.tell(LoyaltyProtocol, "householdCredit", credit, randomUUID())])
+  return { transfer_id: transferId, household_id: cmd.household_id, points: cmd.points, idempotent_replay: false, balances: Repo.balancesOf(wallet) } satisfies Contributed
 })
 
 /** The pool's leg: one lot per contributed lot, same expiry; at most once per transfer (its key). */
 export const credit = Effect.fn("LoyaltyActor.householdCredit")(function*(cmd: HouseholdCredit) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* commandTime
-  const pool = yield* memberOrRefuse(cmd.member_id, true)
+  const pool = yield* knownMemberOrRefuse(cmd.member_id)
   if ((yield* Actor.query((tx) => Repo.findByKey(tx, scope, "transfer_in", cmd.transfer_id))) !== undefined) {
-    return { op: "credited", transfer_id: cmd.transfer_id, idempotent_replay: true } satisfies LoyaltyResult
+    return { transfer_id: cmd.transfer_id, idempotent_replay: true } satisfies Credited
   }
   const t: Transition = chain(pool.wallet, [
     (w) => settle(w, now, randomUUID),
@@ -110,5 +112,5 @@ export const credit = Effect.fn("LoyaltyActor.householdCredit")(function*(cmd: H
   yield* Actor.query((tx) => Repo.saveTransition(tx, scope, cmd.member_id, pool.wallet, t.wallet, t.entries, {
     op: "transfer_in", external_reference_id: cmd.transfer_id, fingerprint: cmd.from_member_id, reason: `from member ${cmd.from_member_id}`
   }))
-  return { op: "credited", transfer_id: cmd.transfer_id, idempotent_replay: false } satisfies LoyaltyResult
+  return { transfer_id: cmd.transfer_id, idempotent_replay: false } satisfies Credited
 })

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
-import { refuse } from "./refusals.ts"
+import { knownMemberOrRefuse } from "./refusals.ts"
 import { expiryOf } from "./earning.ts"
-import type { Enroll, LoyaltyResult, Unsubscribe } from "./protocol.ts"
+import type { Enroll, Enrolled, Unsubscribe, Unsubscribed } from "./memberProtocol.ts"
 import * as Repo from "./repository.ts"
 import { chain, earn as earnLot, emptyWallet, setBalance, type Wallet } from "./state.ts"
 import { endHold, settle } from "./holds.ts"
@@ -38,15 +38,14 @@ export const enroll = Effect.fn("LoyaltyActor.enroll")(function*(cmd: Enroll) {
   const isNew = existing === undefined
   const reactivated = existing?.status === "unsubscribed"
   if (isNew || reactivated) yield* Events.memberEnrolled({ member_id: cmd.member_id, email: cmd.email, ...profile }, isNew, reactivated, Repo.balancesOf(wallet))
-  return { op: "enrolled", member_id: cmd.member_id, is_new: isNew, reactivated, balances: Repo.balancesOf(wallet) } satisfies LoyaltyResult
+  return { member_id: cmd.member_id, is_new: isNew, reactivated, balances: Repo.balancesOf(wallet) } satisfies Enrolled
 })
 
 /** Leaves the programme: points are kept; active credit holds are released (nothing can confirm them any more). */
 export const unsubscribe = Effect.fn("LoyaltyActor.unsubscribe")(function*(cmd: Unsubscribe) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* commandTime
-  const member = yield* Actor.query((tx) => Repo.loadMemberForUpdate(tx, cmd.member_id))
-  if (member === undefined) return yield* refuse("MEMBER_NOT_FOUND", `No loyalty member with member_id ${JSON.stringify(cmd.member_id)}`, { member_id: ["not found"] })
+  const member = yield* knownMemberOrRefuse(cmd.member_id)
   const t = chain(member.wallet, [
     (w) => settle(w, now, randomUUID),
     ...member.wallet.holds.map((h) => (w: Wallet) => endHold(w, h.hold_id, "release", randomUUID(), now) ?? { wallet: w, entries: [] })
@@ -56,6 +55,6 @@ export const unsubscribe = Effect.fn("LoyaltyActor.unsubscribe")(function*(cmd: 
     if (t.entries.length > 0) await Repo.saveTransition(tx, scope, cmd.member_id, member.wallet, t.wallet, t.entries, { reason: "unsubscribed" })
   })
   return {
-    op: "unsubscribed", member_id: cmd.member_id, was_unsubscribed: member.status === "unsubscribed", balances: Repo.balancesOf(t.wallet)
-  } satisfies LoyaltyResult
+    member_id: cmd.member_id, was_unsubscribed: member.status === "unsubscribed", balances: Repo.balancesOf(t.wallet)
+  } satisfies Unsubscribed
 })

@@ -5,7 +5,7 @@ import * as Events from "./events.ts"
 import { tierNow } from "./events.ts"
 import { findReversal } from "./holdRepository.ts"
 import { settle } from "./holds.ts"
-import type { LoyaltyResult, ResolveEarn } from "./protocol.ts"
+import type { EarnResolved, ResolveEarn } from "./memberProtocol.ts"
 import { refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { resolvePending } from "./state.ts"
@@ -31,9 +31,8 @@ export const resolveEarn = Effect.fn("LoyaltyActor.resolveEarn")(function*(cmd: 
   const status = lot.status === "voided" ? "voided" : current === "pending" ? "pending" : reversed ? "reversed" : "confirmed"
   const wanted = cmd.move === "confirm" ? "confirmed" : "voided"
   const answer = (confirmed: number, voided: number, replay: boolean, balances: ReturnType<typeof Repo.balancesOf>) => ({
-    op: "earn_resolved" as const, transaction_id: cmd.transaction_id, status: wanted, points_confirmed: confirmed, points_voided: voided,
-    idempotent_replay: replay, balances
-  }) satisfies LoyaltyResult
+    transaction_id: cmd.transaction_id, status: wanted, points_confirmed: confirmed, points_voided: voided, idempotent_replay: replay, balances
+  }) satisfies EarnResolved
   if (status === wanted) return answer(0, 0, true, Repo.balancesOf(expired.wallet))
   if (status !== "pending") {
     return yield* refuse("EARN_NOT_PENDING", `The earn is already ${status}`, {

@@ -1,12 +1,11 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../runtime/Actor.ts"
-import type { ReverseEarn } from "./creditProtocol.ts"
+import type { EarnReversed, ReverseEarn } from "./creditProtocol.ts"
 import * as Holds from "./holdRepository.ts"
 import { settle } from "./holds.ts"
 import { pointsReversed, tierChangedSince, tierNow } from "./events.ts"
-import type { LoyaltyResult } from "./protocol.ts"
-import { memberOrRefuse, refuse } from "./refusals.ts"
+import { knownMemberOrRefuse, refuse } from "./refusals.ts"
 import * as Repo from "./repository.ts"
 import { reverseEarn as reverseState } from "./reversal.ts"
 import type { Transition } from "./state.ts"
@@ -28,7 +27,7 @@ type Outcome = {
 export const reverseEarnings = Effect.fn("LoyaltyActor.reverseEarnings")(function*(cmd: ReverseEarn) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* commandTime
-  const member = yield* memberOrRefuse(cmd.member_id, true)
+  const member = yield* knownMemberOrRefuse(cmd.member_id)
   let t: Transition = settle(member.wallet, now, randomUUID)
   const outcomes: Array<Outcome> = []
   const qualifying: Array<{ points: number; nights: number }> = []
@@ -67,5 +66,5 @@ export const reverseEarnings = Effect.fn("LoyaltyActor.reverseEarnings")(functio
     }
   }
   if (qualifying.length > 0) yield* tierChangedSince(cmd.member_id, tierBefore)
-  return { op: "earn_reversed", reversed: outcomes, balances: Repo.balancesOf(t.wallet) } satisfies LoyaltyResult
+  return { reversed: outcomes, balances: Repo.balancesOf(t.wallet) } satisfies EarnReversed
 })

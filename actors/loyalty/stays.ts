@@ -1,15 +1,14 @@
 import { Effect } from "effect"
 import * as Actor from "../runtime/Actor.ts"
-import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
-import type { ReverseEarn, StayEvent } from "./creditProtocol.ts"
-import type { Earn, LoyaltyRefused, LoyaltyResult } from "./protocol.ts"
+import type { ReverseEarn, StayApplied, StayEvent } from "./creditProtocol.ts"
+import type { MemberMessages } from "./memberProtocol.ts"
 import * as Repo from "./repository.ts"
 import { reverseEarnings } from "./reverse.ts"
 
 // Automatic earning from stays: the reservation actor tells the member actor that a reservation of the member checked
 // out (earn, per the programme) or was cancelled or a no-show (reverse what it earned).
 
-type EarnHandler = (cmd: Earn) => Effect.Effect<LoyaltyResult, LoyaltyRefused | DatabaseFailure, Actor.ActorTransaction | Actor.GroupTransaction>
+type EarnHandler = Actor.Handler<typeof MemberMessages.earn>
 
 /** The retry key of a stay's automatic earning: an API client sending the same key meets the same earning. */
 export const stayKey = (reservationId: string) => `res:${reservationId}`
@@ -22,11 +21,11 @@ const earnsOf = (memberId: string, reservationId: string) =>
 export const stayEvent = Effect.fn("LoyaltyActor.stayEvent")(function*(cmd: StayEvent, earn: EarnHandler) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
   const answer = (outcome: "earned" | "already_earned" | "reversed" | "nothing_to_reverse" | "not_earned", detail: string | null = null) =>
-    ({ op: "stay_applied" as const, outcome, detail }) satisfies LoyaltyResult
+    ({ outcome, detail }) satisfies StayApplied
   const earned = yield* earnsOf(cmd.member_id, cmd.reservation_id)
   if (cmd.event !== "checked_out") {
     if (earned.length === 0) return answer("nothing_to_reverse")
-    const reverse: ReverseEarn = { op: "reverse_earn", member_id: cmd.member_id, transaction_ids: earned, reason: cmd.event === "cancelled" ? "cancellation" : "no_show" }
+    const reverse: ReverseEarn = { member_id: cmd.member_id, transaction_ids: earned, reason: cmd.event === "cancelled" ? "cancellation" : "no_show" }
     yield* reverseEarnings(reverse)
     return answer("reversed")
   }
@@ -34,14 +33,16 @@ export const stayEvent = Effect.fn("LoyaltyActor.stayEvent")(function*(cmd: Stay
   if (earned.length > 0) return answer("already_earned")
   if (cmd.amount === null || cmd.currency === null) return answer("not_earned", "the reservation has no amount and currency")
   const program = yield* Actor.query((tx) => Repo.findProgram(tx, scope))
-  const result = yield* earn({
-    op: "earn", member_id: cmd.member_id, external_reference_id: stayKey(cmd.reservation_id), reason: "stay checked out",
+  return yield* earn({
+    member_id: cmd.member_id, external_reference_id: stayKey(cmd.reservation_id), reason: "stay checked out",
     // Pending until confirmed when the programme holds earnings back (pending_days).
     status: (program?.pending_days ?? 0) > 0 ? "pending" : "confirmed",
     stay: {
       amount: cmd.amount, currency: cmd.currency, nights: cmd.nights, reservation_id: cmd.reservation_id, check_in: cmd.check_in,
       check_out: cmd.check_out, hotel: cmd.hotel
     }
-  }).pipe(Effect.catchTag("LoyaltyRefused", (e) => Effect.succeed(answer("not_earned", `${e.code}: ${e.message}`))))
-  return result.op === "stay_applied" ? result : answer("earned")
+  }).pipe(
+    Effect.as(answer("earned")),
+    Effect.catchTag("LoyaltyRefused", (e) => Effect.succeed(answer("not_earned", `${e.code}: ${e.message}`)))
+  )
 })

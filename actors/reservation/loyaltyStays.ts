@@ -5,7 +5,7 @@ import { normaliseEmail } from "../../core/normalise/index.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ReservationStatus } from "../../schemas/reservation.ts"
 import { told } from "../../streams/tell.ts"
-import { LoyaltyProtocol, type LoyaltyCommand } from "../loyalty/protocol.ts"
+import { LoyaltyProtocol, type StayEvent } from "../loyalty/protocol.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import type { ReservationRow } from "./state.ts"
 
@@ -50,11 +50,11 @@ export const stayEnvelopes = async (
   return changes.flatMap((c) => {
     const memberId = memberOf.get(c.row.id)
     if (memberId === undefined || !known.has(memberId)) return []
-    const command: LoyaltyCommand = {
-      op: "stay_event", member_id: memberId, event: c.event, reservation_id: c.external_id, amount: c.row.amount_net ?? c.row.amount,
+    const command: StayEvent = {
+      member_id: memberId, event: c.event, reservation_id: c.external_id, amount: c.row.amount_net ?? c.row.amount,
       currency: c.row.currency === null ? null : c.row.currency.toUpperCase(), nights: c.row.nights, check_in: c.row.check_in,
       check_out: c.row.check_out, hotel: c.row.hotel_id
     }
-    return [{ external_id: c.external_id, message: told(target, LoyaltyProtocol, "apply", scope, command, randomUUID()) }]
+    return [{ external_id: c.external_id, message: told(target, LoyaltyProtocol, "stayEvent", scope, command, randomUUID()) }]
   })
 }

@@ -96,11 +96,19 @@ export interface Actor<Name extends string = string, M extends Messages = Messag
    * whose handlers are per envelope, with several round trips each, gains from applying groups side by side.
    */
   readonly minLanes?: number
+  /**
+   * Applies each wave's envelopes one after another, in wave order, whatever their message types (by default the
+   * message types of a wave run concurrently on the transaction's connection). For an actor whose writes reach across
+   * its keys, so that each write must see the ones before it (B2B: the account tree and code uniqueness span
+   * accounts); its handlers take whatever lock spans those keys themselves. A set-based handler then gets its
+   * envelopes one at a time.
+   */
+  readonly serial?: boolean
 }
 
 /** Any actor, as the runtime and the registry hold them (handlers are only ever called with their own payloads). */
 export type AnyActor = Actor<string, any>
 
 export const make = <Name extends string, M extends Messages>(
-  protocol: ActorProtocol<Name, M>, handlers: Handlers<M>, options: { readonly minLanes?: number } = {}
+  protocol: ActorProtocol<Name, M>, handlers: Handlers<M>, options: Pick<Actor<Name, M>, "minLanes" | "serial"> = {}
 ): Actor<Name, M> => ({ protocol, handlers, ...options })

@@ -36,8 +36,9 @@ export interface GroupOptions {
  * Applies envelopes of one actor type (from any partitions of a lane) together, exactly once each: ONE transaction
  * holds every envelope's inbox row, state change and outbox messages, ONE fence check over every lease involved, ONE
  * commit. A key's envelopes run in order, one wave each; the keys of a wave run together (a set-based handler gets
- * the whole wave, others run concurrently on the transaction's connection, their statements pipelined). A redelivered
- * envelope finds its inbox row and gets its stored answer without touching state. Results are in input order.
+ * the whole wave, others run concurrently on the transaction's connection, their statements pipelined; a serial
+ * actor's one after another). A redelivered envelope finds its inbox row and gets its stored answer without touching
+ * state. Results are in input order.
  *
  * The group fails as a whole (nothing commits) when a statement or a handler fails unexpectedly; the caller then
  * retries it or applies its envelopes one group each, so one bad envelope never fails or stalls the others.
@@ -125,43 +126,52 @@ export const applyGroup = Effect.fn("Actor.applyGroup")(function*(
     }))
 })
 
-/** One wave: set-based messages through their wave handler, the others one envelope each, all concurrently. */
-const applyWave = (actor: AnyActor, envelopes: ReadonlyArray<Envelope>, wave: ReadonlyArray<number>, results: Array<Applied>) => {
-  const byType = groupBy(wave, (i) => envelopes[i]!.type)
-  return Effect.forEach(byType, ([type, indices]) => {
-    const handler = actor.handlers[type]
-    const codec = actor.protocol.codecs[type]
-    if (handler === undefined || codec === undefined) {
-      return Effect.die(new Error(`${actor.protocol.name} actor: unknown message ${type}`))
-    }
-    if (isWaveHandler(handler)) {
-      return Effect.suspend(() =>
-        handler.wave(indices.map((i) => ({ envelopeId: envelopes[i]!.id, payload: codec.decodePayload(envelopes[i]!.payload) })))
-      ).pipe(Effect.map((answers) => {
-        indices.forEach((i, k) => {
-          const { result, outbox } = answers[k]!
-          const exit: ReplyExit = Result.isSuccess(result)
-            ? { _tag: "Success", value: codec.encodeSuccess(result.success) }
-            : { _tag: "Failure", error: codec.encodeError(result.failure) }
-          results[i] = { exit, outbox, duplicate: false }
-        })
-      }))
-    }
-    return Effect.forEach(indices, (i) => {
-      const envelope = envelopes[i]!
-      const outbox: Array<OutboxMessage> = []
-      return Effect.suspend(() => handler(codec.decodePayload(envelope.payload))).pipe(
-        Effect.map((value): ReplyExit => ({ _tag: "Success", value: codec.encodeSuccess(value) })),
-        Effect.catch((error) =>
-          isDatabaseFailure(error)
-            ? Effect.fail(error)
-            : Effect.succeed<ReplyExit>({ _tag: "Failure", error: codec.encodeError(error) })),
-        Effect.map((exit) => {
-          results[i] = { exit, outbox, duplicate: false }
-        }),
-        Effect.provideService(ActorTransaction, { envelopeId: envelope.id, sentAt: envelope.sent_at, emit: (m) => void outbox.push(m) })
-      )
-    }, { concurrency: "unbounded", discard: true })
+/**
+ * One wave: set-based messages through their wave handler, the others one envelope each, all concurrently; a serial
+ * actor's envelopes one after another, in wave order (Actor.serial).
+ */
+const applyWave = (actor: AnyActor, envelopes: ReadonlyArray<Envelope>, wave: ReadonlyArray<number>, results: Array<Applied>) =>
+  actor.serial === true
+    ? Effect.forEach(wave, (i) => applyOfType(actor, envelopes, envelopes[i]!.type, [i], results), { discard: true })
+    : Effect.forEach(groupBy(wave, (i) => envelopes[i]!.type), ([type, indices]) => applyOfType(actor, envelopes, type, indices, results), {
+      concurrency: "unbounded",
+      discard: true
+    })
+
+/** Envelopes of one message type in a wave: together through its wave handler, or one each, concurrently. */
+const applyOfType = (actor: AnyActor, envelopes: ReadonlyArray<Envelope>, type: string, indices: ReadonlyArray<number>, results: Array<Applied>) => {
+  const handler = actor.handlers[type]
+  const codec = actor.protocol.codecs[type]
+  if (handler === undefined || codec === undefined) {
+    return Effect.die(new Error(`${actor.protocol.name} actor: unknown message ${type}`))
+  }
+  if (isWaveHandler(handler)) {
+    return Effect.suspend(() =>
+      handler.wave(indices.map((i) => ({ envelopeId: envelopes[i]!.id, payload: codec.decodePayload(envelopes[i]!.payload) })))
+    ).pipe(Effect.map((answers) => {
+      indices.forEach((i, k) => {
+        const { result, outbox } = answers[k]!
+        const exit: ReplyExit = Result.isSuccess(result)
+          ? { _tag: "Success", value: codec.encodeSuccess(result.success) }
+          : { _tag: "Failure", error: codec.encodeError(result.failure) }
+        results[i] = { exit, outbox, duplicate: false }
+      })
+    }))
+  }
+  return Effect.forEach(indices, (i) => {
+    const envelope = envelopes[i]!
+    const outbox: Array<OutboxMessage> = []
+    return Effect.suspend(() => handler(codec.decodePayload(envelope.payload))).pipe(
+      Effect.map((value): ReplyExit => ({ _tag: "Success", value: codec.encodeSuccess(value) })),
+      Effect.catch((error) =>
+        isDatabaseFailure(error)
+          ? Effect.fail(error)
+          : Effect.succeed<ReplyExit>({ _tag: "Failure", error: codec.encodeError(error) })),
+      Effect.map((exit) => {
+        results[i] = { exit, outbox, duplicate: false }
+      }),
+      Effect.provideService(ActorTransaction, { envelopeId: envelope.id, sentAt: envelope.sent_at, emit: (m) => void outbox.push(m) })
+    )
   }, { concurrency: "unbounded", discard: true })
 }
 

@@ -48,7 +48,6 @@ export const toAddContact = (r: AddContactRequest, accountId: string): ContactCh
   return {
     ok: true,
     command: {
-      op: "add_contact",
       account_id: accountId,
       profile: { phone, email, first_name: r.first_name.trim(), last_name: r.last_name?.trim() || undefined },
       ...(r.role !== undefined ? { role: r.role } : {}),
@@ -81,7 +80,7 @@ export const toCreateDeal = (r: CreateDealRequest, dealId: string): CreateDeal =
     external_id: r.external_id ?? null,
     owner_user_id: r.owner_user_id ?? null
   }
-  return { op: "create_deal", account_id: r.account_id, deal_id: dealId, deal }
+  return { account_id: r.account_id, deal_id: dealId, deal }
 }
 
 /** A merge patch of a deal: fields sent (null clears), the rest kept by the actor. */
@@ -98,5 +97,5 @@ export const toUpdateDeal = (r: UpdateDealRequest, accountId: string, dealId: st
     set.value_amount = r.value?.amount ?? null
     set.value_currency = r.value?.currency.toUpperCase() ?? null
   }
-  return { op: "update_deal", account_id: accountId, deal_id: dealId, set: set as UpdateDeal["set"] }
+  return { account_id: accountId, deal_id: dealId, set: set as UpdateDeal["set"] }
 }

@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { type B2bCommand, B2bProtocol, type B2bRefused, type B2bResult } from "../../actors/b2b/protocol.ts"
+import { Effect, Predicate } from "effect"
+import { B2bProtocol, type B2bRefused } from "../../actors/b2b/protocol.ts"
 import { Database, withTenant, type Tx } from "../../core/db/Database.ts"
 import type { Principal } from "../../schemas/api.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
@@ -24,18 +24,23 @@ const refusal = (pathResource: boolean) => (e: B2bRefused) =>
 
 export const invalid = (details: Issues) => ValidationFailed.of(summarise(details), details)
 
+/**
+ * A write's answer as the edge gives it: a refusal rendered (`pathResource`: the account or deal it names is the one
+ * the URL names), a transport failure in the core error shape (`answered`).
+ */
+export const written = (pathResource: boolean) => <A, E, R>(call: Effect.Effect<A, E, R>) =>
+  // Typed by hand: a refusal (with any of its message's codes) is replaced by its rendering, any other error stays.
+  answered(Effect.mapError(call, (e) => (isRefused(e) ? refusal(pathResource)(e) : e)) as Effect.Effect<A, Exclude<E, B2bRefused> | ReturnType<ReturnType<typeof refusal>>, R>)
+
+const isRefused = (e: unknown): e is B2bRefused => Predicate.isTagged(e, "B2bRefused")
+
 export const B2bEdge = Effect.gen(function*() {
   const actors = yield* ActorClient
   const hotels = yield* Hotels
   const db = yield* Database
 
-  /** Sends a write to the account's actor; `pathResource`: the account (or deal) is the one the URL names. */
-  const write = <Op extends B2bResult["op"]>(principal: Principal, command: B2bCommand, op: Op, pathResource: boolean) =>
-    answered(actors.for(B2bProtocol, principal).apply(command)).pipe(
-      Effect.catchTag("B2bRefused", (e) => Effect.fail(refusal(pathResource)(e))),
-      Effect.flatMap((r) =>
-        r.op === op ? Effect.succeed(r as Extract<B2bResult, { op: Op }>) : Effect.die(new Error(`b2b actor answered ${r.op} to ${command.op}`)))
-    )
+  /** The b2b actor, asked as the principal: one method per write, each answering its own type (pipe it through `written`). */
+  const b2b = (principal: Principal) => actors.for(B2bProtocol, principal)
 
   /** HOTEL_NOT_FOUND (422) for the first hotel id that is not one of the tenant's, naming its field. */
   const checkHotels = Effect.fn("B2b.checkHotels")(function*(principal: Principal, refs: ReadonlyArray<{ readonly hotel_id: string; readonly field: string }>) {
@@ -52,5 +57,5 @@ export const B2bEdge = Effect.gen(function*() {
   /** A read confined to the principal's tenant by row-level security. */
   const read = <A>(principal: Principal, f: (tx: Tx) => Promise<A>) => db.query((sql) => withTenant(sql, principal.tenant_id, f))
 
-  return { write, checkHotels, read }
+  return { b2b, checkHotels, read }
 })

@@ -12,7 +12,7 @@ import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 import { listAccounts, readAccount, readAccountDetail } from "./accountReads.ts"
 import { toAddContact, toCreateDeal, toUpdateDeal } from "./commands.ts"
 import { listDeals, readDeal } from "./dealReads.ts"
-import { B2bEdge, invalid } from "./edge.ts"
+import { B2bEdge, invalid, written } from "./edge.ts"
 import { codeHotels, toCreateAccount, toUpdateAccount } from "./normalise.ts"
 import { isPage, isUuid, pageOf } from "./paging.ts"
 
@@ -22,7 +22,7 @@ const hotelRefs = (ids: ReadonlyArray<string> | null | undefined) => (ids ?? [])
 
 export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
   Effect.gen(function*() {
-    const { write, checkHotels, read } = yield* B2bEdge
+    const { b2b, checkHotels, read } = yield* B2bEdge
     const actors = yield* ActorClient
     const accountWarnings = requestWarnings(CreateAccountRequest)
     const contactWarnings = requestWarnings(AddContactRequest)
@@ -50,7 +50,7 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
         const checked = toCreateAccount(payload, randomUUID())
         if (!checked.ok) return yield* invalid(checked.details)
         yield* checkHotels(principal, codeHotels(checked.value.codes))
-        const { account_id, depth, path } = yield* write(principal, checked.value, "account", false)
+        const { account_id, depth, path } = yield* b2b(principal).createAccount(checked.value).pipe(written(false))
         return new AccountCreated(ok({ account_id, depth, path, warnings: yield* accountWarnings }))
       }))
       .handle("listAccounts", Effect.fn("B2b.listAccounts")(function*({ query }) {
@@ -75,7 +75,7 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
         const checked = toUpdateAccount(payload, params.id)
         if (!checked.ok) return yield* invalid(checked.details)
         yield* checkHotels(principal, codeHotels(checked.value.codes))
-        yield* write(principal, checked.value, "account", true)
+        yield* b2b(principal).updateAccount(checked.value).pipe(written(true))
         const account = yield* read(principal, (tx) => readAccount(tx, principal, params.id))
         if (account === undefined) return yield* accountNotFound(params.id)
         return ok(account)
@@ -87,14 +87,14 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
         }
         const checked = toAddContact(payload, params.id)
         if (!checked.ok) return yield* refusal(checked.status, checked.code, checked.message, checked.details)
-        const { op: _op, is_new_link, ...written } = yield* write(principal, checked.command, "contact", true)
-        const linked = withWarnings(written, yield* contactWarnings)
+        const { is_new_link, ...contact } = yield* b2b(principal).addContact(checked.command).pipe(written(true))
+        const linked = withWarnings(contact, yield* contactWarnings)
         return is_new_link ? new ContactLinked(ok(linked)) : ok(linked)
       }))
       .handle("createDeal", Effect.fn("B2b.createDeal")(function*({ payload }) {
         const principal = yield* CurrentPrincipal
         yield* checkHotels(principal, hotelRefs(payload.hotel_ids))
-        const { deal_id } = yield* write(principal, toCreateDeal(payload, randomUUID()), "deal", false)
+        const { deal_id } = yield* b2b(principal).createDeal(toCreateDeal(payload, randomUUID())).pipe(written(false))
         const deal = yield* read(principal, (tx) => readDeal(tx, principal, deal_id))
         return new DealCreated(ok(deal!))
       }))
@@ -104,7 +104,7 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
         const stored = yield* read(principal, (tx) => readDeal(tx, principal, params.id))
         if (stored === undefined) return yield* dealNotFound(params.id)
         yield* checkHotels(principal, hotelRefs(payload.hotel_ids))
-        yield* write(principal, toUpdateDeal(payload, stored.account_id, stored.deal_id), "deal", true)
+        yield* b2b(principal).updateDeal(toUpdateDeal(payload, stored.account_id, stored.deal_id)).pipe(written(true))
         return ok((yield* read(principal, (tx) => readDeal(tx, principal, params.id)))!)
       }))
       .handle("listDeals", Effect.fn("B2b.listDeals")(function*({ query }) {

@@ -94,7 +94,6 @@ export const toCreateAccount = (r: CreateAccountRequest, accountId: string): Che
   const issues: Issues = {}
   const { rows } = accountCodes(r.codes, r.external_id ?? undefined, issues)
   return result(issues, {
-    op: "create_account",
     account_id: accountId,
     parent_id: r.parent_id ?? null,
     name: r.name.trim(),
@@ -120,7 +119,6 @@ export const toUpdateAccount = (r: UpdateAccountRequest, accountId: string): Che
   if (r.country !== undefined) set.country = countryOf(r.country, issues)
   if (r.owner_user_id !== undefined) set.owner_user_id = r.owner_user_id
   return result(issues, {
-    op: "update_account",
     account_id: accountId,
     ...(r.parent_id !== undefined ? { parent_id: r.parent_id } : {}),
     set: set as UpdateAccount["set"],

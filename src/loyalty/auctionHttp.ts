@@ -7,7 +7,7 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { Conflict, NotFound } from "../../schemas/errors.ts"
 import { AUCTION_MAX_DAYS, ExperienceCreated } from "../../schemas/loyaltyAuction.ts"
 import { readAuction } from "./auctionReads.ts"
-import { invalid, ok, spendRefusal } from "./edge.ts"
+import { answeredAs, invalid, ok, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
 import { retryKey } from "./requests.ts"
 
@@ -20,7 +20,7 @@ const notFound = () => NotFound.of("No such experience", { experience_id: ["not 
 
 export const LoyaltyAuctionsLive = HttpApiBuilder.group(Api, "loyaltyAuctions", (handlers) =>
   Effect.gen(function*() {
-    const { read, resolve, send } = yield* LoyaltyIngress
+    const { read, resolve, loyalty } = yield* LoyaltyIngress
     // An auction belongs to the deployment that created it: only that deployment's sweep closes it.
     const { namespace } = yield* AppConfig
 
@@ -29,7 +29,7 @@ export const LoyaltyAuctionsLive = HttpApiBuilder.group(Api, "loyaltyAuctions", 
       const a = yield* read(p, (tx) => readAuction(tx, p, experienceId))
       if (a === undefined) return yield* notFound()
       if (a.status !== "open" || Date.now() < Date.parse(a.ends_at) + CLOSE_GRACE_MS) return a
-      yield* send(p, { op: "auction_close", member_id: experienceId }, "auction_closed", spendRefusal)
+      yield* loyalty(p).auctionClose({ member_id: experienceId }).pipe(answeredAs(spendRefusal))
       return (yield* read(p, (tx) => readAuction(tx, p, experienceId)))!
     })
 
@@ -69,10 +69,12 @@ export const LoyaltyAuctionsLive = HttpApiBuilder.group(Api, "loyaltyAuctions", 
             experience_id: ["the auction is closed"], ends_at: auction.ends_at, current_high_bid: auction.current_high_bid
           })
         }
-        const held = yield* send(p, { op: "bid_hold", member_id: memberId, auction_id: payload.experience_id, points: payload.bid_points, external_reference_id: key.key }, "bid_held", spendRefusal)
-        const d = yield* send(p, {
-          op: "auction_bid", member_id: payload.experience_id, bidder_member_id: memberId, hold_id: held.hold_id, points: held.points_held, placed_at: held.placed_at
-        }, "bid_decided", spendRefusal)
+        const bids = loyalty(p)
+        const held = yield* bids.bidHold({ member_id: memberId, auction_id: payload.experience_id, points: payload.bid_points, external_reference_id: key.key })
+          .pipe(answeredAs(spendRefusal))
+        const d = yield* bids.auctionBid({
+          member_id: payload.experience_id, bidder_member_id: memberId, hold_id: held.hold_id, points: held.points_held, placed_at: held.placed_at
+        }).pipe(answeredAs(spendRefusal))
         if (d.status === "refused") {
           const at = d.refused_at!
           return yield* d.refusal === "BID_TOO_LOW"

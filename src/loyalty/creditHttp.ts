@@ -4,7 +4,7 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound, NotImplemented } from "../../schemas/errors.ts"
 import { HOLD_TTL_DEFAULT } from "../../schemas/loyaltyCredit.ts"
 import { HoldPlaced } from "../../schemas/loyaltyCreditApi.ts"
-import { invalid, ok, refusal, spendRefusal } from "./edge.ts"
+import { answeredAs, invalid, ok, refusal, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
 import { findHoldRefs, findReservationEarns } from "./creditReads.ts"
 import { findEarnMember, readProgram } from "./reads.ts"
@@ -25,14 +25,14 @@ const byMember = <R extends { member_id: string }>(rows: ReadonlyArray<R>, id: (
 
 export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (handlers) =>
   Effect.gen(function*() {
-    const { read, resolve, send } = yield* LoyaltyIngress
+    const { read, resolve, loyalty } = yield* LoyaltyIngress
     const reports = yield* LoyaltyReports
     const households = yield* LoyaltyHouseholds
 
     /** Ends holds (confirm or release), one actor command per member they belong to. */
     const endHolds = (p: Principal, refs: ReadonlyArray<{ hold_id: string; member_id: string }>, move: "confirm" | "release") =>
       Effect.forEach(byMember(refs, (r) => r.hold_id), ([member_id, hold_ids]) =>
-        Effect.map(send(p, { op: "end_hold", member_id, hold_ids, move }, "holds_ended", spendRefusal), (r) => ({ member_id, ...r })))
+        Effect.map(loyalty(p).endHold({ member_id, hold_ids, move }).pipe(answeredAs(spendRefusal)), (r) => ({ member_id, ...r })))
 
     return handlers
       .handle("creditQuote", ({ query }) => reports.quote(query))
@@ -48,10 +48,10 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
         if ((payload.points !== undefined) === (payload.amount !== undefined)) return yield* invalid({ amount: ["send either amount (with currency) or points"] })
         if (payload.amount !== undefined && payload.currency === undefined) return yield* invalid({ currency: ["is required with amount"] })
         const id = yield* resolve(p, payload)
-        const r = yield* send(p, {
-          op: "hold", member_id: id, external_reference_id: key.key, reservation_id: payload.reservation_id, ttl_seconds: payload.ttl_seconds ?? HOLD_TTL_DEFAULT,
+        const r = yield* loyalty(p).placeHold({
+          member_id: id, external_reference_id: key.key, reservation_id: payload.reservation_id, ttl_seconds: payload.ttl_seconds ?? HOLD_TTL_DEFAULT,
           ...(payload.points !== undefined ? { points: payload.points } : { amount_minor: Math.round(payload.amount! * 100), currency: payload.currency!.toUpperCase() })
-        }, "hold_placed", refusal)
+        }).pipe(answeredAs(refusal))
         const { amount_minor, ...hold } = r.hold
         // points_held is this hold's (the member's total held is points_balance − points_available).
         const data = ok({ member_id: id, ...r.balances, ...hold, amount: amount_minor / 100, idempotent_replay: r.idempotent_replay })
@@ -93,7 +93,7 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
         const spent = all.filter((h) => h.status === "confirmed" || h.status === "reversed")
         const refs = spent.length > 0 ? spent : all
         const answers = yield* Effect.forEach(byMember(refs, (r) => r.hold_id), ([member_id, hold_ids]) =>
-          Effect.map(send(p, { op: "credit_reverse", member_id, hold_ids, reason: payload.reason ?? null }, "credit_reversed", spendRefusal), (r) => ({ member_id, ...r })))
+          Effect.map(loyalty(p).creditReverse({ member_id, hold_ids, reason: payload.reason ?? null }).pipe(answeredAs(spendRefusal)), (r) => ({ member_id, ...r })))
         const refunds = answers.flatMap((a) => a.refunds.map((r) => ({ member_id: a.member_id, ...r })))
         const balances = answers.length === 1 ? { member_id: answers[0]!.member_id, ...answers[0]!.balances } : {}
         return ok({
@@ -111,7 +111,7 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
           return yield* NotFound.of("No earn to reverse", { [payload.transaction_id !== undefined ? "transaction_id" : "reservation_id"]: ["no earn found"] }, "EARN_NOT_FOUND")
         }
         const answers = yield* Effect.forEach(byMember(earns, (e) => e.entry_id), ([member_id, transaction_ids]) =>
-          Effect.map(send(p, { op: "reverse_earn", member_id, transaction_ids, reason: payload.reason ?? null }, "earn_reversed", spendRefusal), (r) => ({ member_id, ...r })))
+          Effect.map(loyalty(p).reverseEarn({ member_id, transaction_ids, reason: payload.reason ?? null }).pipe(answeredAs(spendRefusal)), (r) => ({ member_id, ...r })))
         const reversed = answers.flatMap((a) => a.reversed.map((r) => ({ member_id: a.member_id, ...r })))
         const sum = (k: "points_reversed" | "points_voided" | "points_unrecovered") => reversed.reduce((s, r) => s + r[k], 0)
         const balances = answers.length === 1 ? { member_id: answers[0]!.member_id, ...answers[0]!.balances } : {}
@@ -128,10 +128,10 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
         const action = decideAction((program as { action_rules?: ReadonlyArray<ActionRule> } | undefined)?.action_rules ?? [], payload)
         if (!action.ok) return yield* invalid(action.details)
         const id = yield* resolve(p, payload)
-        const { op: _op, balances, ...r } = yield* send(p, {
-          op: "earn", member_id: id, external_reference_id: key.key, points: action.points, status: "confirmed", reason: payload.reason ?? null,
+        const { balances, ...r } = yield* loyalty(p).earn({
+          member_id: id, external_reference_id: key.key, points: action.points, status: "confirmed", reason: payload.reason ?? null,
           action_type: payload.action_type, ...(action.scope !== undefined ? { action_scope: action.scope } : {})
-        }, "earned", spendRefusal)
+        }).pipe(answeredAs(spendRefusal))
         return ok({ member_id: id, action_type: payload.action_type, scope_key: payload.scope_key ?? null, per_member: action.limit, ...r, ...balances })
       }))
       .handle("redeemFreeNight", Effect.fn("Loyalty.redeemFreeNight")(function*({ payload, headers }) {
@@ -147,11 +147,11 @@ export const LoyaltyCreditLive = HttpApiBuilder.group(Api, "loyaltyCredit", (han
         const id = yield* resolve(p, payload)
         const reward = yield* reports.reward(p, payload.reward_id)
         const nights = payload.nights ?? 1
-        const { op: _op, balances, ...r } = yield* send(p, {
-          op: "redeem", member_id: id, external_reference_id: key.key, reward_id: reward.reward_id, quantity: nights,
+        const { balances, ...r } = yield* loyalty(p).redeem({
+          member_id: id, external_reference_id: key.key, reward_id: reward.reward_id, quantity: nights,
           notes: payload.notes ?? `free night${nights > 1 ? "s" : ""}${payload.hotel ? ` at ${payload.hotel}` : ""}${payload.check_in ? ` from ${payload.check_in}` : ""}`,
           ...(payload.status !== undefined ? { status: payload.status } : {})
-        }, "redeemed", spendRefusal)
+        }).pipe(answeredAs(spendRefusal))
         const voucher = payload.delivery_method === "voucher" ? `FN-${r.redemption_id.replaceAll("-", "").slice(0, 12).toUpperCase()}` : null
         return ok({ member_id: id, ...r, nights, delivery_method: payload.delivery_method, voucher_code: voucher, ...balances })
       }))

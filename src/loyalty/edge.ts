@@ -1,7 +1,8 @@
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import type { LoyaltyRefused } from "../../actors/loyalty/protocol.ts"
 import { normaliseEmail } from "../../core/normalise/index.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { answered } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
 
 // What the loyalty handlers share: the answer envelope and the core error shapes of refusals.
@@ -23,6 +24,16 @@ export const refusal = (e: LoyaltyRefused) =>
 /** Refusals of writes that never involve the programme's rates: only 404 and 409. */
 export const spendRefusal = (e: LoyaltyRefused) =>
   e.code.endsWith("_NOT_FOUND") ? NotFound.of(e.message, e.details, e.code) : Conflict.of(e.code, e.message, e.details)
+
+/**
+ * An answer of the loyalty actor as the edge gives it: a refusal as `refused` renders it, a transport failure in the
+ * core error shape (`answered`).
+ */
+export const answeredAs = <B>(refused: (e: LoyaltyRefused) => B) => <A, E, R>(call: Effect.Effect<A, E, R>) =>
+  // Typed by hand: a refusal (with any of its message's codes) is replaced by its rendering, any other error stays.
+  answered(Effect.mapError(call, (e) => (isRefused(e) ? refused(e) : e)) as Effect.Effect<A, Exclude<E, LoyaltyRefused> | B, R>)
+
+const isRefused = (e: unknown): e is LoyaltyRefused => Predicate.isTagged(e, "LoyaltyRefused")
 
 /** A normalised email, or the 400 naming the field. */
 export const emailOf = (raw: string | undefined, field = "email") => {

@@ -4,7 +4,7 @@ import { CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
 import { Conflict, NotFound } from "../../schemas/errors.ts"
 import type { HouseholdRequest } from "../../schemas/loyaltyCredit.ts"
-import { invalid, ok, spendRefusal } from "./edge.ts"
+import { answeredAs, invalid, ok, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
 import { readMember } from "./reads.ts"
 import { retryKey, toRedeem } from "./requests.ts"
@@ -14,7 +14,7 @@ import { retryKey, toRedeem } from "./requests.ts"
 const householdNotFound = () => NotFound.of("No such household", { household_id: ["not found"] }, "HOUSEHOLD_NOT_FOUND")
 
 export const LoyaltyHouseholds = Effect.gen(function*() {
-  const { read, resolve, send } = yield* LoyaltyIngress
+  const { read, resolve, loyalty } = yield* LoyaltyIngress
 
   const view = Effect.fn("Loyalty.householdView")(function*(p: Principal, householdId: string) {
     const found = yield* read(p, async (tx) => {
@@ -51,7 +51,7 @@ export const LoyaltyHouseholds = Effect.gen(function*() {
       if (r.name === undefined) return yield* invalid({ name: ["is required to create a household"] })
       const owner = yield* resolve(p, r)
       const householdId = randomUUID()
-      yield* send(p, { op: "household_create", member_id: householdId, owner_member_id: owner, name: r.name.trim() }, "household_changed", spendRefusal)
+      yield* loyalty(p).householdCreate({ member_id: householdId, owner_member_id: owner, name: r.name.trim() }).pipe(answeredAs(spendRefusal))
       return yield* view(p, householdId)
     }
     if (r.household_id === undefined) return yield* invalid({ household_id: ["is required for this action"] })
@@ -59,7 +59,8 @@ export const LoyaltyHouseholds = Effect.gen(function*() {
     if (exists.length === 0) return yield* householdNotFound()
     const memberId = yield* resolve(p, r)
     if (r.action === "add_member" || r.action === "remove_member") {
-      const res = yield* send(p, { op: "household_membership", member_id: r.household_id, target_member_id: memberId, move: r.action === "add_member" ? "add" : "remove" }, "household_changed", spendRefusal)
+      const res = yield* loyalty(p).householdMembership({ member_id: r.household_id, target_member_id: memberId, move: r.action === "add_member" ? "add" : "remove" })
+        .pipe(answeredAs(spendRefusal))
       const v = yield* view(p, r.household_id)
       return ok({ ...v.data, changed: res.changed })
     }
@@ -67,9 +68,9 @@ export const LoyaltyHouseholds = Effect.gen(function*() {
     if (!key.ok) return yield* invalid(key.details)
     if (r.action === "contribute") {
       if (r.points === undefined) return yield* invalid({ points: ["is required to contribute"] })
-      const { op: _op, balances, ...c } = yield* send(p, {
-        op: "household_contribute", member_id: memberId, household_id: r.household_id, points: r.points, external_reference_id: key.key
-      }, "contributed", spendRefusal)
+      const { balances, ...c } = yield* loyalty(p).householdContribute({
+        member_id: memberId, household_id: r.household_id, points: r.points, external_reference_id: key.key
+      }).pipe(answeredAs(spendRefusal))
       return ok({ member_id: memberId, ...c, transfer_status: "accepted" as const, ...balances })
     }
     // redeem: the pool pays, for a member of the household.
@@ -77,7 +78,8 @@ export const LoyaltyHouseholds = Effect.gen(function*() {
     if (member === undefined) return yield* Conflict.of("NOT_HOUSEHOLD_MEMBER", "The member does not belong to this household", { member_id: ["not in this household"] })
     const command = toRedeem({ reward_id: r.reward_id, points: r.points, status: r.status, notes: r.notes }, key.key)
     if (!command.ok) return yield* invalid(command.details)
-    const { op: _op, balances, ...res } = yield* send(p, { ...command.value, member_id: r.household_id, notes: command.value.notes ?? `by member ${memberId}` }, "redeemed", spendRefusal)
+    const { balances, ...res } = yield* loyalty(p).redeem({ ...command.value, member_id: r.household_id, notes: command.value.notes ?? `by member ${memberId}` })
+      .pipe(answeredAs(spendRefusal))
     return ok({ household_id: r.household_id, member_id: memberId, ...res, pooled_balance: balances.points_balance, pooled_available: balances.points_available })
   })
 

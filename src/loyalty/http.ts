@@ -5,11 +5,11 @@ import { Api, CurrentPrincipal, type Principal } from "../../schemas/api.ts"
 import { NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { MemberEnrolled, RedeemRequest } from "../../schemas/loyalty.ts"
 import type { RedemptionBatch } from "../../schemas/loyaltyAnswers.ts"
-import { batchItems, batchSizeRefused } from "../http/answers.ts"
+import { answered, batchItems, batchSizeRefused } from "../http/answers.ts"
 import { pageRequest } from "../http/paging.ts"
 import { conversionQuery, convert } from "./conversion.ts"
 import { actionRuleIssues, insertReward, replaceTiers, tierIssues, writeProgram } from "./config.ts"
-import { emailOf, invalid, ledgerPage, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
+import { answeredAs, emailOf, invalid, ledgerPage, memberNotFound, ok, refusal, spendRefusal } from "./edge.ts"
 import { LoyaltyIngress } from "./ingress.ts"
 import { memberIdFor } from "../../core/loyalty/memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readReward, readRewards, readTiers, readTransactions } from "./reads.ts"
@@ -17,14 +17,15 @@ import { retryKey, toEarn, toRedeem } from "./requests.ts"
 
 export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
   Effect.gen(function*() {
-    const { read, resolve, send } = yield* LoyaltyIngress
+    const { read, resolve, loyalty } = yield* LoyaltyIngress
 
     /** Confirms or voids a pending earn, in the actor of the member it belongs to. */
     const resolveEarn = Effect.fn("Loyalty.resolveEarn")(function*(transactionId: string, move: "confirm" | "void", points?: number) {
       const p = yield* CurrentPrincipal
       const memberId = yield* read(p, (tx) => findEarnMember(tx, p, transactionId))
       if (memberId === undefined) return yield* NotFound.of(`No earn with transaction_id ${JSON.stringify(transactionId)}`, { transaction_id: ["not found"] }, "EARN_NOT_FOUND")
-      const { op: _op, balances, ...r } = yield* send(p, { op: "resolve_earn", member_id: memberId, transaction_id: transactionId, move, ...(points !== undefined ? { points } : {}) }, "earn_resolved", spendRefusal)
+      const { balances, ...r } = yield* loyalty(p).resolveEarn({ member_id: memberId, transaction_id: transactionId, move, ...(points !== undefined ? { points } : {}) })
+        .pipe(answeredAs(spendRefusal))
       return ok({ member_id: memberId, ...r, ...balances })
     })
 
@@ -35,7 +36,7 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       const command = toRedeem(payload, key.key)
       if (!command.ok) return yield* invalid(command.details)
       const id = yield* resolve(p, payload)
-      const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "redeemed", spendRefusal)
+      const { balances, ...r } = yield* loyalty(p).redeem({ ...command.value, member_id: id }).pipe(answeredAs(spendRefusal))
       return { member_id: id, ...r, ...balances }
     })
     const redeemItem = batchItems(RedeemRequest)
@@ -116,18 +117,19 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       .handle("enroll", Effect.fn("Loyalty.enroll")(function*({ payload }) {
         const p = yield* CurrentPrincipal
         const email = yield* emailOf(payload.email)
-        const r = yield* send(p, {
-          op: "enroll", member_id: memberIdFor(p, email), email, first_name: payload.first_name?.trim() || null,
+        // An enrolment is never refused: only its transport can fail.
+        const r = yield* answered(loyalty(p).enroll({
+          member_id: memberIdFor(p, email), email, first_name: payload.first_name?.trim() || null,
           last_name: payload.last_name?.trim() || null, phone: payload.phone?.trim() || null,
           ...(payload.loyalty_balance !== undefined ? { loyalty_balance: payload.loyalty_balance } : {})
-        }, "enrolled", refusal)
+        }))
         const data = { member_id: r.member_id, is_new: r.is_new, reactivated: r.reactivated, email, ...r.balances }
         return r.is_new ? new MemberEnrolled(ok(data)) : ok(data)
       }))
       .handle("unsubscribe", Effect.fn("Loyalty.unsubscribe")(function*({ payload }) {
         const p = yield* CurrentPrincipal
         const id = yield* resolve(p, payload)
-        const r = yield* send(p, { op: "unsubscribe", member_id: id, reason: payload.reason ?? null }, "unsubscribed", spendRefusal)
+        const r = yield* loyalty(p).unsubscribe({ member_id: id, reason: payload.reason ?? null }).pipe(answeredAs(spendRefusal))
         return ok({ member_id: id, status: "unsubscribed", already_unsubscribed: r.was_unsubscribed, ...r.balances })
       }))
       .handle("member", Effect.fn("Loyalty.member")(function*({ query }) {
@@ -166,7 +168,7 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         const command = toEarn(payload, key.key)
         if (!command.ok) return yield* invalid(command.details)
         const id = yield* resolve(p, payload)
-        const { op: _op, balances, ...r } = yield* send(p, { ...command.value, member_id: id }, "earned", refusal)
+        const { balances, ...r } = yield* loyalty(p).earn({ ...command.value, member_id: id }).pipe(answeredAs(refusal))
         return ok({ member_id: id, ...r, points_deducted: 0, ...balances })
       }))
       .handle("applyDiscount", Effect.fn("Loyalty.applyDiscount")(function*({ payload }) {
@@ -174,10 +176,10 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
         if ((payload.points !== undefined) === (payload.amount !== undefined)) return yield* invalid({ points: ["send either points or amount (with currency)"] })
         if (payload.amount !== undefined && payload.currency === undefined) return yield* invalid({ currency: ["is required with amount"] })
         const id = yield* resolve(p, payload)
-        const { op: _op, balances, discount_minor, ...r } = yield* send(p, {
-          op: "discount", member_id: id, reservation_id: payload.reservation_id ?? null, reference_id: payload.reference_id ?? null,
+        const { balances, discount_minor, ...r } = yield* loyalty(p).applyDiscount({
+          member_id: id, reservation_id: payload.reservation_id ?? null, reference_id: payload.reference_id ?? null,
           ...(payload.points !== undefined ? { points: payload.points } : { amount_minor: Math.round(payload.amount! * 100), currency: payload.currency!.toUpperCase() })
-        }, "discount_applied", refusal)
+        }).pipe(answeredAs(refusal))
         return ok({ member_id: id, ...r, discount_amount: discount_minor / 100, reference_id: payload.reference_id ?? null, ...balances })
       }))
       .handle("redeem", Effect.fn("Loyalty.redeem")(function*({ payload, headers }) {

@@ -1,15 +1,13 @@
 import { Effect } from "effect"
-import { type LoyaltyCommand, LoyaltyProtocol, type LoyaltyRefused, type LoyaltyResult } from "../../actors/loyalty/protocol.ts"
+import { LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
 import { Database, type Tx, withTenant } from "../../core/db/Database.ts"
 import type { Principal } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
-import type { Conflict, NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
-import { answered } from "../http/answers.ts"
 import { emailOf, invalid, memberNotFound } from "./edge.ts"
 import { findMemberId } from "./reads.ts"
 
-/** What every loyalty handler group uses: reads in the tenant, the member a request names, and the member's actor. */
+/** What every loyalty handler group uses: reads in the tenant, the member a request names, and the loyalty actor. */
 export const LoyaltyIngress = Effect.gen(function*() {
   const db = yield* Database
   const actors = yield* ActorClient
@@ -32,11 +30,11 @@ export const LoyaltyIngress = Effect.gen(function*() {
     return id
   })
 
-  const send = <Op extends LoyaltyResult["op"], E extends NotFound | Conflict | Unprocessable>(p: Principal, command: LoyaltyCommand, op: Op, refused: (e: LoyaltyRefused) => E) =>
-    answered(actors.for(LoyaltyProtocol, p).apply(command)).pipe(
-      Effect.catchTag("LoyaltyRefused", (e) => Effect.fail(refused(e))),
-      Effect.flatMap((r) => r.op === op ? Effect.succeed(r as Extract<LoyaltyResult, { op: Op }>) : Effect.die(new Error(`loyalty actor answered ${r.op}`)))
-    )
+  /**
+   * The loyalty actor, asked as the principal: one method per message, each answering its own type (pipe it through
+   * `answeredAs` for the edge's errors).
+   */
+  const loyalty = (p: Principal) => actors.for(LoyaltyProtocol, p)
 
-  return { read, resolve, send }
+  return { read, resolve, loyalty }
 })

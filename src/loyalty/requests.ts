@@ -29,7 +29,7 @@ export const toEarn = (r: EarnRequest, key: string): Checked<Omit<Earn, "member_
     return { ok: false, details: { points: ["send either points, or a stay's amount (with currency) and nights"] } }
   }
   if (r.amount !== undefined && r.currency === undefined) return { ok: false, details: { currency: ["is required with amount"] } }
-  const base = { op: "earn" as const, external_reference_id: key, status: r.status ?? "confirmed", reason: r.reason ?? null }
+  const base = { external_reference_id: key, status: r.status ?? "confirmed", reason: r.reason ?? null }
   if (r.points !== undefined) return { ok: true, value: { ...base, points: r.points } }
   return {
     ok: true,
@@ -51,7 +51,7 @@ export const toRedeem = (r: RedeemRequest, key: string): Checked<Omit<Redeem, "m
   return {
     ok: true,
     value: {
-      op: "redeem", external_reference_id: key, notes: r.notes ?? null,
+      external_reference_id: key, notes: r.notes ?? null,
       ...(r.reward_id !== undefined ? { reward_id: r.reward_id } : { points: r.points! }),
       ...(r.status !== undefined ? { status: r.status } : {})
     }

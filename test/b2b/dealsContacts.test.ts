@@ -3,6 +3,8 @@ import { randomUUID } from "node:crypto"
 import { e164, phone, reservation, uniqueId } from "../support/fixtures.ts"
 import { outboxMessages } from "../support/outbox.ts"
 import { createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { askRaw } from "../support/streams.ts"
+import { B2bProtocol } from "../../actors/b2b/protocol.ts"
 
 let platform: RunningPlatform
 let tenant: TestTenant
@@ -160,5 +162,23 @@ describe("deals", () => {
       cursor = page.body.data.next_cursor
     } while (cursor)
     expect(seen).toEqual(["D4", "D3", "D2", "D1", "D0"])
+  })
+})
+
+// The deprecated op-union message of the release before, for a rolling upgrade: remove in the release after this one.
+describe("an `apply` envelope of the release before (an old ingress's)", () => {
+  it("is answered in its old shape, with the result's op; a refusal is the refusal it always was", async () => {
+    const acme = await account()
+    const scope = { tenant_id: tenant.tenant_id, sandbox: false }
+    const dealId = randomUUID()
+    const deal = {
+      contact_id: null, name: "Offsite", type: "event", stage: "lead", lost_reason: null, hotel_ids: [], arrival: null, departure: null, room_nights: null,
+      value_amount: null, value_currency: null, probability: null, expected_close: null, rate_codes: [], external_id: null, owner_user_id: null
+    } as const
+    const created = await askRaw(platform.config, scope, B2bProtocol, "apply", { op: "create_deal", account_id: acme, deal_id: dealId, deal })
+    expect(created.exit).toEqual({ _tag: "Success", value: { op: "deal", deal_id: dealId, account_id: acme, stage: "lead", registered_codes: [] } })
+    const missing = await askRaw(platform.config, scope, B2bProtocol, "apply", { op: "update_deal", account_id: acme, deal_id: randomUUID(), set: { stage: "won" } })
+    expect(missing.exit).toMatchObject({ _tag: "Failure", error: { _tag: "B2bRefused", code: "DEAL_NOT_FOUND" } })
+    expect((await api("GET", `/b2b/deals?account_id=${acme}`)).body.data.deals).toMatchObject([{ name: "Offsite", stage: "lead" }])
   })
 })

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { jetstream } from "@nats-io/jetstream"
-import { connect } from "@nats-io/transport-node"
-import { randomUUID } from "node:crypto"
-import { type LoyaltyCommand, LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
-import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
-import { partitionOf } from "../../streams/partition.ts"
-import { ingressSubject } from "../../streams/subjects.ts"
 import { loyaltyHarness } from "./support.ts"
-import { Replies } from "../../streams/topics.ts"
 
-const { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees } = loyaltyHarness("loyalty-auctions")
+const { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees, publish } = loyaltyHarness("loyalty-auctions")
 beforeAll(setUp, 60_000)
 afterAll(tearDown)
 
@@ -175,20 +167,8 @@ describe("experience auctions", () => {
     const raise = (await bid({ member_id: m.member_id, experience_id: e.experience_id, bid_points: 400 })).body.data
     expect(raise).toMatchObject({ status: "leading", replaced_hold_id: first.hold_id })
     // The close of a world where the raise reached the auction only after it closed: the winner is the replaced hold.
-    const nc = await connect({ servers: h.platform.config.natsUrl })
-    try {
-      const command: LoyaltyCommand = { op: "auction_settle", member_id: m.member_id, auction_id: e.experience_id, hold_id: first.hold_id, points: 300, name: "Chef's table" }
-      const envelope: Envelope = {
-        id: randomUUID(), actor: "loyalty", type: "apply", tenant_id: h.tenant.tenant_id, sandbox: false, key: m.member_id, sent_at: Date.now(),
-        reply_to: `_test.reply.${randomUUID()}`, payload: LoyaltyProtocol.codecs.apply.encodePayload(command)
-      }
-      const reply = new Promise<Reply>((resolve) => nc.subscribe(envelope.reply_to!, { max: 1, callback: (_err, msg) => resolve(Replies.decode(msg.data)) }))
-      await jetstream(nc).publish(ingressSubject(h.platform.config.namespace, "loyalty", partitionOf(h.tenant.tenant_id, m.member_id, h.platform.config.partitions)),
-        encode(envelope), { msgID: envelope.id })
-      expect((await reply).exit._tag).toBe("Success")
-    } finally {
-      await nc.close()
-    }
+    const settle = await publish("auctionSettle", { member_id: m.member_id, auction_id: e.experience_id, hold_id: first.hold_id, points: 300, name: "Chef's table" })
+    expect(settle.exit._tag).toBe("Success")
     expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 700, held: 0 })
     // The real close then names the raise: the auction's one redemption is there already, nothing is charged again.
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(e.ends_at) + 2_500 - Date.now())))

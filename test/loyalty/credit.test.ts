@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { jetstream } from "@nats-io/jetstream"
-import { connect } from "@nats-io/transport-node"
-import { randomUUID } from "node:crypto"
-import { type LoyaltyCommand, LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
-import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
-import { partitionOf } from "../../streams/partition.ts"
-import { ingressSubject } from "../../streams/subjects.ts"
 import { loyaltyHarness } from "./support.ts"
-import { Replies } from "../../streams/topics.ts"
 
-const { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees } = loyaltyHarness("loyalty-credit")
+const { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees, publish } = loyaltyHarness("loyalty-credit")
 beforeAll(setUp, 60_000)
 afterAll(tearDown)
 
@@ -17,22 +9,6 @@ const hold = (body: Record<string, unknown>, headers?: Record<string, string>) =
 const confirm = (body: Record<string, unknown>) => api("POST", "/api/v1/loyalty/credit/confirm", body)
 const release = (body: Record<string, unknown>) => api("POST", "/api/v1/loyalty/credit/release", body)
 const reverse = (body: Record<string, unknown>) => api("POST", "/api/v1/loyalty/credit/reverse", body)
-/** A command published as the ingress would, but with the given sent_at (a backlog's delay), answered by the actor. */
-const publishApply = async (memberId: string, command: LoyaltyCommand, sentAt: number) => {
-  const nc = await connect({ servers: h.platform.config.natsUrl })
-  try {
-    const envelope: Envelope = {
-      id: randomUUID(), actor: "loyalty", type: "apply", tenant_id: h.tenant.tenant_id, sandbox: false, key: memberId, sent_at: sentAt,
-      reply_to: `_test.reply.${randomUUID()}`, payload: LoyaltyProtocol.codecs.apply.encodePayload(command)
-    }
-    const reply = new Promise<Reply>((resolve) => nc.subscribe(envelope.reply_to!, { max: 1, callback: (_err, msg) => resolve(Replies.decode(msg.data)) }))
-    await jetstream(nc).publish(ingressSubject(h.platform.config.namespace, "loyalty", partitionOf(h.tenant.tenant_id, memberId, h.platform.config.partitions)),
-      encode(envelope), { msgID: envelope.id })
-    return await reply
-  } finally {
-    await nc.close()
-  }
-}
 const redeem = (memberId: string, points: number) => api("POST", "/api/v1/loyalty/redeem", { member_id: memberId, points, external_reference_id: unique("r") })
 
 describe("credit holds", () => {
@@ -138,8 +114,7 @@ describe("credit holds", () => {
     // As if the confirm was sent, then waited in a backlog while the hold's minute passed.
     await h.sql`UPDATE loyalty_holds SET expires_at = ${new Date(sentAt + 500)} WHERE hold_id = ${placed.hold_id}`
     await new Promise((r) => setTimeout(r, 1_000))
-    const command: LoyaltyCommand = { op: "end_hold", member_id: m.member_id, hold_ids: [placed.hold_id], move: "confirm" }
-    const reply = await publishApply(m.member_id, command, sentAt)
+    const reply = await publish("endHold", { member_id: m.member_id, hold_ids: [placed.hold_id], move: "confirm" }, sentAt)
     expect(reply.exit._tag, JSON.stringify(reply.exit)).toBe("Success")
     const [row] = await h.sql`SELECT status FROM loyalty_holds WHERE hold_id = ${placed.hold_id}`
     expect(row!.status).toBe("confirmed")

@@ -4,9 +4,10 @@ import { loyaltyHarness } from "./support.ts"
 
 // Checks of the design notes' hazards (§5) and invariants (§6) the other loyalty tests left out: tenant and sandbox
 // isolation (§6.8), a credit reverse racing itself (§5), earn confirm and reverse racing (§5), a lot past its expiry
-// counted as expired by the liability report before any command records it (§5).
+// counted as expired by the liability report before any command records it (§5); and, for a rolling upgrade, the
+// deprecated op-union message `apply` of the release before (remove its test with it, in the release after this one).
 
-const { h, setUp, tearDown, api, unique, enroll, ledgerAgrees } = loyaltyHarness("loyalty-hazards")
+const { h, setUp, tearDown, api, unique, enroll, ledgerAgrees, publish } = loyaltyHarness("loyalty-hazards")
 let other: TestTenant
 beforeAll(async () => {
   await setUp()
@@ -101,5 +102,25 @@ describe("loyalty hazards and invariants not covered elsewhere", () => {
     const after = (await as(key, "GET", "/api/v1/loyalty/liability")).body.data
     expect(after.points.active).toBe(before.points.active - 500 + 5)
     expect(after.wallets.active).toBe(after.points.active)
+  })
+
+  it("an `apply` envelope of the release before (an old ingress, an old worker's outbox row) is answered in its old shape, with the result's op", async () => {
+    const m = await enroll(500)
+    const hold = { op: "hold", member_id: m.member_id, external_reference_id: unique("h"), reservation_id: unique("RES"), points: 200, ttl_seconds: 600 } as const
+    const placed = await publish("apply", hold)
+    expect(placed.exit).toMatchObject({ _tag: "Success", value: { op: "hold_placed", idempotent_replay: false, hold: { status: "active", points_held: 200 } } })
+    const holdId = (placed.exit as { value: { hold: { hold_id: string } } }).value.hold.hold_id
+    const ended = await publish("apply", { op: "end_hold", member_id: m.member_id, hold_ids: [holdId], move: "confirm" })
+    expect(ended.exit).toEqual({
+      _tag: "Success",
+      value: {
+        op: "holds_ended", holds: [{ hold_id: holdId, status: "confirmed", points: 200, amount_minor: 200, currency: "EUR" }],
+        balances: expect.objectContaining({ points_balance: 300, points_held: 0 })
+      }
+    })
+    // A refusal is the refusal it always was.
+    const refused = await publish("apply", { op: "redeem", member_id: m.member_id, external_reference_id: unique("r"), points: 301, notes: null })
+    expect(refused.exit).toMatchObject({ _tag: "Failure", error: { _tag: "LoyaltyRefused", code: "INSUFFICIENT_POINTS", details: { available: 300 } } })
+    expect(await ledgerAgrees(m.member_id)).toEqual({ balance: 300, held: 0 })
   })
 })

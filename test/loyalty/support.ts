@@ -1,6 +1,9 @@
 import { expect } from "@effect/vitest"
 import type postgres from "postgres"
+import { type LoyaltyMessages, LoyaltyProtocol } from "../../actors/loyalty/protocol.ts"
+import type { PayloadOf } from "../../streams/ActorProtocol.ts"
 import { createTenant, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { askRaw } from "../support/streams.ts"
 
 /** A platform with a loyalty tenant (programme: EUR, 10 points per unit, 100 per night, 24 months, 0.01 per point). */
 export const loyaltyHarness = (suffix: string) => {
@@ -50,5 +53,9 @@ export const loyaltyHarness = (suffix: string) => {
     expect(row!.held).toBeGreaterThanOrEqual(0)
     return { balance: row!.balance as number, held: row!.held as number }
   }
-  return { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees }
+
+  /** A loyalty message published as an ingress would (askRaw), and the actor's reply. */
+  const publish = <K extends keyof LoyaltyMessages & string>(type: K, payload: PayloadOf<LoyaltyMessages[K]>, sentAt?: number) =>
+    askRaw(h.platform.config, { tenant_id: h.tenant.tenant_id, sandbox: false }, LoyaltyProtocol, type, payload, sentAt)
+  return { h, setUp, tearDown, api, unique, enroll, member, ledgerAgrees, publish }
 }
