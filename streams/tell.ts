@@ -22,7 +22,9 @@ export const told = <Name extends string, M extends Messages, K extends keyof M 
   tag: K,
   scope: TenantScope,
   payload: PayloadOf<M[K]>,
-  id: string
+  id: string,
+  /** When it is sent (ms, the sender's Clock): the receiver's time for the command (streams/envelope.ts `sent_at`). */
+  sentAt: number
 ): Told => {
   const key = protocol.key(payload)
   return {
@@ -30,7 +32,7 @@ export const told = <Name extends string, M extends Messages, K extends keyof M 
     subject: ingressSubject(target.namespace, protocol.name, partitionOf(scope.tenant_id, key, target.partitions)),
     payload: {
       v: ENVELOPE_VERSION, id, actor: protocol.name, type: tag, tenant_id: scope.tenant_id, sandbox: scope.sandbox, key,
-      payload: protocol.codecs[tag].encodePayload(payload), sent_at: Date.now()
+      payload: protocol.codecs[tag].encodePayload(payload), sent_at: sentAt
     }
   }
 }

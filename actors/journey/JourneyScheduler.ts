@@ -1,5 +1,5 @@
 import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database } from "../../core/db/Database.ts"
 import { JourneyConfig } from "../../core/journey/JourneyConfig.ts"
@@ -37,7 +37,8 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
     const { js } = yield* Nats
     const relay = yield* OutboxRelay
     const published = Effect.runPromiseWith(yield* Effect.context<never>())
-    const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
+    const clock = yield* Clock.Clock
+    const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, now: () => clock.currentTimeMillisUnsafe(), publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
     const wakeDue = (now: Date) => wakeDueRuns(deps, now)
     let messages: ConsumerMessages | undefined
     let loop: Promise<void> | undefined

@@ -101,7 +101,7 @@ export const journeyDateSignals: DateScanPart<Pick<SweepDeps, "namespace" | "par
     for (const f of await insertFires(tx, j, now, deps.namespace)) {
       if (f.contact_id === null) continue
       const s = signalOf(j, { ...f, contact_id: f.contact_id })
-      out.push(toldRow(told(deps, JourneyProtocol, "signal", j, s, `signal:${s.event_id}:${s.contact_id}`), j.tenant_id))
+      out.push(toldRow(told(deps, JourneyProtocol, "signal", j, s, `signal:${s.event_id}:${s.contact_id}`, now.getTime()), j.tenant_id))
     }
   }
   return out

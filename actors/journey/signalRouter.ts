@@ -15,6 +15,8 @@ export interface RouterDeps {
   readonly js: JetStreamClient
   readonly namespace: string
   readonly partitions: number
+  /** The time the signals are sent at (the layer's Clock). */
+  readonly now: () => number
 }
 
 interface ActiveTrigger {
@@ -71,7 +73,7 @@ export const routeSignals = async (deps: RouterDeps, batch: ReadonlyArray<JsMsg>
     await Promise.all(events.flatMap(({ e }) =>
       hears(e)
         ? signalsOf(e).map((s) => {
-          const t = told(deps, JourneyProtocol, "signal", e, s, `signal:${s.event_id}:${s.contact_id}`)
+          const t = told(deps, JourneyProtocol, "signal", e, s, `signal:${s.event_id}:${s.contact_id}`, deps.now())
           return deps.js.publish(t.subject, encode(t.payload), { msgID: deterministicId(t.id) })
         })
         : []))

@@ -39,7 +39,7 @@ export const wakeDueRuns = async (deps: SweepDeps, now: Date, limit = 1_000): Pr
       RETURNING r.id, r.tenant_id, r.sandbox, r.contact_id, r.wake_seq`
     if (due.length === 0) return []
     const out = due.map((d) =>
-      toldRow(told(deps, JourneyProtocol, "wake", d, { contact_id: d.contact_id, run_id: d.id, wake_seq: d.wake_seq }, `wake:${d.id}:${d.wake_seq}`), d.tenant_id))
+      toldRow(told(deps, JourneyProtocol, "wake", d, { contact_id: d.contact_id, run_id: d.id, wake_seq: d.wake_seq }, `wake:${d.id}:${d.wake_seq}`, now.getTime()), d.tenant_id))
     await insertOutboxRows(tx, out)
     return out
   })

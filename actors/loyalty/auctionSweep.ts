@@ -34,7 +34,7 @@ export const closeDueAuctions = async (deps: AuctionSweepDeps, now: Date, limit 
       RETURNING a.auction_id, a.tenant_id, a.sandbox`
     if (due.length === 0) return []
     const out = due.map((d) =>
-      toldRow(told(deps, LoyaltyProtocol, "auctionClose", d, { member_id: d.auction_id }, `auction-close:${d.auction_id}`), d.tenant_id))
+      toldRow(told(deps, LoyaltyProtocol, "auctionClose", d, { member_id: d.auction_id }, `auction-close:${d.auction_id}`, now.getTime()), d.tenant_id))
     await insertOutboxRows(tx, out)
     return out
   })

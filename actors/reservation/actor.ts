@@ -1,4 +1,4 @@
-import { DateTime, Effect, Result } from "effect"
+import { Clock, DateTime, Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { deterministicId } from "../../core/deterministicId.ts"
 import type { ReservationResult, SkippedResult } from "../../schemas/reservation.ts"
@@ -103,7 +103,8 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
     const event = stayEventOf(w.existing?.status, w.reservation.status)
     return event === undefined ? [] : [{ external_id: w.item.payload.external_id, row: w.reservation, event }]
   })
-  const stayMessages = stayChanges.length === 0 ? [] : yield* Actor.query((tx) => stayEnvelopes(tx, scope, stayChanges, target))
+  const sentAt = yield* Clock.currentTimeMillis
+  const stayMessages = stayChanges.length === 0 ? [] : yield* Actor.query((tx) => stayEnvelopes(tx, scope, stayChanges, target, sentAt))
 
   const attributionChangesOf = (id: string) => {
     const change = attributionChanges.get(id)

@@ -33,7 +33,8 @@ export interface StayChange {
  * with an email): read after the guests were written; a holder who is no member gets nothing.
  */
 export const stayEnvelopes = async (
-  tx: Tx, scope: TenantScope, changes: ReadonlyArray<StayChange>, target: { readonly namespace: string; readonly partitions: number }
+  tx: Tx, scope: TenantScope, changes: ReadonlyArray<StayChange>, target: { readonly namespace: string; readonly partitions: number },
+  sentAt: number
 ): Promise<Array<{ readonly external_id: string; readonly message: OutboxMessage }>> => {
   if (changes.length === 0) return []
   const holders = await tx`
@@ -55,6 +56,6 @@ export const stayEnvelopes = async (
       currency: c.row.currency === null ? null : c.row.currency.toUpperCase(), nights: c.row.nights, check_in: c.row.check_in,
       check_out: c.row.check_out, hotel: c.row.hotel_id
     }
-    return [{ external_id: c.external_id, message: told(target, LoyaltyProtocol, "stayEvent", scope, command, randomUUID()) }]
+    return [{ external_id: c.external_id, message: told(target, LoyaltyProtocol, "stayEvent", scope, command, randomUUID(), sentAt) }]
   })
 }

@@ -1,4 +1,4 @@
-import { Context, Effect, type Result } from "effect"
+import { Clock, Context, Effect, type Result } from "effect"
 import { databaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
@@ -50,7 +50,7 @@ export const emit = (messages: ReadonlyArray<OutboxMessage>): Effect.Effect<void
 export const tell = <Name extends string, M extends Messages, K extends keyof M & string>(
   protocol: ActorProtocol<Name, M>, tag: K, payload: PayloadOf<M[K]>, id: string
 ): Effect.Effect<OutboxMessage, never, GroupTransaction> =>
-  Effect.map(Effect.service(GroupTransaction), (t) => told(t.target, protocol, tag, t.scope, payload, id))
+  Effect.zipWith(Effect.service(GroupTransaction), Clock.currentTimeMillis, (t, now) => told(t.target, protocol, tag, t.scope, payload, id, now))
 
 /** A handler of one envelope: a domain value, a domain error, or a database failure (the group is retried). */
 export type Handler<M extends ActorMessage> = (
