@@ -1,19 +1,16 @@
-import type { JsMsg } from "@nats-io/jetstream"
 import type { NatsConnection } from "@nats-io/transport-node"
-import { Cause, Clock, Effect, Exit, Fiber, Option, Queue, Schedule } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Queue } from "effect"
 import { DatabaseError, DatabaseUnavailable } from "../../core/db/DatabaseFailure.ts"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
-import type { ReplyExit } from "../../streams/ActorProtocol.ts"
-import { encode, type Envelope, type Reply } from "../../streams/envelope.ts"
 import type { AnyActor } from "./Actor.ts"
 import { applyGroup, type GroupApplied } from "./applyGroup.ts"
 import { dataFault } from "./dataFault.ts"
-import { recordDeadLetter } from "./deadLetters.ts"
 import { crashAfterCommit } from "./faults.ts"
-import { type Fence, LeaseLost } from "./leases.ts"
+import { LeaseLost } from "./leases.ts"
 import type { OutboxRelayShape } from "./OutboxRelay.ts"
+import { ack, giveUp, type Item, reply } from "./settle.ts"
 import { untilDeadline } from "./untilDeadline.ts"
 
 /** Attempts on an envelope that fails for a reason other than unavailable infrastructure before it is dead-lettered. */
@@ -25,35 +22,7 @@ const GROUP_MAX = 256
 /** Envelopes queued for a lane (fetched, not yet applied): bounds memory; a full lane stops its partitions' intake. */
 const QUEUE_MAX = 2_048
 
-/**
- * Acks a committed envelope. A connection lost meanwhile only means a redelivery, which the inbox answers: it must
- * not stop the lane, so nothing thrown here escapes.
- */
-const ack = (msg: JsMsg): void => {
-  try {
-    msg.ack()
-  } catch (e) {
-    log("warn", "ack not sent; the envelope will be redelivered and answered from the inbox", { seq: msg.seq, error: errorText(e) })
-  }
-}
-
 const backoff = (attempt: number) => Math.min(5_000, 50 * 2 ** Math.min(attempt, 7)) * (0.5 + Math.random() / 2)
-
-/** Where an envelope came from: its partition's lease, and what to tell the partition when it is settled. */
-export interface Source {
-  readonly fence: Fence
-  readonly abandoned: boolean
-  /** The envelope was acked (applied, answered from the inbox, or dead-lettered), or dropped unacked. */
-  readonly settled: (item: Item) => void
-  /** The partition's lease turned out lost while applying. */
-  readonly lost: () => void
-}
-
-export interface Item {
-  readonly msg: JsMsg
-  readonly envelope: Envelope
-  readonly source: Source
-}
 
 export interface LaneDeps {
   readonly sql: Sql
@@ -157,9 +126,9 @@ export class Lane {
           return
         }
         if (items.length === 1 && refused !== undefined) {
-          return yield* self.giveUp(items[0]!, errorText(error), attempt, { _tag: "Rejected", message: refused })
+          return yield* giveUp(self.deps, self.actor.protocol.name, items[0]!, errorText(error), attempt, { _tag: "Rejected", message: refused })
         }
-        if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* self.giveUp(items[0]!, errorText(error), attempt)
+        if (items.length === 1 && logicFailures >= MAX_LOGIC_ATTEMPTS) return yield* giveUp(self.deps, self.actor.protocol.name, items[0]!, errorText(error), attempt)
         for (const i of items) i.msg.working()
         yield* Effect.sleep(backoff(attempt))
         // A partition lost meanwhile: its envelopes are the next owner's (settled here, unacked).
@@ -175,7 +144,7 @@ export class Lane {
       const item = items[i]!
       const { msg, envelope } = item
       const applied = results[i]!
-      if (envelope.reply_to) this.reply(envelope, applied.exit)
+      if (envelope.reply_to) reply(this.deps.nc, envelope, applied.exit)
       ack(msg)
       item.source.settled(item)
       Metrics.processed.inc({ actor: envelope.actor, result: applied.duplicate ? "duplicate" : "applied" })
@@ -184,43 +153,5 @@ export class Lane {
         duplicate: applied.duplicate, answer: applied.exit._tag
       })
     }
-  }
-
-  private reply(envelope: Envelope, exit: ReplyExit): void {
-    const message: Reply = { envelope_id: envelope.id, exit }
-    try {
-      this.deps.nc.publish(envelope.reply_to!, encode(message))
-    } catch (e) {
-      log("warn", "reply not sent", { envelope_id: envelope.id, error: errorText(e) })
-    }
-  }
-
-  /**
-   * Kept whole in dead_letters for an operator; the caller is answered with a defect (or, for a data fault, a
-   * rejection); the message is acked.
-   */
-  private giveUp(
-    item: Item,
-    error: string,
-    attempts: number,
-    answer: ReplyExit = { _tag: "Defect", message: "The request could not be applied and was recorded for an operator" }
-  ): Effect.Effect<void> {
-    const { msg, envelope } = item
-    const self = this
-    return Effect.gen(function*() {
-      // Retried every second while the database is away, unless the partition is lost meanwhile (the next owner's then).
-      const recorded = yield* Effect.tryPromise(() =>
-        recordDeadLetter(self.deps.sql, msg, { envelopeId: envelope.id, tenantId: envelope.tenant_id, actor: self.actor.protocol.name, error, attempts })
-      ).pipe(
-        Effect.tapError(() => Effect.sync(() => item.source.abandoned || msg.working())),
-        Effect.retry({ schedule: Schedule.spaced("1 second"), while: () => !item.source.abandoned }),
-        Effect.option
-      )
-      if (Option.isNone(recorded)) return item.source.settled(item)
-      if (envelope.reply_to) self.reply(envelope, answer)
-      ack(msg)
-      item.source.settled(item)
-      Metrics.processed.inc({ actor: envelope.actor, result: "dead_lettered" })
-    })
   }
 }

@@ -3,7 +3,7 @@ import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { ownerOf, slotOf } from "./assignment.ts"
 import { LeaseDeadlines } from "./leaseDeadlines.ts"
-import { acquire, expiredHolder, fenceOut, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
+import { acquire, endFormerOwner, expiredHolder, heartbeat, leave, liveWorkers, release, renew } from "./leases.ts"
 import { type PartitionDeps, PartitionConsumer } from "./PartitionConsumer.ts"
 import type { AnyActor } from "./Actor.ts"
 import { untilDeadline } from "./untilDeadline.ts"
@@ -151,7 +151,7 @@ export class PartitionOwnership {
     const { workerId, leaseTtlMs } = this.options
     return Effect.gen(function*() {
       const expired = yield* leases(() => expiredHolder(self.sql, self.deps.namespace, name, partition, workerId))
-      if (expired !== undefined) yield* self.fenceOut(expired)
+      if (expired !== undefined) yield* endFormerOwner(self.sql, expired, workerId)
       const askedAt = yield* Clock.currentTimeMillis
       const fence = yield* leases(() => acquire(self.sql, self.deps.namespace, name, partition, workerId, leaseTtlMs))
       if (!fence) return // still held by its previous owner (draining, or not yet expired): next round
@@ -166,17 +166,6 @@ export class PartitionOwnership {
       })))
       log("info", "partition taken", { actor: name, partition, epoch: fence.epoch, worker_id: workerId })
     })
-  }
-
-  /** A former owner that let its lease expire (frozen, cut off): its open transactions are ended, not waited for. */
-  private fenceOut(formerOwner: string): Effect.Effect<void> {
-    return leases(() => fenceOut(this.sql, formerOwner)).pipe(
-      Effect.map((ended) => {
-        if (ended > 0) log("warn", "ended the open transactions of a former owner whose lease expired", { former_owner: formerOwner, sessions: ended, worker_id: this.options.workerId })
-      }),
-      // Not allowed (another role), or the database is away: its sessions end with the pause, or by the server's timeouts.
-      Effect.catch((e) => Effect.sync(() => log("warn", "could not end a former owner's transactions", { former_owner: formerOwner, error: errorText(e.cause) })))
-    )
   }
 
   private handOver(slot: string, consumer: PartitionConsumer) {

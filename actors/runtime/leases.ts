@@ -1,4 +1,6 @@
+import { Effect } from "effect"
 import type { Sql, Tx } from "../../core/db/Database.ts"
+import { errorText, log } from "../../core/observability/log.ts"
 import { isLockTimeout } from "../../core/db/DatabaseFailure.ts"
 import { applicationNameOf } from "../../core/processIdentity.ts"
 
@@ -86,6 +88,16 @@ export const fenceOut = async (sql: Sql, formerOwner: string): Promise<number> =
     WHERE application_name = ${applicationNameOf(formerOwner)} AND xact_start IS NOT NULL AND pid <> pg_backend_pid()`
   return rows.filter((r) => r.ended === true).length
 }
+
+/** `fenceOut` for a taking worker: logged, never failing (the takeover goes on either way). */
+export const endFormerOwner = (sql: Sql, formerOwner: string, workerId: string): Effect.Effect<void> =>
+  Effect.tryPromise(() => fenceOut(sql, formerOwner)).pipe(
+    Effect.map((ended) => {
+      if (ended > 0) log("warn", "ended the open transactions of a former owner whose lease expired", { former_owner: formerOwner, sessions: ended, worker_id: workerId })
+    }),
+    // Not allowed (another role), or the database is away: its sessions end with the pause, or by the server's timeouts.
+    Effect.catch((e) => Effect.sync(() => log("warn", "could not end a former owner's transactions", { former_owner: formerOwner, error: errorText(e.cause) })))
+  )
 
 /** Extends every lease this owner holds at its epoch; returns the ones still held. */
 export const renew = async (sql: Sql, fences: ReadonlyArray<Fence>, ttlMs: number): Promise<Set<string>> => {
