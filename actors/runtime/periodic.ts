@@ -26,8 +26,11 @@ export const runOnce = (job: PeriodicJob): Effect.Effect<void> =>
   )
 
 /**
- * The job now and then `every` after each run ends, for as long as the fiber lives: fork it in a layer's scope
- * (`Effect.forkScoped`), and the layer's release interrupts it. `Schedule.spaced` counts from the end of a run, so two
- * runs of one worker never overlap and a slow run delays the next instead of piling runs up.
+ * The job every `every`, the first time `every` after the fiber starts, for as long as the fiber lives: fork it in a
+ * layer's scope (`Effect.forkScoped`), and the layer's release interrupts it. `Schedule.spaced` counts from the end of a
+ * run, so two runs of one worker never overlap and a slow run delays the next instead of piling runs up. Not at start:
+ * a worker restarted in a crash loop (or a deployment scaled up at once) would otherwise run every job, the hourly
+ * purge and the date scan included, once per start (seen as the message fault test's sends starved at full size).
  */
-export const periodic = (job: PeriodicJob) => runOnce(job).pipe(Effect.repeat(Schedule.spaced(job.every)))
+export const periodic = (job: PeriodicJob) =>
+  Effect.sleep(job.every).pipe(Effect.andThen(runOnce(job).pipe(Effect.repeat(Schedule.spaced(job.every)))))

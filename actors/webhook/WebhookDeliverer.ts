@@ -56,7 +56,7 @@ export class WebhookDeliverer extends Context.Service<WebhookDeliverer, WebhookD
     // What fails here is the fan-out consumer not being there.
     yield* Effect.acquireRelease(Effect.tryPromise({ try: () => fanOut.start(), catch: natsFailure }), () => Effect.promise(() => fanOut.stop()))
     yield* Effect.logInfo("webhook deliverer started").pipe(Effect.annotateLogs({ subscriptions: channels.size }))
-    yield* Effect.forkScoped(periodic(sync).pipe(Effect.delay(CHANNEL_SYNC_MS)))
+    yield* Effect.forkScoped(periodic(sync))
     yield* Effect.forkScoped(periodic({
       name: "webhook delivery log purge", span: "WebhookDeliverer.purgeDeliveryLog", every: PURGE_EVERY_MS, run: (now) => purgeDeliveryLog(sql, now)
     }))
