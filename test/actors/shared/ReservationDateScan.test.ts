@@ -77,8 +77,8 @@ describe("the reservation date scan", () => {
       const arriving = yield* Effect.promise(() => book(`arriving-${Date.now()}@gmail.com`))
       const contactId = arriving.contacts[0]!.contact_id
 
-      // 14:59 in Madrid: the scan's first run, as the layer starts, finds nothing due.
-      yield* TestClock.setTime(CHECK_IN_TIME - SCAN_MS)
+      // The layer starts two intervals before 15:00 in Madrid: its first run, an interval later, finds nothing due.
+      yield* TestClock.setTime(CHECK_IN_TIME - 2 * SCAN_MS)
       yield* Effect.gen(function*() {
         yield* ReservationDateScan
         yield* advanceUntil("a run past the check-in time", SCAN_MS, async () => (runs.some((t) => t >= CHECK_IN_TIME) ? true : undefined))
