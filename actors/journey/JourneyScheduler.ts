@@ -8,8 +8,7 @@ import { journeySignalConsumer } from "../../streams/journeyTopology.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
-import { OutboxRelay } from "../runtime/OutboxRelay.ts"
-import type { OutboxMessage } from "../runtime/Actor.ts"
+import { messagePublisher } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
 import { routeSignals } from "./signalRouter.ts"
 import { wakeDueRuns } from "./timerSweep.ts"
@@ -35,10 +34,9 @@ export class JourneyScheduler extends Context.Service<JourneyScheduler, JourneyS
     const config = yield* JourneyConfig
     const { sql } = yield* Database
     const { js } = yield* Nats
-    const relay = yield* OutboxRelay
-    const published = Effect.runPromiseWith(yield* Effect.context<never>())
+    const publish = yield* messagePublisher
     const clock = yield* Clock.Clock
-    const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, now: () => clock.currentTimeMillisUnsafe(), publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
+    const deps = { sql, js, namespace: app.namespace, partitions: app.partitions, now: () => clock.currentTimeMillisUnsafe(), publish }
     const wakeDue = (now: Date) => wakeDueRuns(deps, now)
     let messages: ConsumerMessages | undefined
     let loop: Promise<void> | undefined

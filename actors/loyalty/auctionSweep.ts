@@ -3,7 +3,7 @@ import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, runTransaction, type Sql } from "../../core/db/Database.ts"
 import { CLOSE_GRACE_MS } from "../../core/loyalty/auction.ts"
 import { told } from "../../streams/tell.ts"
-import { insertOutboxRows, OutboxRelay, toldRow } from "../runtime/OutboxRelay.ts"
+import { insertOutboxRows, messagePublisher, toldRow } from "../runtime/OutboxRelay.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import { periodic } from "../runtime/periodic.ts"
 import { LoyaltyProtocol } from "./protocol.ts"
@@ -50,9 +50,8 @@ export class AuctionSweeper extends Context.Service<AuctionSweeper, { readonly c
   static readonly layer = Layer.effect(AuctionSweeper, Effect.gen(function*() {
     const app = yield* AppConfig
     const { sql } = yield* Database
-    const relay = yield* OutboxRelay
-    const published = Effect.runPromiseWith(yield* Effect.context<never>())
-    const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
+    const publish = yield* messagePublisher
+    const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish }
     const closeDue = (now: Date) => closeDueAuctions(deps, now)
     const ms = yield* Config.Int("GEP_AUCTION_SWEEP_MS").pipe(Config.withDefault(5_000), Effect.orDie)
     yield* Effect.forkScoped(periodic({ name: "auction close sweep", span: "AuctionSweeper.closeDue", every: ms, run: closeDue }))

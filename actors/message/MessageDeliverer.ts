@@ -10,8 +10,7 @@ import { Nats } from "../../streams/Nats.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
 import { outboxStream } from "../../streams/subjects.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { OutboxRelay } from "../runtime/OutboxRelay.ts"
-import type { OutboxMessage } from "../runtime/Actor.ts"
+import { messagePublisher } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
 import { attempt, type Verdict } from "./attempt.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
@@ -40,11 +39,10 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const { sql } = yield* Database
     const { js } = yield* Nats
     const context = yield* Effect.context<EmailTransport | WhatsAppTransport>()
-    const relay = yield* OutboxRelay
-    const published = Effect.runPromiseWith(yield* Effect.context<never>())
+    const publish = yield* messagePublisher
     const deps = {
       sql, namespace: app.namespace, key: Redacted.value(webhook.encryptionKey), config,
-      publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m))
+      publish
     }
     const inFlight = new Set<Promise<void>>()
     const streams: Array<ConsumerMessages> = []
@@ -75,7 +73,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     }
 
     const sweep = (now: Date) => closeIdleConversations(sql, config.conversationIdleMs, app.namespace, now).then(async (events) => {
-      await published(relay.publishMessages(events))
+      await publish(events)
       return events.length
     })
 

@@ -81,6 +81,16 @@ export class OutboxRelay extends Context.Service<OutboxRelay, OutboxRelayShape>(
   }))
 }
 
+/**
+ * The relay's `publishMessages` for the Promise code of sweeps and scans (they publish after their own commit), run
+ * with the services of the layer that asks for it (its logger among them).
+ */
+export const messagePublisher = Effect.gen(function*() {
+  const relay = yield* OutboxRelay
+  const run = Effect.runPromiseWith(yield* Effect.context<never>())
+  return (messages: ReadonlyArray<OutboxMessage>): Promise<void> => run(relay.publishMessages(messages))
+})
+
 /** The relay's operations, unscheduled (the layer schedules them; tests call them directly). */
 export const makeOutboxRelay = (sql: Sql, js: JetStreamClient, namespace: string): OutboxRelayShape => {
   /** Published rows not yet deleted: deleted together, one statement per flush instead of one per message. */

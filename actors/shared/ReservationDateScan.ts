@@ -2,7 +2,7 @@ import { Config, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, runTransaction, type Sql, type Tx } from "../../core/db/Database.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
-import { insertOutboxRows, OutboxRelay } from "../runtime/OutboxRelay.ts"
+import { insertOutboxRows, messagePublisher } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
 
 // Any constant: the same in every worker, so one scan runs at a time across the deployment. It is the key the webhook
@@ -89,9 +89,8 @@ export class ReservationDateScan extends Context.Service<ReservationDateScan, Re
       const app = yield* AppConfig
       const { sql } = yield* Database
       const every = yield* intervalMs.pipe(Effect.orDie)
-      const relay = yield* OutboxRelay
-      const published = Effect.runPromiseWith(yield* Effect.context<never>())
-      const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish: (m: ReadonlyArray<OutboxMessage>) => published(relay.publishMessages(m)) }
+      const publish = yield* messagePublisher
+      const deps = { sql, namespace: app.namespace, partitions: app.partitions, publish }
       const scan = (now: Date, options?: { waitForLock?: boolean }) => scanReservationDates(deps, now, parts, options)
       yield* Effect.forkScoped(periodic({ name: "reservation date scan", span: "ReservationDateScan.scan", every, run: scan }))
       return ReservationDateScan.of({ scan })
