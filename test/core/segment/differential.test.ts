@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import postgres from "postgres"
 import { actAsTenant } from "../../../core/db/Database.ts"
+import { gate } from "../../../core/message/gate.ts"
 import { FIELDS } from "../../../core/segment/catalog.ts"
 import { loadContactState } from "../../../core/segment/contactState.ts"
 import { matches } from "../../../core/segment/evaluate.ts"
 import { OPERATORS } from "../../../core/segment/leaf.ts"
-import { segmentWhere } from "../../../core/segment/toSql.ts"
+import { reachableWhere, segmentWhere } from "../../../core/segment/toSql.ts"
 import { validateDefinition } from "../../../core/segment/validate.ts"
 import type { SegmentDefinition, SegmentNode } from "../../../schemas/segment.ts"
 import { ownDatabase } from "../../support/ownDatabase.ts"
@@ -57,6 +58,17 @@ describe("segment evaluators", () => {
         await sql.begin(async (tx) => {
           await actAsTenant(tx, tenantId)
           const states = await Promise.all(contactIds.map((id) => loadContactState(tx, tenantId, false, id)))
+          // The preview's per-channel counts use reachableWhere directly: it must be the sender's gate too.
+          for (const channel of ["email", "whatsapp"] as const) {
+            for (const category of ["marketing", "utility"] as const) {
+              const rows = await tx`SELECT c.id FROM contacts c
+                WHERE c.tenant_id = ${tenantId} AND c.sandbox = false AND ${reachableWhere(tx, channel, category)}`
+              const bySql = new Set(rows.map((r) => r.id as string))
+              const byGate = new Set(contactIds.filter((_, i) =>
+                gate(states[i]!.contact, channel, category, states[i]!.suppressed[channel]) === null))
+              expect(bySql).toEqual(byGate)
+            }
+          }
           for (const def of defs) {
             expect(validateDefinition(def, CUSTOM_FIELDS)).toEqual([])
             note(def.match)
