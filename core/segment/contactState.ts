@@ -1,4 +1,5 @@
 import type postgres from "postgres"
+import { childrenOf, type SegmentDefinition, type SegmentNode } from "../../schemas/segment.ts"
 import type { Recipient } from "../message/gate.ts"
 
 // One contact's state, as the TypeScript evaluator (evaluate.ts) reads it: what the message sender loads at send time
@@ -51,7 +52,7 @@ export interface SentMessage {
 export interface ContactState {
   readonly contact: ContactRow
   readonly stays: ReadonlyArray<StayState>
-  /** Core events and CDP (website) events of the contact: their type and time. */
+  /** The contact's core, website and CDP events: their type and time. */
   readonly events: ReadonlyArray<{ readonly type: string; readonly at: Date }>
   readonly messages: ReadonlyArray<SentMessage>
   /** Whether the contact's address on each channel is suppressed (the sender's `isSuppressed`). */
@@ -62,14 +63,36 @@ export interface ContactState {
 
 type Tag = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql
 
+/** What evaluating a definition reads beyond the contact row: stays, the event types it counts, messages. */
+export interface StateNeeds { readonly stays: boolean; readonly eventTypes: ReadonlyArray<string>; readonly messages: boolean }
+
+export const needsOf = (def: SegmentDefinition): StateNeeds => {
+  let stays = false
+  let messages = false
+  const eventTypes = new Set<string>()
+  const visit = (n: SegmentNode): void => {
+    if ("has_stay" in n) stays = true
+    else if ("received" in n) messages = true
+    else if ("performed" in n) eventTypes.add(n.performed.event)
+    for (const [child] of childrenOf(n, [])) visit(child)
+  }
+  visit(def.match)
+  return { stays, eventTypes: [...eventTypes], messages }
+}
+
 /**
- * Loads what `matches` needs of one contact, in four statements sent together on `tx` (a tenant transaction: RLS
- * applies). Undefined when the contact does not exist in the scope.
+ * Loads what `matches` needs of one contact, in up to four statements sent together on `tx` (a tenant transaction: RLS
+ * applies). Undefined when the contact does not exist in the scope. Given the definition it will be evaluated for
+ * (the sender's re-check), it reads only the stays, event types and messages that definition looks at.
  */
 export const loadContactState = async (
-  tx: Tag, tenantId: string, sandbox: boolean, contactId: string
+  tx: Tag, tenantId: string, sandbox: boolean, contactId: string, only?: SegmentDefinition
 ): Promise<ContactState | undefined> => {
   const q = tx as postgres.Sql
+  const needs = only === undefined ? undefined : needsOf(only)
+  const none = Promise.resolve([] as Array<postgres.Row>)
+  const typeFilter = (column: postgres.Fragment) =>
+    needs === undefined ? q`` : q`AND ${column} = ANY(${needs.eventTypes as Array<string>}::text[])`
   const [contacts, stays, events, messages] = await Promise.all([
     q`
       SELECT c.id, c.email, c.phone, c.language, c.nationality, c.gender, c.date_of_birth::text AS date_of_birth, c.address,
@@ -85,7 +108,7 @@ export const loadContactState = async (
       LEFT JOIN loyalty_members m ON m.tenant_id = c.tenant_id AND m.sandbox = c.sandbox AND m.email = lower(c.email)
         AND m.status = 'active' AND m.kind = 'member'
       WHERE c.tenant_id = ${tenantId} AND c.sandbox = ${sandbox} AND c.id = ${contactId}`.execute(),
-    q`
+    needs !== undefined && !needs.stays ? none : q`
       SELECT r.id, r.hotel_id::text AS hotel_id, h.code AS hotel_code, h.timezone AS hotel_timezone, r.status,
         r.guest_stage AS stage, r.check_in::text AS check_in, r.check_out::text AS check_out,
         r.booking_date::text AS booking_date, r.nights, r.channel, r.source, r.market_segment, r.rate_plan AS rate_code,
@@ -93,13 +116,16 @@ export const loadContactState = async (
       FROM reservations r JOIN hotels h ON h.id = r.hotel_id
       WHERE r.tenant_id = ${tenantId} AND r.sandbox = ${sandbox}
         AND r.id IN (SELECT g.reservation_id FROM reservation_guests g WHERE g.contact_id = ${contactId})`.execute(),
-    q`
+    needs !== undefined && needs.eventTypes.length === 0 ? none : q`
       SELECT type, created_at AS at FROM events
-      WHERE tenant_id = ${tenantId} AND sandbox = ${sandbox} AND contact_id = ${contactId}
+      WHERE tenant_id = ${tenantId} AND sandbox = ${sandbox} AND contact_id = ${contactId} ${typeFilter(q`type`)}
       UNION ALL
-      SELECT type, ts AS at FROM cdp_events
-      WHERE tenant_id = ${tenantId} AND sandbox = ${sandbox} AND contact_id = ${contactId}`.execute(),
-    q`
+      SELECT event, occurred_at FROM website_events
+      WHERE tenant_id = ${tenantId} AND sandbox = ${sandbox} AND contact_id = ${contactId} ${typeFilter(q`event`)}
+      UNION ALL
+      SELECT type, ts FROM cdp_events
+      WHERE tenant_id = ${tenantId} AND sandbox = ${sandbox} AND contact_id = ${contactId} ${typeFilter(q`type`)}`.execute(),
+    needs !== undefined && !needs.messages ? none : q`
       SELECT m.channel, m.status, m.broadcast_id::text AS broadcast_id, jr.journey_id::text AS journey_id
       FROM messages m LEFT JOIN journey_runs jr ON jr.id = m.journey_run_id
       WHERE m.tenant_id = ${tenantId} AND m.sandbox = ${sandbox} AND m.contact_id = ${contactId}

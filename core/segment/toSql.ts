@@ -67,13 +67,18 @@ const node = (q: postgres.Sql, n: SegmentNode, ctx: SegmentContext, inStay: bool
     // Event times are microseconds, the evaluator's milliseconds: `< now + 1 ms` is "at most now" on both.
     const window = (at: Fragment) => p.within_last === undefined ? q`` : q`AND ${at} >= ${new Date(ctx.now.getTime() - p.within_last.days * DAY_MS).toISOString()}::timestamptz
       AND ${at} < ${new Date(ctx.now.getTime() + 1).toISOString()}::timestamptz`
-    const core = q`FROM events e WHERE e.tenant_id = c.tenant_id AND e.sandbox = c.sandbox AND e.contact_id = c.id
-      AND e.type = ${p.event}::text ${window(q`e.created_at`)}`
-    const website = q`FROM cdp_events w WHERE w.tenant_id = c.tenant_id AND w.sandbox = c.sandbox AND w.contact_id = c.id
-      AND w.type = ${p.event}::text ${window(q`w.ts`)}`
+    // Core events, website events (stored when a journey listens) and CDP (browser SDK) events alike.
+    const sources = [
+      q`FROM events e WHERE e.tenant_id = c.tenant_id AND e.sandbox = c.sandbox AND e.contact_id = c.id
+        AND e.type = ${p.event}::text ${window(q`e.created_at`)}`,
+      q`FROM website_events e WHERE e.tenant_id = c.tenant_id AND e.sandbox = c.sandbox AND e.contact_id = c.id
+        AND e.event = ${p.event}::text ${window(q`e.occurred_at`)}`,
+      q`FROM cdp_events e WHERE e.tenant_id = c.tenant_id AND e.sandbox = c.sandbox AND e.contact_id = c.id
+        AND e.type = ${p.event}::text ${window(q`e.ts`)}`
+    ]
     return p.count === undefined
-      ? q`(EXISTS (SELECT 1 ${core}) OR EXISTS (SELECT 1 ${website}))`
-      : countSql(q, q`((SELECT count(*) ${core}) + (SELECT count(*) ${website}))`, p.count)
+      ? joined(q, sources.map((from) => q`EXISTS (SELECT 1 ${from})`), "OR")
+      : countSql(q, q`(${sources.map((from) => q`(SELECT count(*) ${from})`).reduce((a, b) => q`${a} + ${b}`)})`, p.count)
   }
   if ("received" in n) {
     const r = n.received

@@ -51,7 +51,7 @@ const contact = fc.record({
   suppressedPhone: fc.boolean(),
   member: fc.option(fc.record({ points: NUMBERS["loyalty.points"]!, qualifying: fc.integer({ min: 0, max: 800 }), active: fc.boolean() }),
     { nil: null }),
-  events: fc.array(fc.record({ cdp: fc.boolean(), type: pick(EVENT_TYPES), at: instant }), { maxLength: 4 }),
+  events: fc.array(fc.record({ table: pick(["events", "website_events", "cdp_events"]), type: pick(EVENT_TYPES), at: instant }), { maxLength: 4 }),
   messages: fc.array(fc.record({
     channel: pick(["email", "whatsapp"]),
     direction: pick(["outbound", "outbound", "inbound"]),
@@ -133,7 +133,10 @@ export const insertWorld = async (sql: postgres.Sql, w: World) => {
             ${c.member.points}, ${c.member.qualifying})`
       }
       for (const e of c.events) {
-        if (e.cdp) {
+        if (e.table === "website_events") {
+          await tx`INSERT INTO website_events (id, tenant_id, sandbox, source_id, event, contact_id, occurred_at, payload)
+            VALUES (${randomUUID()}, ${tenantId}, false, ${randomUUID()}, ${e.type}, ${id}, ${new Date(e.at)}, '{}')`
+        } else if (e.table === "cdp_events") {
           await tx`INSERT INTO cdp_events (tenant_id, sandbox, visitor_id, session_id, contact_id, type, ts, dedupe_key)
             VALUES (${tenantId}, false, 'v', 's', ${id}, ${e.type}, ${new Date(e.at)}, ${randomUUID()})`
         } else {

@@ -75,8 +75,11 @@ describe("segment evaluators", () => {
             const rows = await tx`SELECT c.id FROM contacts c
               WHERE c.tenant_id = ${tenantId} AND c.sandbox = false AND ${segmentWhere(tx, def, ctx)}`
             const bySql = new Set(rows.map((r) => r.id as string))
+            // What the sender loads for one definition must decide as the whole state does.
+            const narrowed = await Promise.all(contactIds.map((id) => loadContactState(tx, tenantId, false, id, def)))
             for (const [i, id] of contactIds.entries()) {
               const byTs = matches(def, states[i]!, ctx)
+              expect(matches(def, narrowed[i]!, ctx)).toBe(byTs)
               compared++
               if (byTs) matched++
               if (byTs !== bySql.has(id)) {
