@@ -159,3 +159,6 @@ export const fieldOf = (name: string, customFields: ReadonlyArray<CustomFieldDef
   }
   return Object.hasOwn(FIELDS, name) ? FIELDS[name] : undefined
 }
+
+/** The statuses of an outbound message that reached the provider: what `received` counts (not queued, skipped, failed). */
+export const RECEIVED_STATUSES: ReadonlyArray<string> = ["sent", "delivered", "read"]

@@ -1,10 +1,9 @@
 import type { CountCondition, Leaf, SegmentDefinition, SegmentNode } from "../../schemas/segment.ts"
 import { gate } from "../message/gate.ts"
-import type { Value } from "./catalog.ts"
+import { RECEIVED_STATUSES, type Value } from "./catalog.ts"
 import type { ContactState, StayState } from "./contactState.ts"
 import { compileLeaf } from "./leaf.ts"
 import { holds } from "./predicate.ts"
-import { RECEIVED_STATUSES } from "./received.ts"
 import type { SegmentContext } from "./toSql.ts"
 import { DAY_MS, localToday, utcToday } from "./time.ts"
 
@@ -72,7 +71,7 @@ const node = (n: SegmentNode, state: ContactState, ctx: SegmentContext, stay: St
   if ("received" in n) {
     const r = n.received
     const found = state.messages.some((m) =>
-      m.channel === r.channel && (RECEIVED_STATUSES as ReadonlyArray<string>).includes(m.status) &&
+      m.channel === r.channel && RECEIVED_STATUSES.includes(m.status) &&
       (r.broadcast_id === undefined || m.broadcast_id === r.broadcast_id.toLowerCase()) &&
       (r.journey_id === undefined || m.journey_id === r.journey_id.toLowerCase())
     )

@@ -1,9 +1,8 @@
 import type postgres from "postgres"
 import type { CountCondition, SegmentDefinition, SegmentNode } from "../../schemas/segment.ts"
-import type { CustomFieldDef, Fragment, SqlTag } from "./catalog.ts"
+import { type CustomFieldDef, type Fragment, RECEIVED_STATUSES, type SqlTag } from "./catalog.ts"
 import { compileLeaf } from "./leaf.ts"
 import { holdsSql } from "./predicate.ts"
-import { RECEIVED_STATUSES } from "./received.ts"
 import { DAY_MS, isoDay, utcToday } from "./time.ts"
 
 // A validated definition as one SQL condition over `c` (contacts). Only parameters carry what a definition holds: field
@@ -84,7 +83,7 @@ const node = (q: postgres.Sql, n: SegmentNode, ctx: SegmentContext, inStay: bool
     const r = n.received
     const found = q`EXISTS (SELECT 1 FROM messages m
       WHERE m.tenant_id = c.tenant_id AND m.sandbox = c.sandbox AND m.contact_id = c.id AND m.direction = 'outbound'
-        AND m.channel = ${r.channel}::text AND m.status = ANY(${RECEIVED_STATUSES as unknown as Array<string>}::text[])
+        AND m.channel = ${r.channel}::text AND m.status = ANY(${RECEIVED_STATUSES as Array<string>}::text[])
         ${r.broadcast_id === undefined ? q`` : q`AND m.broadcast_id = ${r.broadcast_id}::uuid`}
         ${r.journey_id === undefined ? q`` : q`AND EXISTS (SELECT 1 FROM journey_runs jr
           WHERE jr.id = m.journey_run_id AND jr.journey_id = ${r.journey_id}::uuid)`})`
