@@ -23,6 +23,12 @@ export interface CustomFieldDef {
   readonly options: ReadonlyArray<string> | null
 }
 
+/** What evaluating a definition needs besides the data: the instant it is evaluated at and the tenant's custom fields. */
+export interface SegmentContext {
+  readonly now: Date
+  readonly customFields: ReadonlyArray<CustomFieldDef>
+}
+
 interface FieldBase {
   readonly type: FieldType
   readonly sql: (q: postgres.Sql) => Fragment

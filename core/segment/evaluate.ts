@@ -1,10 +1,9 @@
 import type { CountCondition, Leaf, SegmentDefinition, SegmentNode } from "../../schemas/segment.ts"
 import { gate } from "../message/gate.ts"
-import { RECEIVED_STATUSES, type Value } from "./catalog.ts"
+import { RECEIVED_STATUSES, type SegmentContext, type Value } from "./catalog.ts"
 import type { ContactState, StayState } from "./contactState.ts"
 import { compileLeaf } from "./leaf.ts"
 import { holds } from "./predicate.ts"
-import type { SegmentContext } from "./toSql.ts"
 import { DAY_MS, localToday, utcToday } from "./time.ts"
 
 /*

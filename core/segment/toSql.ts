@@ -1,6 +1,6 @@
 import type postgres from "postgres"
 import type { CountCondition, SegmentDefinition, SegmentNode } from "../../schemas/segment.ts"
-import { type CustomFieldDef, type Fragment, RECEIVED_STATUSES, type SqlTag } from "./catalog.ts"
+import { type Fragment, RECEIVED_STATUSES, type SegmentContext, type SqlTag } from "./catalog.ts"
 import { compileLeaf } from "./leaf.ts"
 import { holdsSql } from "./predicate.ts"
 import { DAY_MS, isoDay, utcToday } from "./time.ts"
@@ -10,10 +10,7 @@ import { DAY_MS, isoDay, utcToday } from "./time.ts"
 // bound parameter. The caller puts `c.tenant_id = $t AND c.sandbox = $s` first and runs the statement in a tenant
 // transaction (row-level security on) with a statement timeout. Time semantics: see evaluate.ts.
 
-export interface SegmentContext {
-  readonly now: Date
-  readonly customFields: ReadonlyArray<CustomFieldDef>
-}
+export type { SegmentContext }
 
 const countSql = (q: postgres.Sql, n: Fragment, c: CountCondition): Fragment => {
   switch (c.op) {
