@@ -47,6 +47,8 @@ const contact = fc.record({
   whatsapp_opted_out: fc.boolean(),
   custom: fc.uniqueArray(pick(CUSTOM_FIELDS.map((d) => d.field_key)), { maxLength: 8 })
     .chain((keys) => fc.tuple(...keys.map((k) => customValue(k).map((v) => [k, v] as const)))),
+  /** Rows of the other mode (sandbox) naming this contact's id or addresses: neither evaluator may see them. */
+  otherMode: fc.boolean(),
   suppressedEmail: fc.boolean(),
   suppressedPhone: fc.boolean(),
   member: fc.option(fc.record({ points: NUMBERS["loyalty.points"]!, qualifying: fc.integer({ min: 0, max: 800 }), active: fc.boolean() }),
@@ -106,7 +108,7 @@ export const insertWorld = async (sql: postgres.Sql, w: World) => {
     }
     await tx`INSERT INTO loyalty_tiers (tenant_id, sandbox, tier_slug, tier_name, rank, threshold, basis)
       VALUES (${tenantId}, false, 'bronze', 'Bronze', 1, 0, 'qualifying_points'), (${tenantId}, false, 'silver', 'Silver', 2, 200, 'qualifying_points'),
-        (${tenantId}, false, 'gold', 'Gold', 3, 500, 'qualifying_points')`
+        (${tenantId}, false, 'gold', 'Gold', 3, 500, 'qualifying_points'), (${tenantId}, true, 'gold', 'Gold', 1, 0, 'qualifying_points')`
     for (const d of CUSTOM_FIELDS) {
       await tx`INSERT INTO custom_field_definitions (tenant_id, sandbox, field_key, field_label, field_type, options)
         VALUES (${tenantId}, false, ${d.field_key}, ${d.field_key}, ${d.field_type}, ${d.options as Array<string> | null})`
@@ -131,6 +133,21 @@ export const insertWorld = async (sql: postgres.Sql, w: World) => {
         await tx`INSERT INTO loyalty_members (member_id, tenant_id, sandbox, email, status, balance_active, qualifying_points)
           VALUES (${randomUUID()}, ${tenantId}, false, ${email.toLowerCase()}, ${c.member.active ? "active" : "unsubscribed"},
             ${c.member.points}, ${c.member.qualifying})`
+      }
+      if (c.otherMode) {
+        for (const [channel, address] of [["email", email], ["whatsapp", phone]] as const) {
+          if (address !== null) {
+            await tx`INSERT INTO suppressions (tenant_id, sandbox, channel, address, reason) VALUES (${tenantId}, true, ${channel}, ${address}, 'bounce')`
+          }
+        }
+        if (email !== null) {
+          await tx`INSERT INTO loyalty_members (member_id, tenant_id, sandbox, email, balance_active, qualifying_points)
+            VALUES (${randomUUID()}, ${tenantId}, true, ${email.toLowerCase()}, 777, 999)`
+        }
+        await tx`INSERT INTO events (id, tenant_id, sandbox, type, contact_id, payload, created_at)
+          VALUES (${randomUUID()}, ${tenantId}, true, ${EVENT_TYPES[i % EVENT_TYPES.length]!}, ${id}, '{}', ${NOW})`
+        await tx`INSERT INTO messages (id, tenant_id, sandbox, contact_id, channel, direction, origin, status, broadcast_id)
+          VALUES (${randomUUID()}, ${tenantId}, true, ${id}, 'email', 'outbound', 'api', 'sent', ${BROADCASTS[0]})`
       }
       for (const e of c.events) {
         if (e.table === "website_events") {
