@@ -74,27 +74,45 @@ export type SegmentNode = AllNode | AnyNode | NotNode | Leaf | HasStayNode | Per
 
 const Node: Schema.Codec<SegmentNode> = Schema.suspend((): Schema.Codec<SegmentNode> => SegmentNodeSchema)
 
-const SegmentNodeSchema: Schema.Codec<SegmentNode> = Schema.Union([
-  Schema.Struct({ all: Schema.Array(Node) }),
-  Schema.Struct({ any: Schema.Array(Node) }),
-  Schema.Struct({ not: Node }),
+/** The keys that say what a node is: a node names exactly one kind (a leaf's kind being `field`, `op` and `value`). */
+const KIND_KEYS = ["all", "any", "not", "field", "op", "value", "has_stay", "performed", "received", "reachable"] as const
+
+/**
+ * A node of one kind, refusing the keys of every other kind: `{ "all": [...], "any": [...] }` or a leaf with a `not`
+ * beside it is an error naming the node, where a plain struct would keep one kind and silently drop the other (an
+ * audience quietly wider than the one written).
+ */
+const OtherKind = Schema.Never.annotate({
+  message: "belongs to another kind of node: one node is one of all, any, not, a leaf, has_stay, performed, received, reachable",
+  description: "a key of another kind of node: never beside this one"
+})
+const kind = <F extends Schema.Struct.Fields>(fields: F) =>
   Schema.Struct({
+    ...Object.fromEntries(KIND_KEYS.filter((k) => !(k in fields)).map((k) => [k, opt(OtherKind)])),
+    ...fields
+  } as F)
+
+const SegmentNodeSchema: Schema.Codec<SegmentNode> = Schema.Union([
+  kind({ all: Schema.Array(Node) }),
+  kind({ any: Schema.Array(Node) }),
+  kind({ not: Node }),
+  kind({
     field: BoundedString.annotate({ description: "a catalogue field: contact.*, stay.* (inside has_stay), loyalty.*, custom.<field_key>" }),
     op: BoundedString,
     value: opt(LeafValue)
   }),
-  Schema.Struct({ has_stay: Schema.Struct({ where: Node, count: opt(CountCondition) }) }),
-  Schema.Struct({
+  kind({ has_stay: Schema.Struct({ where: Node, count: opt(CountCondition) }) }),
+  kind({
     performed: Schema.Struct({
       event: SafeString.check(Schema.makeFilter((s: string) => (s.length >= 1 && s.length <= 100) || "must be 1 to 100 characters")),
       within_last: opt(Days),
       count: opt(CountCondition)
     })
   }),
-  Schema.Struct({
+  kind({
     received: Schema.Struct({ channel: oneOf(MessageChannels), broadcast_id: opt(Uuid), journey_id: opt(Uuid), negate: opt(Schema.Boolean) })
   }),
-  Schema.Struct({ reachable: Schema.Struct({ channel: oneOf(MessageChannels), category: oneOf(ReachableCategories) }) })
+  kind({ reachable: Schema.Struct({ channel: oneOf(MessageChannels), category: oneOf(ReachableCategories) }) })
 ])
 
 export type PathSegment = string | number
