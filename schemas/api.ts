@@ -13,6 +13,7 @@ import { JourneysGroup } from "./journeyApi.ts"
 import { WebsiteSourcesGroup } from "./websiteSourceApi.ts"
 import { CdpGroup } from "./cdpApi.ts"
 import { ContactsGroup } from "./contactApi.ts"
+import { SegmentsGroup } from "./segmentApi.ts"
 import { NewsletterConfigGroup, NewsletterConfirmGroup, NewsletterGroup } from "./newsletterApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
@@ -256,6 +257,7 @@ const ApiContract = HttpApi.make("gep")
   .add(KeysGroup)
   .add(TelephonyIntegrationsGroup)
   .add(ContactsGroup)
+  .add(SegmentsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

@@ -6,7 +6,7 @@ export const Scopes = [
   "guests:read", "guests:write", "events:write", "bookings:read", "bookings:write", "reservations:write",
   "conversions:write", "custom_fields:write", "webhooks:manage", "cdp:read", "cdp:write", "b2b:read", "b2b:write",
   "surveys:write", "channels:read", "channels:write", "journeys:read", "journeys:write", "website_sources:manage",
-  "hotels:manage", "keys:manage", "*"
+  "hotels:manage", "keys:manage", "segments:write", "broadcasts:write", "*"
 ] as const
 export type Scope = typeof Scopes[number]
 

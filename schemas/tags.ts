@@ -15,6 +15,7 @@ export const TagDescriptions: Readonly<Record<string, string>> = {
   channels: "The account's sending channels: the email sender and the WhatsApp number with its templates",
   loyalty: "The loyalty programme: members, points (earned, held, redeemed, expired), tiers and households",
   journeys: "Journeys: automated steps (wait, email, WhatsApp, branch) a contact goes through after an event, and their runs",
+  segments: "Segments: saved audience definitions (contact, stay, loyalty, event and message conditions) and the preview of who they match",
   loyaltyCredit: "Loyalty points earned from partner credit (co-branded card spend)",
   websiteSources: "Website sources: the sites that send website events, their keys, allowed origins, mappings and delivery log",
   loyaltyAuctions: "Points auctions: members bid loyalty points for an item; the sweeper settles them when they close",

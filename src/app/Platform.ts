@@ -60,6 +60,8 @@ import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { MessagesLive } from "../message/http.ts"
 import { JourneyValidationErrorsLive } from "../journey/edge.ts"
 import { JourneysLive } from "../journey/http.ts"
+import { Segments } from "../segment/Segments.ts"
+import { SegmentsLive, SegmentValidationErrorsLive } from "../segment/http.ts"
 import { JourneyDefinitions } from "../journey/JourneyDefinitions.ts"
 import { UnsubscribeRoutes } from "../message/unsubscribe.ts"
 import { WhatsAppWebhookRoutes } from "../message/whatsappWebhook.ts"
@@ -143,9 +145,9 @@ const ApiRoutes = Layer.mergeAll(
   SdkRoutes,
   OidcRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive]),
   Layer.provide([HotelsLive, KeysLive, TelephonyIntegrationsLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, SegmentValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, Segments.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
   // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.

@@ -212,6 +212,11 @@ const hints = (path: string): Hints => ({
     { type: "event", event: "fuzz.never_sent", stop_when: ["fuzz.never_stopped"], stop_on_booking: false, reentry: { after: "P7D" } },
     { type: "reservation_date", anchor: "check_in", offset: "-P2D", local_time: "10:00", late: "send" }
   ], [{ type: "event", event: "Not.An.Event" }]),
+  // Segment definitions: mostly valid ones (random trees rarely name whitelisted fields with fitting operators).
+  definition: mostly<unknown>([
+    { version: 1, match: { all: [{ field: "contact.language", op: "in", value: ["es", "ca"] }, { not: { field: "contact.tags", op: "contains_any", value: ["staff"] } },
+      { has_stay: { where: { field: "stay.nights", op: "gte", value: 2 }, count: { op: "gte", value: 1 } } }] } }
+  ], [{ version: 1, match: { field: "contact.shoe_size", op: "eq", value: 42 } }]),
   steps: mostly<unknown>([
     [{ id: "w1", type: "wait", duration: "PT1H" }, { id: "e1", type: "email", category: "utility", subject: "Hi {{contact_first_name}}", text: "x", html: "<p>{{event_check_in}}</p>" },
       { id: "b1", type: "branch", if: { property: "event.payload.room", equals: 3 }, then: "end", else: "x1" }, { id: "x1", type: "end" }]

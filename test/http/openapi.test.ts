@@ -9,6 +9,7 @@ import { newsletterRoutes } from "../newsletter/openapiCases.ts"
 import { readRoutes } from "../reservation/openapiCases.ts"
 import { tenancyRoutes } from "../tenancy/openapiCases.ts"
 import { contactRoutes } from "../contact/openapiCases.ts"
+import { segmentRoutes } from "../segment/openapiCases.ts"
 import { webhookRoutes } from "../webhook/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
@@ -1136,6 +1137,7 @@ const routes: Record<string, RouteCases> = {
   ...loyaltyCreditRoutes,
   ...websiteRoutes,
   ...contactRoutes({ c, as, keyCases, tenant: () => tenant }),
+  ...segmentRoutes({ c, as, call, keyCases, tenant: () => tenant }),
   ...webhookRoutes({ c, as, keyCases, nulParam, sql, tenant: () => tenant, newSubscription, noSuchId: NO_SUCH_ID }),
   ...newsletterRoutes({
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
