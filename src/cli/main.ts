@@ -12,6 +12,7 @@ import { ensureDemoTenant } from "./demo.ts"
 import { ensureDemoWebSource } from "./sdkDemo.ts"
 import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
 import { JOURNEY_OPTIONS, JOURNEY_USAGE, journeyCommand } from "./journey.ts"
+import { SEGMENT_OPTIONS, SEGMENT_USAGE, segmentCommand } from "./segment.ts"
 import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE, webSourceCommand } from "./webSource.ts"
 import { mailForStart } from "./mailCatcher.ts"
 import { OIDC_OPTIONS, OIDC_USAGE, oidcCommand } from "./oidc.ts"
@@ -32,6 +33,7 @@ const USAGE = `gep <command>
   cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)
 ${CHANNEL_USAGE}
 ${JOURNEY_USAGE}
+${SEGMENT_USAGE}
 ${WEB_SOURCE_USAGE}
 ${OIDC_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
@@ -57,6 +59,7 @@ const { positionals, values } = parseArgs({
     provider: { type: "string" },
     ...CHANNEL_OPTIONS,
     ...JOURNEY_OPTIONS,
+    ...SEGMENT_OPTIONS,
     ...WEB_SOURCE_OPTIONS,
     ...OIDC_OPTIONS,
     help: { type: "boolean", short: "h", default: false }
@@ -136,6 +139,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   if (values.help || !cmd) return Effect.sync(() => console.error(USAGE))
   if (cmd === "channel") return admin(channelCommand(positionals.slice(1), values))
   if (cmd === "journey") return admin(journeyCommand(positionals.slice(1), values))
+  if (cmd === "segment") return admin(segmentCommand(positionals.slice(1), values))
   if (cmd === "web-source") return admin(webSourceCommand(positionals.slice(1), values))
   if (cmd === "oidc") return admin(oidcCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {
