@@ -86,7 +86,7 @@ export const StoredMessage = Schema.Struct({
   channel: Schema.String,
   direction: oneOf(["outbound", "inbound"]),
   category: Schema.NullOr(Schema.String),
-  origin: Schema.String.annotate({ description: "api, journey, reply, guest or newsletter" }),
+  origin: Schema.String.annotate({ description: "api, journey, reply, guest, newsletter or broadcast" }),
   status: Schema.String,
   skip_reason: Schema.NullOr(Schema.String),
   hotel_id: Schema.NullOr(Schema.String),

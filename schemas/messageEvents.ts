@@ -21,7 +21,7 @@ export const MessageEventData = Schema.Struct({
     channel: Schema.Literals(["email", "whatsapp"]),
     direction: Schema.Literals(["outbound", "inbound"]),
     category: Schema.NullOr(Schema.Literals(["marketing", "utility", "authentication", "service"])),
-    origin: Schema.Literals(["api", "journey", "reply", "guest", "newsletter"]),
+    origin: Schema.Literals(["api", "journey", "reply", "guest", "newsletter", "broadcast"]),
     status: Schema.Literals(["sent", "delivered", "read", "failed", "received"]),
     template: Schema.NullOr(Schema.Struct({ name: Schema.String, language: Schema.String })),
     subject: Schema.NullOr(Schema.String),

@@ -1,4 +1,4 @@
-import { DateTime, Effect, Exit } from "effect"
+import { Clock, DateTime, Effect, Exit } from "effect"
 import type { Sql } from "../../core/db/Database.ts"
 import { withTenant } from "../../core/db/Database.ts"
 import { listUnsubscribeHeaders } from "../../core/message/unsubscribe.ts"
@@ -71,12 +71,15 @@ const inTenant = <A>(deps: AttemptDeps, scope: TenantScope, f: Parameters<typeof
 
 /**
  * One delivery attempt of one message: claimed (the attempt recorded before the call), sent, and its outcome
- * recorded with the webhook it announces. Temporary failures come back after a backoff until the attempts run out;
+ * recorded with the webhook it announces. A message held by quiet hours is not claimed before its `not_before` on the
+ * Clock: the command comes back when the hold ends (or at most MAX_HOLD_MS later, to look again). Temporary failures come back after a backoff until the attempts run out;
  * an outcome that is unknown for WhatsApp waits for reconciliation by status webhook before any resend.
  */
 export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: AttemptDeps, cmd: DeliverCommand) {
   const scope: TenantScope = { tenant_id: cmd.tenant_id, sandbox: cmd.sandbox }
+  const now = yield* Clock.currentTimeMillis
   const c = yield* inTenant(deps, scope, (tx) => claim(tx, scope, cmd.message_id, {
+    now,
     reconcileMs: deps.config.reconcileMs,
     attemptDeadlineMs: deps.config.sendTimeoutMs + 5_000,
     defaultRatePerMinute: deps.config.defaultRatePerMinute,

@@ -41,7 +41,19 @@ export type Claim =
     readonly repeat: boolean
   }
 
+/**
+ * The longest a held message's command waits before it is looked at again: a hold of hours is a few dozen cheap
+ * redeliveries, and a clock that was wrong when the hold was computed costs at most this much.
+ */
+export const MAX_HOLD_MS = 15 * 60_000
+
+/** How long a message held until `notBefore` still waits at `now` (ms, bounded by MAX_HOLD_MS); 0 when it may leave. */
+export const holdMs = (notBefore: Date | null, now: number): number =>
+  notBefore === null ? 0 : Math.min(MAX_HOLD_MS, Math.max(0, notBefore.getTime() - now))
+
 export interface ClaimOptions {
+  /** The deliverer's Clock time (ms): a message held by quiet hours is not taken before its `not_before`. */
+  readonly now: number
   readonly reconcileMs: number
   /** Longer than any attempt can run: an attempt stamped earlier has ended, whatever its outcome. */
   readonly attemptDeadlineMs: number
@@ -56,11 +68,13 @@ export interface ClaimOptions {
  * taken here, atomically across workers; the attempt is counted and stamped before the transaction commits.
  */
 export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: ClaimOptions): Promise<Claim> => {
-  const [m] = await tx<Array<QueuedMessage & { status: string; attempt_started_at: Date | null; now: Date }>>`
+  const [m] = await tx<Array<QueuedMessage & { status: string; attempt_started_at: Date | null; not_before: Date | null; now: Date }>>`
     SELECT id, contact_id, channel, category, to_address, hotel_id, template_name, template_language, template_parameters,
-      subject, body_text, body_html, attempts, status, attempt_started_at, now() AS now
+      subject, body_text, body_html, attempts, status, attempt_started_at, not_before, now() AS now
     FROM messages WHERE id = ${messageId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} FOR UPDATE`
   if (!m || m.status !== "queued") return { kind: "done" }
+  const held = holdMs(m.not_before, o.now)
+  if (held > 0) return { kind: "later", delayMs: held }
   const repeat = m.attempt_started_at !== null
   if (repeat) {
     // An attempt may still be running somewhere until its deadline has passed; a WhatsApp one waits longer, for a
@@ -80,7 +94,8 @@ export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: Cl
     RETURNING count`
   if (!taken) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
   await tx`UPDATE messages SET attempts = attempts + 1, attempt_started_at = now(), updated_at = now() WHERE id = ${m.id}`
-  const message: QueuedMessage = { ...m, attempts: m.attempts + 1 }
+  const { not_before: _notBefore, ...queued } = m
+  const message: QueuedMessage = { ...queued, attempts: queued.attempts + 1 }
   return {
     kind: "send",
     message,

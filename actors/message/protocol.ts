@@ -5,7 +5,10 @@ import * as ActorProtocol from "../../streams/ActorProtocol.ts"
 const opt = <S extends Schema.Top>(s: S) => Schema.optional(s)
 const Channel = Schema.Literals(MessageChannels)
 
-/** One send through the gated path: from the API, a journey step, or a reply inside the service window. */
+/**
+ * One send through the gated path: from the API, a journey step, a reply inside the service window, a newsletter
+ * confirmation, or a broadcast's recipient.
+ */
 export const SendCommand = Schema.Struct({
   /** Chosen by the caller and deterministic where a retry must find the same message (journey run + step). */
   message_id: Schema.String,
@@ -17,14 +20,19 @@ export const SendCommand = Schema.Struct({
   subject: opt(Schema.String),
   text: opt(Schema.String),
   html: opt(Schema.String),
-  origin: Schema.Literals(["api", "journey", "reply", "newsletter"]),
+  origin: Schema.Literals(["api", "journey", "reply", "newsletter", "broadcast"]),
   /**
    * Gate the send as marketing whatever its category: a journey started by a website event needs marketing consent
    * for every WhatsApp template it sends (spec, website events rule 5).
    */
   gate_as: opt(Schema.Literal("marketing")),
   journey_run_id: opt(Schema.String),
-  step_id: opt(Schema.String)
+  step_id: opt(Schema.String),
+  /**
+   * A broadcast's message (its id derived from broadcast, contact and channel): recorded with the broadcast and decided
+   * at send time against it (actors/message/broadcastSend.ts): skipped with a reason, or queued, held by quiet hours.
+   */
+  broadcast_id: opt(Schema.String)
 })
 export type SendCommand = typeof SendCommand.Type
 

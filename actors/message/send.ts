@@ -5,6 +5,7 @@ import type { MessageCategory } from "../../schemas/message.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { loadContactSummaries } from "../shared/identity.ts"
 import { conversationEvent, deliverCommand } from "./events.ts"
+import { decideBroadcastSend } from "./broadcastSend.ts"
 import { type SendCommand, type SendOutcome, SendRefused } from "./protocol.ts"
 import {
   channelSetup, findMessage, hotelOfTenant, insertMessage, isSuppressed, loadRecipient, openConversation, touchConversation
@@ -70,8 +71,16 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const category = yield* categoryOf(cmd, setup, contact.id)
   const address = addressOf(contact, cmd.channel)
   const suppressed = address === null ? false : yield* Actor.query((tx) => isSuppressed(tx, scope, cmd.channel, address))
-  const skip = gate(contact, cmd.channel, cmd.gate_as ?? category, suppressed)
-  const now = (yield* DateTime.nowAsDate).toISOString()
+  const clock = yield* DateTime.nowAsDate
+  const now = clock.toISOString()
+  const broadcastId = cmd.broadcast_id
+  // A broadcast's message is decided against its broadcast too: skipped with the broadcast's reasons, or held.
+  const decision = broadcastId === undefined
+    ? { skip: gate(contact, cmd.channel, cmd.gate_as ?? category, suppressed), notBefore: null }
+    : yield* decideBroadcastSend({ ...cmd, broadcast_id: broadcastId }, contact, category, suppressed, clock).pipe(
+      Effect.map((d) => (d.send ? { skip: null, notBefore: d.notBefore } : { skip: d.reason, notBefore: null }))
+    )
+  const skip = decision.skip
 
   const sender = setup.email === undefined ? undefined : senderFor(setup.email, hotelId)
   // A send that leaves continues the contact's open conversation on the channel, or opens one.
@@ -100,6 +109,8 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
     provider_message_id: null,
     journey_run_id: cmd.journey_run_id ?? null,
     step_id: cmd.step_id ?? null,
+    broadcast_id: broadcastId ?? null,
+    not_before: decision.notBefore?.toISOString() ?? null,
     created_at: now
   }))
   if (row && skip === null) {
