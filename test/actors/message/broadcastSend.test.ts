@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { randomUUID } from "node:crypto"
+import { recipientSkipReason } from "../../../core/message/broadcastGate.ts"
+import type { SegmentDefinition } from "../../../schemas/segment.ts"
+import { broadcastMessageId, broadcastSend, insertBroadcast, messageActor } from "../../support/broadcasts.ts"
+import { type MailingPlatform, newContact, startMailingPlatform, useEncryptionKey } from "../../support/messaging.ts"
+import { testSql } from "../../support/platform.ts"
+import { eventually } from "../../support/webhook.ts"
+
+// A broadcast's messages through the one send path (the message actor of a real platform, real PostgreSQL, NATS and
+// SMTP): each decided at send time against the broadcast row, as the broadcast actor's sends will be.
+
+const key = useEncryptionKey()
+const sql = testSql()
+let m: MailingPlatform
+let actor: ReturnType<typeof messageActor>
+
+const spring: SegmentDefinition = { version: 1, match: { field: "contact.tags", op: "contains_any", value: ["spring"] } }
+const staff: SegmentDefinition = { version: 1, match: { field: "contact.tags", op: "contains_any", value: ["staff"] } }
+
+beforeAll(async () => {
+  m = await startMailingPlatform(sql, key, "bsend")
+  actor = messageActor(m.platform.config)
+})
+afterAll(async () => {
+  await actor?.close()
+  await m?.stop()
+  await sql.end()
+})
+
+/** A guest with marketing consent for email, tagged as given (the segment reads the tags). */
+const guest = async (tags: ReadonlyArray<string>, consent = true) => {
+  const c = await newContact(m.platform.baseUrl, m.tenant, { email_consent: consent })
+  await sql`UPDATE contacts SET tags = ${tags as Array<string>} WHERE id = ${c.id}`
+  return c
+}
+const send = (broadcastId: string, contactId: string) => actor.send(m.tenant, broadcastSend(broadcastId, contactId))
+const stored = async (id: string) => (await sql`SELECT status, skip_reason, broadcast_id, origin, not_before FROM messages WHERE id = ${id}`)[0]
+
+describe("a broadcast's message, decided at send time", () => {
+  it("goes to a guest who still matches and consents, once however often it is sent, recorded with its broadcast", async () => {
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring, exclusions: [staff] })
+    const c = await guest(["spring"])
+    const first = await send(b, c.id)
+    expect(first).toMatchObject({ message_id: broadcastMessageId(b, c.id), status: "queued", skip_reason: null, is_new: true })
+    const again = await send(b, c.id)
+    expect(again).toMatchObject({ message_id: first.message_id, is_new: false })
+    expect(await stored(first.message_id)).toMatchObject({ broadcast_id: b, origin: "broadcast", not_before: null })
+    const header = `<${first.message_id}@hotelexample.com>`
+    await eventually("the mail in the sink", async () => m.sink.mails.find((mail) => mail.messageId === header))
+    await eventually("the message sent", async () => ((await stored(first.message_id))!.status === "sent" ? true : undefined))
+    expect(m.sink.countByMessageId().get(header)).toBe(1)
+    expect((await sql`SELECT count(*)::int AS n FROM messages WHERE broadcast_id = ${b} AND contact_id = ${c.id}`)[0]!.n).toBe(1)
+  })
+
+  it("skips a guest who opted out after the snapshot: opted_out on the message, no_consent for the recipient", async () => {
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring })
+    const c = await guest(["spring"])
+    await sql`UPDATE contacts SET email_consent = false, email_opted_out_at = now() WHERE id = ${c.id}`
+    const outcome = await send(b, c.id)
+    expect(outcome).toMatchObject({ status: "skipped", skip_reason: "opted_out" })
+    expect(recipientSkipReason(outcome.skip_reason as "opted_out")).toBe("no_consent")
+  })
+
+  it("skips a guest who no longer matches the definition, or now matches an exclusion", async () => {
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring, exclusions: [staff] })
+    const untagged = await guest([])
+    const excluded = await guest(["spring", "staff"])
+    expect(await send(b, untagged.id)).toMatchObject({ status: "skipped", skip_reason: "no_longer_matches" })
+    expect(await send(b, excluded.id)).toMatchObject({ status: "skipped", skip_reason: "no_longer_matches" })
+  })
+
+  it("caps marketing per contact and channel: a marketing email an hour ago skips it, unless the tenant turned the cap off", async () => {
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring })
+    const [capped, uncapped, olderOnly] = [await guest(["spring"]), await guest(["spring"]), await guest(["spring"])]
+    const earlier = (contactId: string, hoursAgo: number, category = "marketing", status = "sent") => sql`
+      INSERT INTO messages (id, tenant_id, sandbox, contact_id, channel, direction, category, origin, status, created_at)
+      VALUES (${randomUUID()}, ${m.tenant.tenant_id}, false, ${contactId}, 'email', 'outbound', ${category}, 'api', ${status},
+        now() - make_interval(hours => ${hoursAgo}))`
+    await earlier(capped.id, 1)
+    // What does not count: a marketing email 17 h ago, a utility one and a skipped one an hour ago.
+    await earlier(olderOnly.id, 17)
+    await earlier(olderOnly.id, 1, "utility")
+    await sql`INSERT INTO messages (id, tenant_id, sandbox, contact_id, channel, direction, category, origin, status, skip_reason, created_at)
+      VALUES (${randomUUID()}, ${m.tenant.tenant_id}, false, ${olderOnly.id}, 'email', 'outbound', 'marketing', 'api', 'skipped', 'opted_out', now() - interval '1 hour')`
+    expect(await send(b, capped.id)).toMatchObject({ status: "skipped", skip_reason: "frequency_cap" })
+    expect(await send(b, olderOnly.id)).toMatchObject({ status: "queued", skip_reason: null })
+
+    await earlier(uncapped.id, 1)
+    await sql`INSERT INTO tenant_settings (tenant_id, marketing_cap_hours) VALUES (${m.tenant.tenant_id}, 0)
+      ON CONFLICT (tenant_id) DO UPDATE SET marketing_cap_hours = 0`
+    try {
+      expect(await send(b, uncapped.id)).toMatchObject({ status: "queued", skip_reason: null })
+    } finally {
+      await sql`UPDATE tenant_settings SET marketing_cap_hours = NULL WHERE tenant_id = ${m.tenant.tenant_id}`
+    }
+  })
+
+  it("skips every recipient once the send deadline has passed", async () => {
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring, send_deadline: new Date(Date.now() - 60_000) })
+    const c = await guest(["spring"])
+    expect(await send(b, c.id)).toMatchObject({ status: "skipped", skip_reason: "deadline_passed" })
+  })
+
+  it("skips every recipient of a cancelled broadcast, and of one that does not exist, as cancelled", async () => {
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring, status: "cancelled" })
+    const c = await guest(["spring"])
+    expect(await send(b, c.id)).toMatchObject({ status: "skipped", skip_reason: "cancelled" })
+    const missing = randomUUID()
+    expect(await send(missing, c.id)).toMatchObject({ status: "skipped", skip_reason: "cancelled" })
+    // Nothing of these left for the guest.
+    await new Promise((r) => setTimeout(r, 300))
+    expect(m.sink.mails.some((mail) => mail.to.includes(c.email!))).toBe(false)
+  })
+})
