@@ -4,6 +4,7 @@ import { gate } from "../../core/message/gate.ts"
 import { isTimeZone, quietHoursEnd } from "../../core/message/quietHours.ts"
 import { loadContactState } from "../../core/segment/contactState.ts"
 import { matches } from "../../core/segment/evaluate.ts"
+import { validateDefinition } from "../../core/segment/validate.ts"
 import type { MessageCategory } from "../../schemas/message.ts"
 import { SegmentDefinition } from "../../schemas/segment.ts"
 import * as Actor from "../runtime/Actor.ts"
@@ -62,8 +63,16 @@ export const decideBroadcastSend = Effect.fn("MessageActor.decideBroadcastSend")
     customFieldDefinitions(tx, scope),
     since === undefined || gateCategory !== "marketing" ? 0 : recentMarketingCount(tx, scope, contact.id, cmd.channel, since, cmd.message_id)
   ]))
+  // Checked when the broadcast was written, but against custom fields that may have changed since (a field removed or
+  // retyped): a definition no longer valid cannot show that anyone still matches, and must not fail the send.
+  const invalid = [audience.include, ...audience.exclude].flatMap((d) => validateDefinition(d, customFields))
+  if (invalid.length > 0) {
+    yield* Effect.logWarning("broadcast definition no longer valid: recipient skipped").pipe(
+      Effect.annotateLogs({ broadcast_id: cmd.broadcast_id, issue: `${invalid[0]!.path}: ${invalid[0]!.message}` })
+    )
+  }
   const ctx = { now, customFields }
-  const stillMatches = state !== undefined && matches(audience.include, state, ctx) &&
+  const stillMatches = invalid.length === 0 && state !== undefined && matches(audience.include, state, ctx) &&
     !audience.exclude.some((d) => matches(d, state, ctx))
   const zone = b.time_zone !== null && isTimeZone(b.time_zone) ? b.time_zone : "UTC"
   return decideBroadcast({

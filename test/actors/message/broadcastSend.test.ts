@@ -70,6 +70,13 @@ describe("a broadcast's message, decided at send time", () => {
     expect(await send(b, excluded.id)).toMatchObject({ status: "skipped", skip_reason: "no_longer_matches" })
   })
 
+  it("skips, and does not fail, when the stored definition is no longer valid (a custom field removed since)", async () => {
+    const gone: SegmentDefinition = { version: 1, match: { field: "custom.loyalty_tier", op: "eq", value: "gold" } }
+    const b = await insertBroadcast(sql, m.tenant, { definition: gone })
+    const c = await guest(["spring"])
+    expect(await send(b, c.id)).toMatchObject({ status: "skipped", skip_reason: "no_longer_matches" })
+  })
+
   it("caps marketing per contact and channel: a marketing email an hour ago skips it, unless the tenant turned the cap off", async () => {
     const b = await insertBroadcast(sql, m.tenant, { definition: spring })
     const [capped, uncapped, olderOnly] = [await guest(["spring"]), await guest(["spring"]), await guest(["spring"])]

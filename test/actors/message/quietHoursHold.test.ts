@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { attempt, type AttemptDeps } from "../../../actors/message/attempt.ts"
+import { EmailTransport } from "../../../actors/message/EmailTransport.ts"
+import { WhatsAppTransport } from "../../../actors/message/WhatsAppTransport.ts"
+import { MessagingConfig, type MessagingConfigShape } from "../../../core/message/MessagingConfig.ts"
+import { quietHoursEnd } from "../../../core/message/quietHours.ts"
+import type { SegmentDefinition } from "../../../schemas/segment.ts"
+import { broadcastMessageId, broadcastSend, insertBroadcast, insertRecipient, messageActor } from "../../support/broadcasts.ts"
+import { type MailingPlatform, newContact, startMailingPlatform, useEncryptionKey } from "../../support/messaging.ts"
+import { testSql } from "../../support/platform.ts"
+
+// Quiet hours hold a broadcast message until the recipient's window opens (issue 25, "quiet hours hold a message until
+// the window opens (TestClock)"). The message actor of a real platform records it queued with `not_before` (its own,
+// real clock); the deliverer's attempt is then run here on the test clock against the same database and SMTP sink:
+// refused before the window's end, sent after it. The platform's own deliverer, on the real clock, holds it too.
+
+const key = useEncryptionKey()
+const sql = testSql()
+let m: MailingPlatform
+let actor: ReturnType<typeof messageActor>
+
+beforeAll(async () => {
+  m = await startMailingPlatform(sql, key, "bquiet")
+  actor = messageActor(m.platform.config)
+})
+afterAll(async () => {
+  await actor?.close()
+  await m?.stop()
+  await sql.end()
+})
+
+const everyone: SegmentDefinition = { version: 1, match: { field: "contact.has_email", op: "eq", value: true } }
+const pad = (h: number) => `${String(((h % 24) + 24) % 24).padStart(2, "0")}:00`
+
+describe("quiet hours", () => {
+  it.effect("hold a broadcast message until the window ends in the recipient's zone: not sent before, sent after", () =>
+    Effect.gen(function*() {
+      // A window around the current hour in UTC (the recipient's zone; the broadcast's hotel is in Madrid).
+      const hour = new Date().getUTCHours()
+      const window = { from: pad(hour - 1), to: pad(hour + 2) }
+      const { c, b } = yield* Effect.promise(async () => {
+        const b = await insertBroadcast(sql, m.tenant, { definition: everyone, quiet_hours: window, hotel_id: m.tenant.hotel_id })
+        const c = await newContact(m.platform.baseUrl, m.tenant, { email_consent: true })
+        await insertRecipient(sql, m.tenant, b, c.id, "UTC")
+        return { c, b }
+      })
+      const expectedEnd = quietHoursEnd(Date.now(), window, "UTC")
+      const outcome = yield* Effect.promise(() => actor.send(m.tenant, broadcastSend(b, c.id)))
+      expect(outcome).toMatchObject({ message_id: broadcastMessageId(b, c.id), status: "queued", skip_reason: null })
+      const [row] = yield* Effect.promise(() => sql`SELECT status, not_before FROM messages WHERE id = ${outcome.message_id}`)
+      expect(row!.status).toBe("queued")
+      const notBefore = (row!.not_before as Date).getTime()
+      expect(notBefore).toBe(expectedEnd)
+      expect(notBefore - Date.now()).toBeGreaterThan(3_600_000 - 60_000)
+
+      const config: MessagingConfigShape = {
+        smtpUrl: m.sink.url, whatsAppApiUrl: "http://127.0.0.1:9", publicBaseUrl: m.platform.baseUrl, sendTimeoutMs: 10_000,
+        maxAttempts: 3, initialBackoffMs: 100, reconcileMs: 120_000, defaultRatePerMinute: 600,
+        conversationIdleMs: 86_400_000, conversationSweepMs: 60_000
+      }
+      // What the attempt announces is in the outbox; the platform's relay publishes it.
+      const deps: AttemptDeps = { sql, namespace: m.platform.config.namespace, key, config, publish: async () => {} }
+      const cmd = { tenant_id: m.tenant.tenant_id, sandbox: false, message_id: outcome.message_id, channel: "email" as const }
+      const header = `<${outcome.message_id}@hotelexample.com>`
+      yield* Effect.gen(function*() {
+        // A minute before the window ends: not claimed, the command comes back when it ends.
+        yield* TestClock.setTime(notBefore - 60_000)
+        expect(yield* attempt(deps, cmd)).toEqual({ ack: false, delayMs: 60_000 })
+        // Hours before it: the command comes back at most 15 minutes later, to look again.
+        yield* TestClock.setTime(notBefore - 3 * 3_600_000)
+        expect(yield* attempt(deps, cmd)).toEqual({ ack: false, delayMs: 15 * 60_000 })
+        const [held] = yield* Effect.promise(() => sql`SELECT status, attempts FROM messages WHERE id = ${outcome.message_id}`)
+        expect(held).toMatchObject({ status: "queued", attempts: 0 })
+        expect(m.sink.mails.some((mail) => mail.messageId === header)).toBe(false)
+        // The window has ended: sent.
+        yield* TestClock.setTime(notBefore + 1_000)
+        expect(yield* attempt(deps, cmd)).toEqual({ ack: true })
+      }).pipe(Effect.provide(Layer.mergeAll(EmailTransport.layer, WhatsAppTransport.layer).pipe(
+        Layer.provide(Layer.succeed(MessagingConfig, MessagingConfig.of(config)))
+      )))
+      const [sent] = yield* Effect.promise(() => sql`SELECT status, attempts, broadcast_id FROM messages WHERE id = ${outcome.message_id}`)
+      expect(sent).toMatchObject({ status: "sent", attempts: 1, broadcast_id: b })
+      expect(m.sink.countByMessageId().get(header)).toBe(1)
+    }), 120_000)
+})
