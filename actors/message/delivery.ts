@@ -51,6 +51,23 @@ export const MAX_HOLD_MS = 15 * 60_000
 export const holdMs = (notBefore: Date | null, now: number): number =>
   notBefore === null ? 0 : Math.min(MAX_HOLD_MS, Math.max(0, notBefore.getTime() - now))
 
+/**
+ * Whether a broadcast message's broadcast was cancelled since the message was queued (one held by quiet hours, or
+ * waiting for the send rate): such a message has not reached a provider, and does not after the cancel.
+ */
+const broadcastCancelled = async (tx: Tx, scope: TenantScope, broadcastId: string): Promise<boolean> => {
+  const [b] = await tx<Array<{ status: string }>>`SELECT status FROM broadcasts
+    WHERE id = ${broadcastId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
+  return b?.status === "cancelled"
+}
+
+/** Settles a queued message of a cancelled broadcast as `skipped: cancelled`, as a send after the cancel is decided. */
+const skipCancelled = async (tx: Tx, scope: TenantScope, id: string) => {
+  await tx`UPDATE messages SET status = 'skipped', skip_reason = 'cancelled', not_before = NULL, updated_at = now()
+    WHERE id = ${id} AND status = 'queued'`
+  await history(tx, scope, id, "skipped", true, "cancelled")
+}
+
 export interface ClaimOptions {
   /** The deliverer's Clock time (ms): a message held by quiet hours is not taken before its `not_before`. */
   readonly now: number
@@ -68,11 +85,16 @@ export interface ClaimOptions {
  * taken here, atomically across workers; the attempt is counted and stamped before the transaction commits.
  */
 export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: ClaimOptions): Promise<Claim> => {
-  const [m] = await tx<Array<QueuedMessage & { status: string; attempt_started_at: Date | null; not_before: Date | null; now: Date }>>`
+  const [m] = await tx<Array<QueuedMessage & { status: string; attempt_started_at: Date | null; not_before: Date | null; broadcast_id: string | null; now: Date }>>`
     SELECT id, contact_id, channel, category, to_address, hotel_id, template_name, template_language, template_parameters,
-      subject, body_text, body_html, attempts, status, attempt_started_at, not_before, now() AS now
+      subject, body_text, body_html, attempts, status, attempt_started_at, not_before, broadcast_id, now() AS now
     FROM messages WHERE id = ${messageId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} FOR UPDATE`
   if (!m || m.status !== "queued") return { kind: "done" }
+  // Only before any attempt: one already started may have reached the provider, and its outcome is still owed.
+  if (m.broadcast_id !== null && m.attempt_started_at === null && await broadcastCancelled(tx, scope, m.broadcast_id)) {
+    await skipCancelled(tx, scope, m.id)
+    return { kind: "done" }
+  }
   const held = holdMs(m.not_before, o.now)
   if (held > 0) return { kind: "later", delayMs: held }
   const repeat = m.attempt_started_at !== null
@@ -94,7 +116,7 @@ export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: Cl
     RETURNING count`
   if (!taken) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
   await tx`UPDATE messages SET attempts = attempts + 1, attempt_started_at = now(), updated_at = now() WHERE id = ${m.id}`
-  const { not_before: _notBefore, ...queued } = m
+  const { not_before: _notBefore, broadcast_id: _broadcastId, ...queued } = m
   const message: QueuedMessage = { ...queued, attempts: queued.attempts + 1 }
   return {
     kind: "send",

@@ -52,7 +52,7 @@ export type BroadcastDecision =
 /**
  * The decision, in a fixed order: the broadcast itself (cancelled, past its deadline), then whether the guest may
  * receive it at all (address, suppression, consent), then whether the guest is still in the audience, then the
- * marketing frequency cap, then quiet hours (which hold, never skip). The first rule that says no names the reason, so
+ * marketing frequency cap, then quiet hours (which hold, unless the hold would end past the deadline). The first rule that says no names the reason, so
  * a cancelled broadcast's recipient reads `cancelled` even if the guest also opted out meanwhile.
  */
 export const decideBroadcast = (f: BroadcastFacts): BroadcastDecision => {
@@ -62,7 +62,10 @@ export const decideBroadcast = (f: BroadcastFacts): BroadcastDecision => {
   if (!f.matches) return { send: false, reason: "no_longer_matches" }
   if (f.category === "marketing" && f.capHours > 0 && f.recentMarketing > 0) return { send: false, reason: "frequency_cap" }
   const until = f.quietUntil
-  return { send: true, notBefore: until > f.now.getTime() ? new Date(until) : null }
+  if (until <= f.now.getTime()) return { send: true, notBefore: null }
+  // Held past the deadline, it would leave later than the broadcast allows: the deadline wins.
+  if (f.sendDeadline !== null && until > f.sendDeadline.getTime()) return { send: false, reason: "deadline_passed" }
+  return { send: true, notBefore: new Date(until) }
 }
 
 /** A broadcast recipient's skip reasons (issue 25, fixed interface). */

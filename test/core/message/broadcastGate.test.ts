@@ -46,9 +46,18 @@ describe("the broadcast send decision", () => {
         : !f.matches ? "no_longer_matches"
         : f.category === "marketing" && f.capHours > 0 && f.recentMarketing > 0 ? "frequency_cap"
         : undefined
-      if (expected === undefined) expect(d).toEqual({ send: true, notBefore: f.held ? new Date(now.getTime() + 60_000) : null })
+      // The deadline, when not passed, is 1 ms ahead: a hold of a minute goes past it.
+      const heldPastDeadline = f.held && f.deadlinePassed === false
+      if (expected === undefined && heldPastDeadline) expect(d).toEqual({ send: false, reason: "deadline_passed" })
+      else if (expected === undefined) expect(d).toEqual({ send: true, notBefore: f.held ? new Date(now.getTime() + 60_000) : null })
       else expect(d).toEqual({ send: false, reason: expected })
     }), { numRuns: 500 })
+  })
+
+  it("skips as deadline_passed a message quiet hours would hold past the deadline", () => {
+    const until = now.getTime() + 3_600_000
+    expect(decideBroadcast({ ...sending, quietUntil: until, sendDeadline: new Date(until - 1) })).toEqual({ send: false, reason: "deadline_passed" })
+    expect(decideBroadcast({ ...sending, quietUntil: until, sendDeadline: new Date(until) })).toEqual({ send: true, notBefore: new Date(until) })
   })
 
   it("the deadline is past only after it: a send at the deadline itself still goes", () => {
