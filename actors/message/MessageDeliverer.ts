@@ -15,6 +15,7 @@ import { periodic } from "../runtime/periodic.ts"
 import { attempt, type Verdict } from "./attempt.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
 import { EmailTransport } from "./EmailTransport.ts"
+import { releaseHeldMessages } from "./heldRelease.ts"
 import { WhatsAppTransport } from "./WhatsAppTransport.ts"
 
 /** Attempts in flight per channel in one worker (each is one provider call and two short transactions). */
@@ -23,13 +24,15 @@ const CONCURRENCY = 32
 export interface MessageDelivererShape {
   /** Closes conversations idle at `now` past the configured time (the sweep's schedule calls it with the clock). */
   readonly sweep: (now: Date) => Promise<number>
+  /** Releases messages held by quiet hours whose hold ends by `now` plus a sweep's interval; answers how many. */
+  readonly release: (now: Date) => Promise<number>
 }
 
 /**
  * The worker side of messaging: one consumer per channel reading the outbox's deliver commands, each command one
  * attempt at a time (claim, provider call, outcome), acked when the message is settled and naked with a delay
- * otherwise; and the sweep that closes idle conversations (a fiber of this layer, every GEP_CONVERSATION_SWEEP_MS on
- * the Clock).
+ * otherwise; the sweep that closes idle conversations (a fiber of this layer, every GEP_CONVERSATION_SWEEP_MS on
+ * the Clock); and the one that releases messages held by quiet hours (every GEP_HOLD_SWEEP_MS).
  */
 export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageDelivererShape>()("app/message/MessageDeliverer") {
   static readonly layer = Layer.effect(MessageDeliverer, Effect.gen(function*() {
@@ -77,6 +80,11 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
       return events.length
     })
 
+    const release = (now: Date) => releaseHeldMessages(sql, app.namespace, now, config.holdSweepMs).then(async (commands) => {
+      await publish(commands)
+      return commands.length
+    })
+
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
@@ -96,6 +104,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
       }).pipe(Effect.andThen(Effect.logInfo("message deliverer stopped")))
     )
     yield* Effect.forkScoped(periodic({ name: "conversation sweep", span: "MessageDeliverer.sweep", every: config.conversationSweepMs, run: sweep }))
-    return MessageDeliverer.of({ sweep })
+    yield* Effect.forkScoped(periodic({ name: "held message release", span: "MessageDeliverer.release", every: config.holdSweepMs, run: release }))
+    return MessageDeliverer.of({ sweep, release })
   }))
 }

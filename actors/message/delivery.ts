@@ -42,8 +42,8 @@ export type Claim =
   }
 
 /**
- * The longest a held message's command waits before it is looked at again: a hold of hours is a few dozen cheap
- * redeliveries, and a clock that was wrong when the hold was computed costs at most this much.
+ * The longest a held message's command waits before it is looked at again. A held message's command is written when
+ * its hold (almost) ends (heldRelease.ts), so this bounds only what a clock differing between workers costs.
  */
 export const MAX_HOLD_MS = 15 * 60_000
 
@@ -63,7 +63,7 @@ const broadcastCancelled = async (tx: Tx, scope: TenantScope, broadcastId: strin
 
 /** Settles a queued message of a cancelled broadcast as `skipped: cancelled`, as a send after the cancel is decided. */
 const skipCancelled = async (tx: Tx, scope: TenantScope, id: string) => {
-  await tx`UPDATE messages SET status = 'skipped', skip_reason = 'cancelled', not_before = NULL, updated_at = now()
+  await tx`UPDATE messages SET status = 'skipped', skip_reason = 'cancelled', hold_namespace = NULL, updated_at = now()
     WHERE id = ${id} AND status = 'queued'`
   await history(tx, scope, id, "skipped", true, "cancelled")
 }

@@ -57,7 +57,7 @@ export const inbound = Effect.fn("MessageActor.inbound")(function*(r: InboundRep
     category: null, origin: "guest", hotel_id: null, to_address: null, from_address: r.phone, template_name: null,
     template_language: null, template_parameters: null, subject: null, body_text: r.text ?? null, body_html: null,
     status: "received", skip_reason: null, provider_message_id: r.provider_message_id, journey_run_id: null, step_id: null,
-    broadcast_id: null, not_before: null, created_at: r.occurred_at
+    broadcast_id: null, not_before: null, hold_namespace: null, created_at: r.occurred_at
   }))
   if (isStopKeyword(r.text)) yield* Actor.query((tx) => recordOptOut(tx, scope, contactId, "whatsapp", "whatsapp_reply", envelopeId))
   const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, [contactId]))

@@ -111,10 +111,12 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
     step_id: cmd.step_id ?? null,
     broadcast_id: broadcastId ?? null,
     not_before: decision.notBefore?.toISOString() ?? null,
+    hold_namespace: decision.notBefore === null ? null : target.namespace,
     created_at: now
   }))
   if (row && skip === null) {
-    yield* Actor.emit([deliverCommand(subject, scope, row)])
+    // A held message's deliver command is written when its hold ends (heldRelease.ts), not now.
+    if (decision.notBefore === null) yield* Actor.emit([deliverCommand(subject, scope, row)])
     if (conversation?.is_new) {
       const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, [contact.id]))
       yield* Actor.emit([conversationEvent(subject, scope, "conversation.created", conversation, summaries.get(contact.id), now)])

@@ -25,6 +25,8 @@ export interface MessagingConfigShape {
   /** A conversation with no message for this long is closed (WhatsApp's customer-service window is 24 h). */
   readonly conversationIdleMs: number
   readonly conversationSweepMs: number
+  /** How often messages held by quiet hours are looked at for release; they are released this much early. */
+  readonly holdSweepMs: number
 }
 
 export class MessagingConfig extends Context.Service<MessagingConfig, MessagingConfigShape>()("app/message/MessagingConfig") {
@@ -38,7 +40,8 @@ export class MessagingConfig extends Context.Service<MessagingConfig, MessagingC
     reconcileMs: Config.Int("GEP_WHATSAPP_RECONCILE_MS").pipe(Config.withDefault(120_000)),
     defaultRatePerMinute: Config.Int("GEP_SEND_RATE_PER_MINUTE").pipe(Config.withDefault(600)),
     conversationIdleMs: Config.Int("GEP_CONVERSATION_IDLE_MS").pipe(Config.withDefault(24 * 3600 * 1000)),
-    conversationSweepMs: Config.Int("GEP_CONVERSATION_SWEEP_MS").pipe(Config.withDefault(60_000))
+    conversationSweepMs: Config.Int("GEP_CONVERSATION_SWEEP_MS").pipe(Config.withDefault(60_000)),
+    holdSweepMs: Config.Int("GEP_HOLD_SWEEP_MS").pipe(Config.withDefault(5_000))
   })
 
   /** Without GEP_PUBLIC_BASE_URL, links point at this process's own port on loopback (development). */

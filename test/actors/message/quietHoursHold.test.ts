@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { attempt, type AttemptDeps } from "../../../actors/message/attempt.ts"
 import { EmailTransport } from "../../../actors/message/EmailTransport.ts"
+import { releaseHeldMessages } from "../../../actors/message/heldRelease.ts"
 import { WhatsAppTransport } from "../../../actors/message/WhatsAppTransport.ts"
+import { deterministicId } from "../../../core/deterministicId.ts"
 import { MessagingConfig, type MessagingConfigShape } from "../../../core/message/MessagingConfig.ts"
 import { quietHoursEnd } from "../../../core/message/quietHours.ts"
 import type { SegmentDefinition } from "../../../schemas/segment.ts"
@@ -13,8 +15,9 @@ import { testSql } from "../../support/platform.ts"
 
 // Quiet hours hold a broadcast message until the recipient's window opens (issue 25, "quiet hours hold a message until
 // the window opens (TestClock)"). The message actor of a real platform records it queued with `not_before` (its own,
-// real clock); the deliverer's attempt is then run here on the test clock against the same database and SMTP sink:
-// refused before the window's end, sent after it. The platform's own deliverer, on the real clock, holds it too.
+// real clock) and writes no deliver command; the deliverer's release sweep and attempt are then run here on the test
+// clock against the same database and SMTP sink: nothing released or sent before the window's end, sent after it. The
+// platform's own deliverer, on the real clock, holds the command the release writes.
 
 const key = useEncryptionKey()
 const sql = testSql()
@@ -39,11 +42,19 @@ const depsFor = (): AttemptDeps => {
   const config: MessagingConfigShape = {
     smtpUrl: m.sink.url, whatsAppApiUrl: "http://127.0.0.1:9", publicBaseUrl: m.platform.baseUrl, sendTimeoutMs: 10_000,
     maxAttempts: 3, initialBackoffMs: 100, reconcileMs: 120_000, defaultRatePerMinute: 600,
-    conversationIdleMs: 86_400_000, conversationSweepMs: 60_000
+    conversationIdleMs: 86_400_000, conversationSweepMs: 60_000, holdSweepMs: LEAD_MS
   }
   // What the attempt announces is in the outbox; the platform's relay publishes it.
   return { sql, namespace: m.platform.config.namespace, key, config, publish: async () => {} }
 }
+/** One run of the deliverer's release sweep at the Clock's time: the held message ids it released. */
+const release = Effect.gen(function*() {
+  const now = yield* Clock.currentTimeMillis
+  const commands = yield* Effect.promise(() => releaseHeldMessages(sql, m.platform.config.namespace, new Date(now), LEAD_MS))
+  return commands.map((c) => c.id)
+})
+const LEAD_MS = 5_000
+
 const transports = (config: MessagingConfigShape) =>
   Layer.mergeAll(EmailTransport.layer, WhatsAppTransport.layer).pipe(Layer.provide(Layer.succeed(MessagingConfig, MessagingConfig.of(config))))
 
@@ -59,8 +70,8 @@ const heldMessage = async () => {
   const outcome = await actor.send(m.tenant, broadcastSend(b, c.id))
   expect(outcome).toMatchObject({ message_id: broadcastMessageId(b, c.id), status: "queued", skip_reason: null })
   const messageId = outcome.message_id
-  const [row] = await sql`SELECT status, not_before FROM messages WHERE id = ${messageId}`
-  expect(row!.status).toBe("queued")
+  const [row] = await sql`SELECT status, not_before, hold_namespace FROM messages WHERE id = ${messageId}`
+  expect(row).toMatchObject({ status: "queued", hold_namespace: m.platform.config.namespace })
   const notBefore = (row!.not_before as Date).getTime()
   expect(notBefore).toBe(expectedEnd)
   expect(notBefore - Date.now()).toBeGreaterThan(3_600_000 - 60_000)
@@ -76,14 +87,20 @@ describe("quiet hours", () => {
       const { b, notBefore, messageId, header, cmd } = yield* Effect.promise(heldMessage)
       const deps = depsFor()
       yield* Effect.gen(function*() {
-        // A minute before the window ends: not claimed, the command comes back when it ends.
+        // A minute before the window ends: not released, and an early command would not be claimed.
         yield* TestClock.setTime(notBefore - 60_000)
+        expect(yield* release).toEqual([])
         expect(yield* attempt(deps, cmd)).toEqual({ ack: false, delayMs: 60_000 })
-        // Hours before it: the command comes back at most 15 minutes later, to look again.
+        // Hours before it: an early command comes back at most 15 minutes later, to look again.
         yield* TestClock.setTime(notBefore - 3 * 3_600_000)
         expect(yield* attempt(deps, cmd)).toEqual({ ack: false, delayMs: 15 * 60_000 })
-        const [held] = yield* Effect.promise(() => sql`SELECT status, attempts FROM messages WHERE id = ${messageId}`)
-        expect(held).toMatchObject({ status: "queued", attempts: 0 })
+        // A sweep's interval before the end: released (its command written), still not claimed before the end.
+        yield* TestClock.setTime(notBefore - 3_000)
+        expect(yield* release).toEqual([deterministicId(`deliver:${messageId}`)])
+        expect(yield* release).toEqual([])
+        expect(yield* attempt(deps, cmd)).toEqual({ ack: false, delayMs: 3_000 })
+        const [held] = yield* Effect.promise(() => sql`SELECT status, attempts, hold_namespace FROM messages WHERE id = ${messageId}`)
+        expect(held).toMatchObject({ status: "queued", attempts: 0, hold_namespace: null })
         expect(m.sink.mails.some((mail) => mail.messageId === header)).toBe(false)
         // The window has ended: sent.
         yield* TestClock.setTime(notBefore + 1_000)
@@ -100,6 +117,7 @@ describe("quiet hours", () => {
       yield* Effect.promise(() => sql`UPDATE broadcasts SET status = 'cancelled', cancelled_at = now() WHERE id = ${b}`)
       const deps = depsFor()
       yield* TestClock.setTime(notBefore + 1_000)
+      expect(yield* release).toEqual([deterministicId(`deliver:${messageId}`)])
       expect(yield* attempt(deps, cmd).pipe(Effect.provide(transports(deps.config)))).toEqual({ ack: true })
       const [row] = yield* Effect.promise(() => sql`SELECT status, skip_reason, attempts FROM messages WHERE id = ${messageId}`)
       expect(row).toMatchObject({ status: "skipped", skip_reason: "cancelled", attempts: 0 })
