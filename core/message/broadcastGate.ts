@@ -68,6 +68,14 @@ export const decideBroadcast = (f: BroadcastFacts): BroadcastDecision => {
   return { send: true, notBefore: new Date(until) }
 }
 
+const BROADCAST_SKIP_REASONS: ReadonlySet<string> = new Set<BroadcastSkipReason>([
+  "no_email", "no_phone", "suppressed", "opted_out", "no_email_marketing_consent", "no_whatsapp_marketing_consent",
+  "cancelled", "deadline_passed", "no_longer_matches", "frequency_cap"
+])
+
+/** Whether a stored `messages.skip_reason` is one the sender gives a broadcast message (a read model's check). */
+export const isBroadcastSkipReason = (s: string): s is BroadcastSkipReason => BROADCAST_SKIP_REASONS.has(s)
+
 /** A broadcast recipient's skip reasons (issue 25, fixed interface). */
 export type RecipientSkipReason =
   | "no_consent"

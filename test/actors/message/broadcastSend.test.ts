@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import { recipientSkipReason } from "../../../core/message/broadcastGate.ts"
+import { isQuiet, quietHoursEnd, wallOf } from "../../../core/message/quietHours.ts"
 import type { SegmentDefinition } from "../../../schemas/segment.ts"
-import { broadcastMessageId, broadcastSend, insertBroadcast, messageActor } from "../../support/broadcasts.ts"
+import { broadcastMessageId, broadcastSend, insertBroadcast, insertRecipient, messageActor } from "../../support/broadcasts.ts"
 import { type MailingPlatform, newContact, startMailingPlatform, useEncryptionKey } from "../../support/messaging.ts"
 import { testSql } from "../../support/platform.ts"
 import { eventually } from "../../support/webhook.ts"
@@ -101,6 +102,25 @@ describe("a broadcast's message, decided at send time", () => {
     } finally {
       await sql`UPDATE tenant_settings SET marketing_cap_hours = NULL WHERE tenant_id = ${m.tenant.tenant_id}`
     }
+  })
+
+  it("holds inside quiet hours in the hotel's zone when the recipient row names none, in UTC when the zone is unknown", async () => {
+    // A window around the current hour in Madrid (the test tenant's hotel); in UTC it may or may not hold.
+    const madridHour = Math.floor((wallOf(Date.now(), "Europe/Madrid") % 86_400_000) / 3_600_000)
+    const pad = (h: number) => `${String(((h % 24) + 24) % 24).padStart(2, "0")}:00`
+    const window = { from: pad(madridHour - 1), to: pad(madridHour + 2) }
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring, quiet_hours: window, hotel_id: m.tenant.hotel_id })
+    const [inHotelZone, unknownZone] = [await guest(["spring"]), await guest(["spring"])]
+    await insertRecipient(sql, m.tenant, b, unknownZone.id, "Mars/Olympus_Mons")
+    const expected = (zone: string) => quietHoursEnd(Date.now(), window, zone)
+    const held = await send(b, inHotelZone.id)
+    expect(held).toMatchObject({ status: "queued", skip_reason: null })
+    expect((await stored(held.message_id))!.not_before?.getTime()).toBe(expected("Europe/Madrid"))
+    // In UTC the window may hold now (Madrid one hour ahead in winter) or not (two hours ahead in summer).
+    const other = await send(b, unknownZone.id)
+    const utcHeld = isQuiet(Date.now(), window, "UTC")
+    expect((await stored(other.message_id))!.not_before?.getTime() ?? null).toBe(utcHeld ? expected("UTC") : null)
+    expect(expected("UTC")).not.toBe(expected("Europe/Madrid"))
   })
 
   it("skips every recipient once the send deadline has passed", async () => {

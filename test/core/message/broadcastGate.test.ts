@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
-  type BroadcastFacts, capHoursOf, capWindowStart, decideBroadcast, DEFAULT_MARKETING_CAP_HOURS, recipientSkipReason
+  type BroadcastFacts, capHoursOf, capWindowStart, decideBroadcast, DEFAULT_MARKETING_CAP_HOURS, isBroadcastSkipReason,
+  recipientSkipReason
 } from "../../../core/message/broadcastGate.ts"
 import type { SkipReason } from "../../../core/message/gate.ts"
 
@@ -97,6 +98,9 @@ describe("a recipient's skip reason", () => {
     expect(recipientSkipReason("no_whatsapp_marketing_consent")).toBe("no_consent")
     for (const r of ["suppressed", "no_email", "no_phone", "no_longer_matches", "frequency_cap", "deadline_passed", "cancelled"] as const) {
       expect(recipientSkipReason(r)).toBe(r)
+      expect(isBroadcastSkipReason(r)).toBe(true)
     }
+    expect(isBroadcastSkipReason("no_consent")).toBe(false)
+    expect(isBroadcastSkipReason("opted_out")).toBe(true)
   })
 })
