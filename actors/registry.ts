@@ -1,4 +1,5 @@
 import { B2bActor } from "./b2b/actor.ts"
+import { BroadcastActor } from "./broadcast/actor.ts"
 import { VisitorActor } from "./cdp/actor.ts"
 import { EventActor } from "./event/actor.ts"
 import { GuestActor } from "./guest/actor.ts"
@@ -15,6 +16,6 @@ import { WebsiteActor } from "./website/actor.ts"
  * Every actor type the workers run. Subjects, consumers, partition leases, metrics labels and handler registration
  * all derive from this list: adding an actor type is its folder plus one line here.
  */
-export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor, MessageActor, B2bActor, LoyaltyActor, JourneyActor, WebsiteActor, NewsletterActor, VisitorActor]
+export const Actors: ReadonlyArray<AnyActor> = [ReservationActor, GuestActor, EventActor, TelephonyActor, MessageActor, B2bActor, LoyaltyActor, JourneyActor, WebsiteActor, NewsletterActor, VisitorActor, BroadcastActor]
 
 export const ActorNames: ReadonlyArray<string> = Actors.map((a) => a.protocol.name)

@@ -14,6 +14,7 @@ import { WebsiteSourcesGroup } from "./websiteSourceApi.ts"
 import { CdpGroup } from "./cdpApi.ts"
 import { ContactsGroup } from "./contactApi.ts"
 import { SegmentsGroup } from "./segmentApi.ts"
+import { BroadcastsGroup } from "./broadcastApi.ts"
 import { NewsletterConfigGroup, NewsletterConfirmGroup, NewsletterGroup } from "./newsletterApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
@@ -258,6 +259,7 @@ const ApiContract = HttpApi.make("gep")
   .add(TelephonyIntegrationsGroup)
   .add(ContactsGroup)
   .add(SegmentsGroup)
+  .add(BroadcastsGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

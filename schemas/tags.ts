@@ -16,6 +16,7 @@ export const TagDescriptions: Readonly<Record<string, string>> = {
   loyalty: "The loyalty programme: members, points (earned, held, redeemed, expired), tiers and households",
   journeys: "Journeys: automated steps (wait, email, WhatsApp, branch) a contact goes through after an event, and their runs",
   segments: "Segments: saved audience definitions (contact, stay, loyalty, event and message conditions) and the preview of who they match",
+  broadcasts: "Broadcasts: one-off sends to a segment, exactly once per recipient, consent-gated, paced, with their recipients and outcomes",
   loyaltyCredit: "Loyalty points earned from partner credit (co-branded card spend)",
   websiteSources: "Website sources: the sites that send website events, their keys, allowed origins, mappings and delivery log",
   loyaltyAuctions: "Points auctions: members bid loyalty points for an item; the sweeper settles them when they close",

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { BroadcastWebhooks } from "./broadcastEvents.ts"
 import { CoreWebhooks } from "./coreEvents.ts"
 import { LoyaltyWebhooks } from "./loyaltyEvents.ts"
 import { MessagingWebhooks } from "./messageEvents.ts"
@@ -10,14 +11,14 @@ import { WebhookTestWebhooks } from "./webhook.ts"
  * needs its line here; test/schemas/webhookPayloads.test.ts names a type of `WebhookEventTypes` that has none.
  */
 export const WebhookPayloads: ReadonlyMap<string, Schema.Top> = new Map([
-  ...MessagingWebhooks, ...LoyaltyWebhooks, ...CoreWebhooks, ...WebhookTestWebhooks
+  ...MessagingWebhooks, ...LoyaltyWebhooks, ...CoreWebhooks, ...WebhookTestWebhooks, ...BroadcastWebhooks
 ])
 
 /**
  * Event types of the spec's list that nothing emits yet; their bodies are decided by the work that emits them
- * (`broadcast.*`: segments and broadcasts; `contact.deleted`: erasure), which moves them to `WebhookPayloads`.
+ * (`contact.deleted`: erasure), which moves them to `WebhookPayloads`.
  */
-export const NotYetEmitted: ReadonlyArray<string> = ["contact.deleted", "broadcast.sent", "broadcast.completed"]
+export const NotYetEmitted: ReadonlyArray<string> = ["contact.deleted"]
 
 const validators = new Map([...WebhookPayloads].map(([type, schema]) => [type, Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)]))
 

@@ -21,6 +21,9 @@ CREATE TABLE broadcasts (
   hotel_id              uuid,
   send_at               timestamptz,
   recipient_local_time  boolean NOT NULL DEFAULT false,
+  -- send_at's wall-clock time as written (its own offset): with recipient_local_time, each recipient's moment is this
+  -- time in the recipient's zone.
+  send_at_local         timestamp,
   rate_limit_per_minute integer CHECK (rate_limit_per_minute > 0),
   -- { from: "HH:MM", to: "HH:MM" } in the recipient's local time (the hotel's zone as fallback).
   quiet_hours           jsonb,
@@ -31,7 +34,12 @@ CREATE TABLE broadcasts (
   phase                 text CHECK (phase IN ('snapshotting', 'dispatching', 'settling')),
   snapshot_cursor       uuid,
   step_seq              integer NOT NULL DEFAULT 0,
+  -- The last step_seq the sweep published: a due step is published once however many workers sweep.
+  step_published        integer NOT NULL DEFAULT 0,
   next_step_at          timestamptz,
+  -- The deployment whose workers carry it on (its steps go to that deployment's streams); deployments may share a
+  -- database (a staged migration, the tests).
+  namespace             text NOT NULL,
   targeted              integer,
   version               integer NOT NULL DEFAULT 1,
   created_at            timestamptz NOT NULL DEFAULT now(),
@@ -43,17 +51,19 @@ CREATE TABLE broadcasts (
 );
 CREATE INDEX broadcasts_list ON broadcasts (tenant_id, sandbox, created_at DESC, id DESC);
 -- The sweep's scan: broadcasts with a step due, across tenants.
-CREATE INDEX broadcasts_due ON broadcasts (next_step_at) WHERE next_step_at IS NOT NULL;
+CREATE INDEX broadcasts_due ON broadcasts (namespace, next_step_at) WHERE next_step_at IS NOT NULL;
 
 -- One row per recipient: the snapshot writes `pending` rows (the primary key drops a contact matched twice), dispatch
 -- turns them `queued` and tells the message actor, whose message (id derived from broadcast, contact and channel)
--- then carries the outcome; `skipped` is decided here only for a recipient the broadcast itself drops (cancelled).
+-- then carries the outcome; `skipped` is decided here only for a recipient the broadcast itself drops (cancelled, or
+-- its deadline passed before it was handed over).
 CREATE TABLE broadcast_recipients (
   broadcast_id  uuid NOT NULL REFERENCES broadcasts(id),
   contact_id    uuid NOT NULL,
   tenant_id     uuid NOT NULL,
   sandbox       boolean NOT NULL,
-  message_id    uuid NOT NULL,
+  -- Set when dispatched: deterministicId(broadcast:<broadcast>:<contact>:<channel>), the message actor's message id.
+  message_id    uuid,
   status        text NOT NULL CHECK (status IN ('pending', 'queued', 'skipped')),
   skip_reason   text,
   -- The contact's local zone when the snapshot took it (its stays' hotel, else the broadcast's hotel): quiet hours

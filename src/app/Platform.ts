@@ -9,6 +9,7 @@ import { EmailTransport } from "../../actors/message/EmailTransport.ts"
 import { MessageDeliverer } from "../../actors/message/MessageDeliverer.ts"
 import { WhatsAppTransport } from "../../actors/message/WhatsAppTransport.ts"
 import { JourneyScheduler } from "../../actors/journey/JourneyScheduler.ts"
+import { BroadcastSweep } from "../../actors/broadcast/BroadcastSweep.ts"
 import { journeyDateSignals } from "../../actors/journey/dateTrigger.ts"
 import { ReservationDateScan } from "../../actors/shared/ReservationDateScan.ts"
 import { webhookDateEvents } from "../../actors/webhook/dateScan.ts"
@@ -62,6 +63,8 @@ import { JourneyValidationErrorsLive } from "../journey/edge.ts"
 import { JourneysLive } from "../journey/http.ts"
 import { Segments } from "../segment/Segments.ts"
 import { SegmentsLive, SegmentValidationErrorsLive } from "../segment/http.ts"
+import { Broadcasts } from "../broadcast/Broadcasts.ts"
+import { BroadcastsLive, BroadcastValidationErrorsLive } from "../broadcast/http.ts"
 import { JourneyDefinitions } from "../journey/JourneyDefinitions.ts"
 import { UnsubscribeRoutes } from "../message/unsubscribe.ts"
 import { WhatsAppWebhookRoutes } from "../message/whatsappWebhook.ts"
@@ -145,9 +148,9 @@ const ApiRoutes = Layer.mergeAll(
   SdkRoutes,
   OidcRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive]),
   Layer.provide([HotelsLive, KeysLive, TelephonyIntegrationsLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, SegmentValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, Segments.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, SegmentValidationErrorsLive, BroadcastValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, Segments.layer, Broadcasts.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
   // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
@@ -184,6 +187,7 @@ const WorkerRole = Layer.mergeAll(
   WebhookDeliverer.layer,
   MessageDeliverer.layer.pipe(Layer.provide([EmailTransport.layer, WhatsAppTransport.layer])),
   JourneyScheduler.layer.pipe(Layer.provide(JourneyConfig.layer)),
+  BroadcastSweep.layer,
   ReservationDateScan.layer({ webhooks: webhookDateEvents, journeys: journeyDateSignals }),
   AuctionSweeper.layer,
   CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer))

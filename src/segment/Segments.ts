@@ -12,7 +12,7 @@ import type { CreateSegmentRequest, PatchSegmentRequest, PreviewRequest, Preview
 import { matches } from "../http/etag.ts"
 import type { PageRequest } from "../http/paging.ts"
 import { PreviewTimedOut, previewSegment, PREVIEW_TIMEOUT_MS } from "./preview.ts"
-import { customFieldDefs, insertSegment, listSegments, readSegment, saveSegment } from "./store.ts"
+import { customFieldsOf, insertSegment, listSegments, readSegment, saveSegment } from "./store.ts"
 
 /** Why a segment change, read or preview is refused; nothing of it was written. */
 export type SegmentRefusal = NotFound | PreconditionFailed | Unprocessable | ValidationFailed
@@ -76,7 +76,7 @@ export class Segments extends Context.Service<Segments, {
       create: Effect.fn("Segments.create")(function*(scope, r) {
         const id = randomUUID()
         const saved = yield* inTenant<SegmentView, Unprocessable>(scope, async (tx) => {
-          const refusal = invalid(r.definition, await customFieldDefs(tx, scope), "definition")
+          const refusal = invalid(r.definition, await customFieldsOf(tx, scope), "definition")
           if (refusal !== undefined) return new Refused(refusal)
           return insertSegment(tx, scope, id, { name: r.name, description: r.description ?? null, definition: r.definition })
         })
@@ -100,7 +100,7 @@ export class Segments extends Context.Service<Segments, {
             definition: patch.definition ?? current.definition
           }
           if (patch.definition !== undefined) {
-            const refusal = invalid(patch.definition, await customFieldDefs(tx, scope), "definition")
+            const refusal = invalid(patch.definition, await customFieldsOf(tx, scope), "definition")
             if (refusal !== undefined) return new Refused(refusal)
           }
           // A change that changes nothing keeps the version.
@@ -121,7 +121,7 @@ export class Segments extends Context.Service<Segments, {
             const saved = r.segment_id === undefined ? undefined : await readSegment(tx, scope, r.segment_id)
             if (r.segment_id !== undefined && saved === undefined) return new Refused(segmentNotFound(r.segment_id, "segment_id"))
             const definition = saved?.definition ?? r.definition!
-            const customFields = await customFieldDefs(tx, scope)
+            const customFields = await customFieldsOf(tx, scope)
             // A saved segment is checked again: a custom field it names may have been redefined since.
             const refusal = invalid(definition, customFields, "definition")
             return refusal === undefined ? { definition, customFields } : new Refused(refusal)

@@ -1,5 +1,5 @@
 import { jsonb, type Tx } from "../../core/db/Database.ts"
-import type { CustomFieldDef } from "../../core/segment/catalog.ts"
+import { customFieldDefs } from "../../core/segment/customFields.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
 import type { SegmentDefinition } from "../../schemas/segment.ts"
@@ -77,7 +77,5 @@ export const listSegments = async (tx: Tx, scope: TenantScope, o: PageRequest) =
   return { segments: shown.map(view), next_cursor }
 }
 
-/** The account's custom field definitions in this mode: what `custom.<key>` fields are and how they are typed. */
-export const customFieldDefs = async (tx: Tx, scope: TenantScope): Promise<ReadonlyArray<CustomFieldDef>> =>
-  (await tx`SELECT field_key, field_type, options FROM custom_field_definitions
-    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`) as unknown as ReadonlyArray<CustomFieldDef>
+/** The account's custom field definitions in the caller's mode. */
+export const customFieldsOf = (tx: Tx, scope: TenantScope) => customFieldDefs(tx, scope.tenant_id, scope.sandbox)

@@ -24,12 +24,12 @@ export interface TestBroadcast {
 export const insertBroadcast = async (sql: postgres.Sql, tenant: TestTenant, b: TestBroadcast): Promise<string> => {
   const id = randomUUID()
   await sql`INSERT INTO broadcasts (id, tenant_id, sandbox, name, channel, category, audience, definition, exclusions, content,
-      hotel_id, quiet_hours, send_deadline, status, phase, started_at)
+      hotel_id, quiet_hours, send_deadline, status, phase, started_at, namespace)
     VALUES (${id}, ${tenant.tenant_id}, false, ${`Spring ${id.slice(0, 8)}`}, 'email', ${b.category ?? "marketing"},
       ${sql.json({ definition: b.definition } as never)}, ${sql.json(b.definition as never)}, ${sql.json((b.exclusions ?? []) as never)},
       ${sql.json({ subject: "Spring offer", text: "20% off" })}, ${b.hotel_id ?? null},
       ${b.quiet_hours == null ? null : sql.json(b.quiet_hours as never)}, ${b.send_deadline ?? null}, ${b.status ?? "sending"},
-      'dispatching', now())`
+      'dispatching', now(), 'tests')`
   return id
 }
 
