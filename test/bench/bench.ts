@@ -7,7 +7,8 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp (a subset of phases),
+ * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments (a subset of phases),
+ * BENCH_SEGMENT_CONTACTS (contacts of the segments phase's account, default 100,000),
  * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), BENCH_INBOX_RETENTION_MS (the platform's inbox retention window, default 60 s: the memory part waits it out
@@ -34,6 +35,7 @@ import { explainStatements } from "./explain.ts"
 import { journeysPhase } from "./journeys.ts"
 import { websiteEventsPhase } from "./websiteEvents.ts"
 import { cdpPhase } from "./cdp.ts"
+import { segmentsPhase } from "./segments.ts"
 import { ssoPhase } from "./sso.ts"
 import { newsletterPhase } from "./newsletter.ts"
 import { contactReadsPhase } from "./contactReads.ts"
@@ -202,12 +204,13 @@ const main = async () => {
     GEP_INBOX_RETENTION_MS: String(settings.inbox_retention_ms),
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "overload", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp"].some(want)
+  const needPlatform = ["single", "batch", "rates", "overload", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp", "segments"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
   let loyalty: Awaited<ReturnType<typeof loyaltyPhase>> | undefined
   let website: Awaited<ReturnType<typeof websiteEventsPhase>> | undefined
   let cdp: Awaited<ReturnType<typeof cdpPhase>> | undefined
+  let segments: Awaited<ReturnType<typeof segmentsPhase>> | undefined
   let sso: Awaited<ReturnType<typeof ssoPhase>> | undefined
   let newsletter: Awaited<ReturnType<typeof newsletterPhase>> | undefined
   let reads: Awaited<ReturnType<typeof contactReadsPhase>> | undefined
@@ -473,6 +476,19 @@ const main = async () => {
       say("cdp", cdp)
     }
 
+    // ---- segments: previews of four definitions on an account of its own holding 100,000 contacts --------------------
+    if (want("segments")) {
+      const own = await gep(env, ["tenant", "create", "--name", `Bench segments ${runId}`]) as { tenant_id: string; live_key: string }
+      const ownHotels = await Promise.all(["SEG-MAD", "SEG-LON"].map((code, i) =>
+        gep(env, ["hotel", "create", "--tenant", own.tenant_id, "--code", code, "--name", `Segment Hotel ${i + 1}`, "--timezone", i === 0 ? "Europe/Madrid" : "Europe/London"])
+      )) as Array<{ hotel_id: string }>
+      segments = await segmentsPhase({
+        sql, agent: singleAgent, port: ingress.port, tenant: own, hotelIds: ownHotels.map((h) => h.hotel_id),
+        contacts: num("BENCH_SEGMENT_CONTACTS", quick ? 10_000 : 100_000), repeats: quick ? 3 : 5
+      })
+      say("segments", segments)
+    }
+
     // ---- Loyalty SSO: complete sign-ins per second, then member reads with their access tokens ----------------------
     if (want("sso")) {
       sso = await ssoPhase({ sql, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, runId, durationS: quick ? 5 : settings.phase_s })
@@ -591,6 +607,8 @@ const main = async () => {
     cdp_bulk_reservations_per_s: cdp && "reservations_per_s" in cdp.bulk ? cdp.bulk.reservations_per_s : null,
     cdp_bulk_without_visit_reservations_per_s: cdp && "reservations_per_s" in cdp.bulk_without_visit ? cdp.bulk_without_visit.reservations_per_s : null,
     cdp: cdp ?? null,
+    segment_preview_ms_at_100k: segments?.slowest_preview_ms ?? null,
+    segments: segments ?? null,
     sso_sign_ins_per_s: sso?.sign_ins.per_s ?? null,
     sso_me_balance_per_s: sso?.me_balance.per_s ?? null,
     sso: sso ?? null,
@@ -638,6 +656,7 @@ const main = async () => {
         website_events_per_s_server_batches: website?.server_batches_of_50.events_per_s ?? null,
         website_events_per_s_browser_single: website?.browser_single.events_per_s ?? null,
         loyalty_writes_per_s: loyalty?.writes_per_s ?? null,
+        segment_preview_ms_at_100k: segments?.slowest_preview_ms ?? null,
         contact_read_p99_ms_at_200: reads?.profile.latency_ms.p99 ?? null,
         timeline_read_p99_ms_at_200: reads?.timeline.latency_ms.p99 ?? null,
         overload_answered_within_2s_share: overload?.answered_within_2s_share ?? null,
