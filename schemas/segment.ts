@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { MessageChannels } from "./message.ts"
-import { oneOf, SafeString, Uuid } from "./common.ts"
+import { oneOf, SafeNumber, SafeString, Uuid } from "./common.ts"
 
 // The segment language, version 1: a JSON condition tree over a tenant's contacts (issue 25, design note
 // segments-broadcasts-privacy.md §1.5). This schema holds the shape and the size limits; whether a field exists, an
@@ -28,9 +28,9 @@ export type Days = typeof Days.Type
 /** What a leaf compares with: typed loosely here, against its field and operator in validation. */
 export const LeafValue = Schema.Union([
   BoundedString,
-  Schema.Finite,
+  SafeNumber,
   Schema.Boolean,
-  Schema.Array(Schema.Union([BoundedString, Schema.Finite]))
+  Schema.Array(Schema.Union([BoundedString, SafeNumber]))
     .check(Schema.makeFilter((a) => a.length <= MAX_LIST || `at most ${MAX_LIST} values`)),
   Days
 ])

@@ -33,16 +33,25 @@ const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
 const keyword = (node: Node, k: string): unknown =>
   node[k] ?? ((node.allOf ?? []) as Array<Node>).map((f) => f[k]).find((v) => v !== undefined)
 
-/** Every way `schema` (at `where`) breaks the edge policy. */
-const violations = (schema: unknown, where: string): Array<string> => {
+/**
+ * Every way `schema` (at `where`) breaks the edge policy. `within` holds the references being checked on the way down:
+ * a recursive schema (a segment's condition tree) is checked once, not followed forever.
+ */
+const violations = (schema: unknown, where: string, within: ReadonlySet<string> = new Set()): Array<string> => {
   if (schema === true || schema === undefined) return [`${where}: any value is accepted`]
   let node = schema as Node
-  if (typeof node.$ref === "string") node = resolveRef(doc, node.$ref) as Node
+  if (typeof node.$ref === "string") {
+    if (within.has(node.$ref)) return []
+    within = new Set([...within, node.$ref])
+    node = resolveRef(doc, node.$ref) as Node
+  }
+  // `not: {}` accepts nothing (a key that must be absent).
+  if (typeof node.not === "object" && node.not !== null && Object.keys(node.not).length === 0) return []
   if (keyword(node, "x-free-form") !== undefined || keyword(node, "x-items-decoded-as") !== undefined) return []
   if (node.enum !== undefined || node.const !== undefined) return []
   const out: Array<string> = []
   for (const k of ["anyOf", "oneOf"]) {
-    if (Array.isArray(node[k])) (node[k] as Array<unknown>).forEach((b, i) => out.push(...violations(b, `${where}|${i}`)))
+    if (Array.isArray(node[k])) (node[k] as Array<unknown>).forEach((b, i) => out.push(...violations(b, `${where}|${i}`, within)))
   }
   if (node.anyOf !== undefined || node.oneOf !== undefined) return out
   const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type]
@@ -64,18 +73,18 @@ const violations = (schema: unknown, where: string): Array<string> => {
         }
         break
       case "array":
-        out.push(...violations(node.items, `${where}[]`))
+        out.push(...violations(node.items, `${where}[]`, within))
         break
       case "object": {
         const properties = (node.properties ?? {}) as Record<string, unknown>
-        for (const [name, p] of Object.entries(properties)) out.push(...violations(p, `${where}.${name}`))
+        for (const [name, p] of Object.entries(properties)) out.push(...violations(p, `${where}.${name}`, within))
         // Keys named by properties, constrained by propertyNames, or only those matching patternProperties (nothing else).
         const patterns = (node.patternProperties ?? {}) as Record<string, unknown>
-        for (const [pattern, p] of Object.entries(patterns)) out.push(...violations(p, `${where}.<${pattern}>`))
+        for (const [pattern, p] of Object.entries(patterns)) out.push(...violations(p, `${where}.<${pattern}>`, within))
         const keysChecked = node.properties !== undefined || node.propertyNames !== undefined ||
           (Object.keys(patterns).length > 0 && node.additionalProperties === false)
         if (!keysChecked) out.push(`${where}: an object whose keys are not checked (FreeFormObject?)`)
-        if (typeof node.additionalProperties === "object") out.push(...violations(node.additionalProperties, `${where}.*`))
+        if (typeof node.additionalProperties === "object") out.push(...violations(node.additionalProperties, `${where}.*`, within))
         else if (node.properties === undefined && node.additionalProperties !== false) out.push(`${where}: values of any type are accepted`)
         break
       }
