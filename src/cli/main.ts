@@ -13,6 +13,7 @@ import { ensureDemoWebSource } from "./sdkDemo.ts"
 import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
 import { JOURNEY_OPTIONS, JOURNEY_USAGE, journeyCommand } from "./journey.ts"
 import { SEGMENT_OPTIONS, SEGMENT_USAGE, segmentCommand } from "./segment.ts"
+import { BROADCAST_USAGE, broadcastCommand } from "./broadcast.ts"
 import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE, webSourceCommand } from "./webSource.ts"
 import { mailForStart } from "./mailCatcher.ts"
 import { OIDC_OPTIONS, OIDC_USAGE, oidcCommand } from "./oidc.ts"
@@ -34,6 +35,7 @@ const USAGE = `gep <command>
 ${CHANNEL_USAGE}
 ${JOURNEY_USAGE}
 ${SEGMENT_USAGE}
+${BROADCAST_USAGE}
 ${WEB_SOURCE_USAGE}
 ${OIDC_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
@@ -140,6 +142,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   if (cmd === "channel") return admin(channelCommand(positionals.slice(1), values))
   if (cmd === "journey") return admin(journeyCommand(positionals.slice(1), values))
   if (cmd === "segment") return admin(segmentCommand(positionals.slice(1), values))
+  if (cmd === "broadcast") return admin(broadcastCommand(positionals.slice(1), values))
   if (cmd === "web-source") return admin(webSourceCommand(positionals.slice(1), values))
   if (cmd === "oidc") return admin(oidcCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {

@@ -212,6 +212,8 @@ const hints = (path: string): Hints => ({
     { type: "event", event: "fuzz.never_sent", stop_when: ["fuzz.never_stopped"], stop_on_booking: false, reentry: { after: "P7D" } },
     { type: "reservation_date", anchor: "check_in", offset: "-P2D", local_time: "10:00", late: "send" }
   ], [{ type: "event", event: "Not.An.Event" }]),
+  // Broadcast audiences: mostly a valid definition (a draft is then saved and the sweep has a base to mutate).
+  audience: mostly<unknown>([{ definition: { version: 1, match: { field: "contact.language", op: "eq", value: "es" } } }], [{ segment_id: "nope" }]),
   // Segment definitions: mostly valid ones (random trees rarely name whitelisted fields with fitting operators).
   definition: mostly<unknown>([
     { version: 1, match: { all: [{ field: "contact.language", op: "in", value: ["es", "ca"] }, { not: { field: "contact.tags", op: "contains_any", value: ["staff"] } },

@@ -10,6 +10,7 @@ import { readRoutes } from "../reservation/openapiCases.ts"
 import { tenancyRoutes } from "../tenancy/openapiCases.ts"
 import { contactRoutes } from "../contact/openapiCases.ts"
 import { segmentRoutes } from "../segment/openapiCases.ts"
+import { broadcastRoutes } from "../broadcast/openapiCases.ts"
 import { webhookRoutes } from "../webhook/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
@@ -1138,6 +1139,7 @@ const routes: Record<string, RouteCases> = {
   ...websiteRoutes,
   ...contactRoutes({ c, as, keyCases, tenant: () => tenant }),
   ...segmentRoutes({ c, as, call, keyCases, tenant: () => tenant }),
+  ...broadcastRoutes({ c, as, call, keyCases, tenant: () => tenant, emailChannel }),
   ...webhookRoutes({ c, as, keyCases, nulParam, sql, tenant: () => tenant, newSubscription, noSuchId: NO_SUCH_ID }),
   ...newsletterRoutes({
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,

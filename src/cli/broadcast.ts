@@ -1,0 +1,27 @@
+import { Effect } from "effect"
+import { actAsTenant, Database } from "../../core/db/Database.ts"
+import { readBroadcast } from "../broadcast/store.ts"
+import { need, refused, scopeOf } from "./channelFlags.ts"
+
+export const BROADCAST_USAGE = `  broadcast status --tenant ID [--test] --id B  -> the broadcast with its status, phase and counts (as GET /api/v1/broadcasts/{id})`
+
+export interface BroadcastFlags {
+  readonly tenant?: string | undefined
+  readonly test?: boolean | undefined
+  readonly id?: string | undefined
+}
+
+/** `gep broadcast status`: where a broadcast is, for an operator (the same read as the API's, confined to the tenant). */
+export const broadcastCommand = (args: ReadonlyArray<string>, flags: BroadcastFlags) =>
+  Effect.gen(function*() {
+    if (args[0] !== "status") return yield* Effect.fail(refused(`unknown command: broadcast ${args[0] ?? ""} (status)`))
+    const scope = yield* scopeOf(flags)
+    const id = yield* need("id", flags.id)
+    const { attemptTransaction } = yield* Database
+    const found = yield* attemptTransaction(async (tx) => {
+      await actAsTenant(tx, scope.tenant_id)
+      return readBroadcast(tx, scope, id)
+    })
+    if (found === undefined) return yield* Effect.fail(refused(`No broadcast with id ${JSON.stringify(id)}${scope.sandbox ? " in the sandbox" : ""}`))
+    return found
+  })
