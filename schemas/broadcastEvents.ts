@@ -23,7 +23,7 @@ export const BroadcastEventData = Schema.Struct({
     name: Schema.String,
     channel: Schema.Literals(["email", "whatsapp"]),
     category: Schema.Literals(["marketing", "utility"]),
-    status: Schema.Literals(["sent"]),
+    status: Schema.Literal("sent"),
     started_at: Time,
     sent_at: Time,
     completed_at: Time

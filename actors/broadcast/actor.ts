@@ -27,9 +27,27 @@ const start = Effect.fn("BroadcastActor.start")(function*(b: Repo.BroadcastRow) 
   }, { now: true })
 })
 
-const channelConfigured = Effect.fn("BroadcastActor.channelConfigured")(function*(b: Repo.BroadcastRow) {
+/**
+ * Why the account cannot send this broadcast now, if it cannot: its channel not configured, or (WhatsApp) its template
+ * not registered or taking another number of parameters. Checked when it is scheduled and when it is sent, so a send
+ * the message actor would refuse (leaving a recipient without a message) is refused here, naming the field.
+ */
+const sendable = Effect.fn("BroadcastActor.sendable")(function*(b: Repo.BroadcastRow) {
   const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  return yield* Actor.query(async (tx) => (b.channel === "email" ? await readEmailChannel(tx, scope) : await readWhatsAppSetup(tx, scope)) !== null)
+  const setup = yield* Actor.query(async (tx) => (b.channel === "email" ? await readEmailChannel(tx, scope) : await readWhatsAppSetup(tx, scope)))
+  if (setup === null) {
+    return { code: "CHANNEL_NOT_CONFIGURED", field: "channel", message: `The ${b.channel} channel is not configured for this account (PUT /api/v1/channels/${b.channel})` }
+  }
+  if (!("templates" in setup) || !("template" in b.content)) return undefined
+  const content = b.content
+  const registered = setup.templates.find((t) => t.name === content.template && t.language === content.language)
+  if (registered === undefined) {
+    return { code: "TEMPLATE_UNKNOWN", field: "content.template", message: `No approved template ${JSON.stringify(content.template)} in language ${JSON.stringify(content.language)} is registered` }
+  }
+  if ((content.params ?? []).length !== registered.body_parameters) {
+    return { code: "TEMPLATE_PARAMETER_COUNT", field: "content.params", message: `Template ${JSON.stringify(content.template)} takes ${registered.body_parameters} body parameters` }
+  }
+  return undefined
 })
 
 /** An operator's action, by the lifecycle's rules; a repeat answers as it is. */
@@ -41,9 +59,8 @@ const act = Effect.fn("BroadcastActor.act")(function*(cmd: Act) {
   if (typeof to === "object") return yield* refuse(to.status, to.code, to.field, to.message)
   if (to === "same") return { broadcast_id: b.id, status: b.status, changed: false }
   const now = yield* DateTime.nowAsDate
-  if ((cmd.action === "schedule" || cmd.action === "send") && !(yield* channelConfigured(b))) {
-    return yield* refuse(422, "CHANNEL_NOT_CONFIGURED", "channel", `The ${b.channel} channel is not configured for this account (PUT /api/v1/channels/${b.channel})`)
-  }
+  const unsendable = cmd.action === "schedule" || cmd.action === "send" ? yield* sendable(b) : undefined
+  if (unsendable !== undefined) return yield* refuse(422, unsendable.code, unsendable.field, unsendable.message)
   if ((cmd.action === "schedule" || cmd.action === "send") && pastDeadline(b.send_deadline, now)) {
     return yield* refuse(422, "DEADLINE_PASSED", "send_deadline", "The broadcast's send_deadline has passed: change it to send")
   }

@@ -160,11 +160,14 @@ export const unanswered = async (tx: Tx, id: string) =>
     SELECT count(*)::int AS n FROM broadcast_recipients r LEFT JOIN messages m ON m.id = r.message_id
     WHERE r.broadcast_id = ${id} AND r.status = 'queued' AND (m.id IS NULL OR m.status = 'queued')`)[0]!.n
 
-/** Messages whose status may still move (a WhatsApp message sent but not yet delivered or read). */
+/**
+ * Messages whose delivery is not settled: a WhatsApp message sent but neither delivered nor failed yet (a delivered
+ * one may still be read: an engagement, not a delivery outcome). An email is settled once sent (no receipts).
+ */
 export const unsettled = async (tx: Tx, id: string, channel: "email" | "whatsapp") =>
   channel === "email" ? 0 : (await tx<Array<{ n: number }>>`
     SELECT count(*)::int AS n FROM broadcast_recipients r JOIN messages m ON m.id = r.message_id
-    WHERE r.broadcast_id = ${id} AND r.status = 'queued' AND m.status IN ('queued', 'sent', 'delivered')`)[0]!.n
+    WHERE r.broadcast_id = ${id} AND r.status = 'queued' AND m.status IN ('queued', 'sent')`)[0]!.n
 
 export interface OutcomeRow {
   readonly status: string

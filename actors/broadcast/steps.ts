@@ -60,7 +60,10 @@ export const dispatchStep = Effect.fn("BroadcastActor.dispatch")(function*(b: Re
     const message_id = deterministicId(`broadcast:${b.id}:${r.contact_id}:${b.channel}`)
     queued.push({ contact_id: r.contact_id, message_id })
     sends.push(yield* Actor.tell(MessageProtocol, "send", {
-      message_id, contact_id: r.contact_id, channel: b.channel, category: b.category, origin: "broadcast", broadcast_id: b.id,
+      // A template's category is the one it is registered with (the sender refuses another); a marketing broadcast
+      // gates every template as marketing.
+      message_id, contact_id: r.contact_id, channel: b.channel, ...(b.channel === "email" ? { category: b.category } : {}),
+      origin: "broadcast", broadcast_id: b.id,
       ...(b.hotel_id === null ? {} : { hotel_id: b.hotel_id }),
       ...(rendered.channel === "email"
         ? { subject: rendered.subject, ...(rendered.html === undefined ? {} : { html: rendered.html }), ...(rendered.text === undefined ? {} : { text: rendered.text }) }

@@ -136,7 +136,7 @@ export class Broadcasts extends Context.Service<Broadcasts, {
         if ("skip" in rendered) return { message_id: "", status: "skipped", skip_reason: rendered.skip }
         // Not a recipient: a send of its own (a new message id), through the same gates, outside the broadcast's counts.
         const outcome = yield* answered(actors.for(MessageProtocol, scope).send({
-          message_id: randomUUID(), contact_id: to, channel: b.channel, category: b.category, origin: "api",
+          message_id: randomUUID(), contact_id: to, channel: b.channel, ...(b.channel === "email" ? { category: b.category } : {}), origin: "api",
           ...(b.hotel_id === null ? {} : { hotel_id: b.hotel_id }),
           ...(rendered.channel === "email"
             ? { subject: rendered.subject, ...(rendered.html === undefined ? {} : { html: rendered.html }), ...(rendered.text === undefined ? {} : { text: rendered.text }) }

@@ -14,11 +14,20 @@ type Node = Record<string, unknown>
 const genericString = fc.oneof({ arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 24 }), weight: 9 }, { arbitrary: fc.constant(""), weight: 1 })
 const freeFormValue = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
 
-export const arbitraryOf = (schema: JsonSchema | undefined, doc: unknown, hints: Hints, name = ""): fc.Arbitrary<unknown> => {
+/** How often one reference may open on the way down: a recursive schema (a segment's condition tree) ends there. */
+const MAX_REF_DEPTH = 2
+
+export const arbitraryOf = (
+  schema: JsonSchema | undefined, doc: unknown, hints: Hints, name = "", within: ReadonlyArray<string> = []
+): fc.Arbitrary<unknown> => {
   if (schema === undefined || schema === true) return fc.jsonValue({ maxDepth: 2 })
   if (schema === false) return fc.constant(null)
   let node = schema as Node
-  if (typeof node.$ref === "string") node = resolveRef(doc, node.$ref) as Node
+  if (typeof node.$ref === "string") {
+    if (within.filter((r) => r === node.$ref).length >= MAX_REF_DEPTH) return hints[name] ?? fc.constant({})
+    within = [...within, node.$ref]
+    node = resolveRef(doc, node.$ref) as Node
+  }
   const hint = hints[name]
   const fragments = (node.allOf ?? []) as Array<Node>
   const has = (k: string) => node[k] !== undefined || fragments.some((f) => f[k] !== undefined)
@@ -29,7 +38,7 @@ export const arbitraryOf = (schema: JsonSchema | undefined, doc: unknown, hints:
   for (const k of ["anyOf", "oneOf"] as const) {
     // The null of a nullable field is one choice in five: a value exercises more than its absence.
     if (Array.isArray(node[k])) {
-      return realistic(fc.oneof(...(node[k] as Array<Node>).map((b) => ({ arbitrary: arbitraryOf(b, doc, hints, name), weight: b.type === "null" ? 1 : 4 }))))
+      return realistic(fc.oneof(...(node[k] as Array<Node>).map((b) => ({ arbitrary: arbitraryOf(b, doc, hints, name, within), weight: b.type === "null" ? 1 : 4 }))))
     }
   }
   const types = Array.isArray(node.type) ? node.type : [node.type]
@@ -51,7 +60,7 @@ export const arbitraryOf = (schema: JsonSchema | undefined, doc: unknown, hints:
         return fc.constant(null)
       case "array":
         return fc.oneof(
-          { arbitrary: fc.array(arbitraryOf(node.items as JsonSchema | undefined, doc, hints, name), { minLength: 1, maxLength: 3 }), weight: 9 },
+          { arbitrary: fc.array(arbitraryOf(node.items as JsonSchema | undefined, doc, hints, name, within), { minLength: 1, maxLength: 3 }), weight: 9 },
           { arbitrary: fc.constant([]), weight: 1 }
         )
       case "object": {
@@ -60,12 +69,12 @@ export const arbitraryOf = (schema: JsonSchema | undefined, doc: unknown, hints:
           // A record: keys as its propertyNames allow, values of its declared schema.
           const names = node.propertyNames as { pattern?: string } | undefined
           const keys = names?.pattern ? fc.stringMatching(new RegExp(names.pattern)) : fc.string({ minLength: 1, maxLength: 12 })
-          return fc.dictionary(keys, arbitraryOf(node.additionalProperties as JsonSchema, doc, hints), { maxKeys: 4 })
+          return fc.dictionary(keys, arbitraryOf(node.additionalProperties as JsonSchema, doc, hints, "", within), { maxKeys: 4 })
         }
         if (Object.keys(properties).length === 0) return freeFormValue
         const required = (node.required ?? []) as Array<string>
         return fc.record(
-          Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, arbitraryOf(s, doc, hints, k)])),
+          Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, arbitraryOf(s, doc, hints, k, within)])),
           { requiredKeys: required }
         )
       }
