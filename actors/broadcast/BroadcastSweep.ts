@@ -1,9 +1,9 @@
 import { Config as EffectConfig, Context, Effect, Layer } from "effect"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { Database, runTransaction, type Sql } from "../../core/db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import { told } from "../../streams/tell.ts"
-import type { OutboxMessage } from "../runtime/Actor.ts"
-import { insertOutboxRows, messagePublisher, toldRow } from "../runtime/OutboxRelay.ts"
+import { publishDue, type SweepDeps } from "../runtime/dueSweep.ts"
+import { messagePublisher } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
 import { BroadcastProtocol } from "./protocol.ts"
 
@@ -14,37 +14,20 @@ interface Due {
   readonly step_seq: number
 }
 
-interface SweepDeps {
-  readonly sql: Sql
-  readonly namespace: string
-  readonly partitions: number
-  readonly publish: (messages: ReadonlyArray<OutboxMessage>) => Promise<void>
-}
-
 /**
  * Publishes the step of every broadcast of this deployment whose next step is due (a scheduled start, a paced
- * dispatch chunk, a check for answers): one `step` message per broadcast and step sequence, written to the outbox in
- * the transaction that marks it published, so a step is published once however many workers sweep (rows one sweep
- * holds are skipped by the others). The actor ignores a step whose sequence is no longer the broadcast's.
+ * dispatch chunk, a check for answers): one `step` message per broadcast and step sequence, published once however
+ * many workers sweep. The actor ignores a step whose sequence is no longer the broadcast's.
  */
-export const publishDueSteps = async (deps: SweepDeps, now: Date, limit = 500): Promise<number> => {
-  const messages = await runTransaction(deps.sql, async (tx) => {
-    const due = await tx<Array<Due>>`
+export const publishDueSteps = (deps: SweepDeps, now: Date, limit = 500): Promise<number> =>
+  publishDue(deps, (tx) => tx<Array<Due>>`
       WITH due AS (
         SELECT id FROM broadcasts
         WHERE namespace = ${deps.namespace} AND next_step_at <= ${now} AND step_published < step_seq
         ORDER BY next_step_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       UPDATE broadcasts b SET step_published = b.step_seq FROM due WHERE b.id = due.id
-      RETURNING b.id::text AS id, b.tenant_id::text AS tenant_id, b.sandbox, b.step_seq`
-    if (due.length === 0) return []
-    const out = due.map((d) =>
-      toldRow(told(deps, BroadcastProtocol, "step", d, { broadcast_id: d.id, seq: d.step_seq }, `broadcast-step:${d.id}:${d.step_seq}`, now.getTime()), d.tenant_id))
-    await insertOutboxRows(tx, out)
-    return out
-  })
-  if (messages.length > 0) await deps.publish(messages)
-  return messages.length
-}
+      RETURNING b.id::text AS id, b.tenant_id::text AS tenant_id, b.sandbox, b.step_seq`,
+  (d) => told(deps, BroadcastProtocol, "step", d, { broadcast_id: d.id, seq: d.step_seq }, `broadcast-step:${d.id}:${d.step_seq}`, now.getTime()))
 
 export interface BroadcastSweepShape {
   /** Publishes the steps due at `now` (the sweep's schedule calls it with the clock; tests may call it directly). */

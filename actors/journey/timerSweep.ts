@@ -1,16 +1,8 @@
-import { runTransaction, type Sql } from "../../core/db/Database.ts"
 import { told } from "../../streams/tell.ts"
-import type { OutboxMessage } from "../runtime/Actor.ts"
-import { insertOutboxRows, toldRow } from "../runtime/OutboxRelay.ts"
+import { publishDue, type SweepDeps } from "../runtime/dueSweep.ts"
 import { JourneyProtocol } from "./protocol.ts"
 
-export interface SweepDeps {
-  readonly sql: Sql
-  readonly namespace: string
-  readonly partitions: number
-  /** Publishes committed outbox rows (the worker's relay sweeps up anything this misses). */
-  readonly publish: (messages: ReadonlyArray<OutboxMessage>) => Promise<void>
-}
+export type { SweepDeps }
 
 interface Due {
   readonly id: string
@@ -27,22 +19,13 @@ interface Due {
  * are woken: a wake goes to this deployment's streams, so another's run would be carried on by the wrong workers. The actor ignores a wake whose sequence is
  * no longer the run's (stopped, or waiting again), which is what makes a stop during a wait take effect at once.
  */
-export const wakeDueRuns = async (deps: SweepDeps, now: Date, limit = 1_000): Promise<number> => {
-  const messages = await runTransaction(deps.sql, async (tx) => {
-    const due = await tx<Array<Due>>`
+export const wakeDueRuns = (deps: SweepDeps, now: Date, limit = 1_000): Promise<number> =>
+  publishDue(deps, (tx) => tx<Array<Due>>`
       WITH due AS (
         SELECT id FROM journey_runs
         WHERE state = 'waiting' AND wake_published < wake_seq AND wake_at <= ${now}
           AND (namespace = ${deps.namespace} OR namespace IS NULL)
         ORDER BY wake_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       UPDATE journey_runs r SET wake_published = r.wake_seq FROM due WHERE r.id = due.id
-      RETURNING r.id, r.tenant_id, r.sandbox, r.contact_id, r.wake_seq`
-    if (due.length === 0) return []
-    const out = due.map((d) =>
-      toldRow(told(deps, JourneyProtocol, "wake", d, { contact_id: d.contact_id, run_id: d.id, wake_seq: d.wake_seq }, `wake:${d.id}:${d.wake_seq}`, now.getTime()), d.tenant_id))
-    await insertOutboxRows(tx, out)
-    return out
-  })
-  if (messages.length > 0) await deps.publish(messages)
-  return messages.length
-}
+      RETURNING r.id, r.tenant_id, r.sandbox, r.contact_id, r.wake_seq`,
+  (d) => told(deps, JourneyProtocol, "wake", d, { contact_id: d.contact_id, run_id: d.id, wake_seq: d.wake_seq }, `wake:${d.id}:${d.wake_seq}`, now.getTime()))
