@@ -1,11 +1,12 @@
 import { Context, DateTime, Effect, Layer } from "effect"
+import { inTenantOf, Refused } from "../http/inTenant.ts"
 import { randomUUID } from "node:crypto"
 import { hotelOf } from "../../actors/broadcast/repository.ts"
 import { type BroadcastAction, BroadcastProtocol } from "../../actors/broadcast/protocol.ts"
 import { MessageProtocol } from "../../actors/message/protocol.ts"
 import { renderFor } from "../../core/broadcast/render.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { actAsTenant, Database, type Tx } from "../../core/db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { RecipientStatuses } from "../../schemas/broadcast.ts"
@@ -19,14 +20,6 @@ import { broadcastIssues, type Issue } from "./checks.ts"
 import { insertBroadcast, listBroadcasts, listRecipients, readBroadcast, saveDraft } from "./store.ts"
 
 export type BroadcastRefusal = NotFound | Conflict | PreconditionFailed | Unprocessable | ValidationFailed
-
-/** A refusal decided inside the transaction, handed out of it (the transaction then commits nothing). */
-class Refused {
-  readonly refusal: BroadcastRefusal
-  constructor(refusal: BroadcastRefusal) {
-    this.refusal = refusal
-  }
-}
 
 export const broadcastNotFound = (id: string) => NotFound.of(`No broadcast with id ${JSON.stringify(id)}`, { id: ["not found"] })
 
@@ -70,11 +63,7 @@ export class Broadcasts extends Context.Service<Broadcasts, {
     const actors = yield* ActorClient
     const { namespace } = yield* AppConfig
 
-    const inTenant = <A, E extends BroadcastRefusal = never>(scope: TenantScope, f: (tx: Tx) => Promise<A | Refused>): Result<A, E> =>
-      db.attemptTransaction(async (tx) => {
-        await actAsTenant(tx, scope.tenant_id)
-        return f(tx)
-      }).pipe(Effect.flatMap((r) => (r instanceof Refused ? Effect.fail(r.refusal as E) : Effect.succeed(r as A))))
+    const inTenant = inTenantOf(db)
 
     const get = (scope: TenantScope, id: string) =>
       inTenant<BroadcastView, NotFound>(scope, async (tx) => (await readBroadcast(tx, scope, id)) ?? new Refused(broadcastNotFound(id)))

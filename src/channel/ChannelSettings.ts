@@ -1,10 +1,11 @@
 import { Context, Effect, Layer, Redacted } from "effect"
+import { inTenantOf, Refused } from "../http/inTenant.ts"
 import type { EmailChannelRequest, EmailChannelView, WhatsAppChannelRequest, WhatsAppChannelView, WhatsAppTemplate } from "../../schemas/channel.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 import { encryptChannelSecret, type SenderIdentity } from "../../core/channel/repository.ts"
 import { emailView, mergeEmailChannel, modeOf, planWhatsAppChange, whatsAppView, withHotelOverride } from "../../core/channel/settings.ts"
 import * as Store from "../../core/channel/store.ts"
-import { actAsTenant, Database, type Tx } from "../../core/db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
@@ -14,14 +15,6 @@ export type ChannelRefusal = ValidationFailed | Unprocessable | Conflict | NotFo
 
 export const isChannelRefusal = (e: unknown): e is ChannelRefusal =>
   e instanceof ValidationFailed || e instanceof Unprocessable || e instanceof Conflict || e instanceof NotFound
-
-/** A refusal decided inside the transaction, handed out of it (the transaction then commits nothing). */
-class Refused {
-  readonly refusal: ChannelRefusal
-  constructor(refusal: ChannelRefusal) {
-    this.refusal = refusal
-  }
-}
 
 const notConfigured = (scope: TenantScope, channel: "email" | "whatsapp") =>
   NotFound.of(
@@ -50,11 +43,7 @@ export class ChannelSettings extends Context.Service<ChannelSettings, {
     const config = yield* WebhookConfig
     const key = () => Redacted.value(config.encryptionKey)
 
-    const inTenant = <A>(scope: TenantScope, f: (tx: Tx) => Promise<A | Refused>): Effect.Effect<A, ChannelRefusal | DatabaseFailure> =>
-      db.attemptTransaction(async (tx) => {
-        await actAsTenant(tx, scope.tenant_id)
-        return f(tx)
-      }).pipe(Effect.flatMap((r) => r instanceof Refused ? Effect.fail(r.refusal) : Effect.succeed(r)))
+    const inTenant = inTenantOf(db)
 
     const unknownHotels = (ids: ReadonlyArray<string>) =>
       new Refused(Unprocessable.of(

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
+import { inTenantOf, Refused } from "../http/inTenant.ts"
 import { randomUUID } from "node:crypto"
-import { actAsTenant, Database, type Tx } from "../../core/db/Database.ts"
+import { Database, type Tx } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { checkAccount, checkDefinition, type Issue } from "../../core/journey/validate.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
@@ -19,14 +20,6 @@ export type JourneyRefusal = NotFound | Conflict | PreconditionFailed | Unproces
 export const isJourneyRefusal = (e: unknown): e is JourneyRefusal =>
   e instanceof NotFound || e instanceof Conflict || e instanceof PreconditionFailed || e instanceof Unprocessable || e instanceof ValidationFailed
 
-/** A refusal decided inside the transaction, handed out of it (the transaction then commits nothing). */
-class Refused {
-  readonly refusal: JourneyRefusal
-  constructor(refusal: JourneyRefusal) {
-    this.refusal = refusal
-  }
-}
-
 export const journeyNotFound = (id: string) => NotFound.of(`No journey with id ${JSON.stringify(id)}`, { id: ["not found"] })
 const archived = (id: string) =>
   Conflict.of("JOURNEY_ARCHIVED", `Journey ${id} is archived: it cannot change any more (create a new one)`, { status: ["archived"] })
@@ -43,7 +36,7 @@ const next = (id: string, action: Transition, status: JourneyStatus): JourneySta
 }
 
 /** Every problem of a definition, its own and against the account; else the warnings to answer with it. */
-const check = async (tx: Tx, scope: TenantScope, d: JourneyDefinition): Promise<Refused | ReadonlyArray<Issue>> => {
+const check = async (tx: Tx, scope: TenantScope, d: JourneyDefinition): Promise<Refused<Unprocessable> | ReadonlyArray<Issue>> => {
   const own = checkDefinition(d)
   const account = checkAccount(d, await accountFacts(tx, scope, d.hotel_ids ?? []))
   const errors = [...own.errors, ...account.errors]
@@ -72,11 +65,7 @@ export class JourneyDefinitions extends Context.Service<JourneyDefinitions, {
     const db = yield* Database
 
     // The refusals each method can decide are its own (the service's signature names them per method).
-    const inTenant = <A, E extends JourneyRefusal = never>(scope: TenantScope, f: (tx: Tx) => Promise<A | Refused>): Result<A, E> =>
-      db.attemptTransaction(async (tx) => {
-        await actAsTenant(tx, scope.tenant_id)
-        return f(tx)
-      }).pipe(Effect.flatMap((r) => (r instanceof Refused ? Effect.fail(r.refusal as E) : Effect.succeed(r as A))))
+    const inTenant = inTenantOf(db)
 
     return JourneyDefinitions.of({
       create: Effect.fn("JourneyDefinitions.create")(function*(scope, r) {

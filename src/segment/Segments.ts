@@ -1,7 +1,8 @@
 import { Context, DateTime, Effect, Layer } from "effect"
+import { inTenantOf, Refused } from "../http/inTenant.ts"
 import { randomUUID } from "node:crypto"
 import { canonicalJson } from "../../core/canonicalJson.ts"
-import { actAsTenant, Database, type Tx } from "../../core/db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { CustomFieldDef } from "../../core/segment/catalog.ts"
 import { validateDefinition } from "../../core/segment/validate.ts"
@@ -19,14 +20,6 @@ export type SegmentRefusal = NotFound | PreconditionFailed | Unprocessable | Val
 
 export const isSegmentRefusal = (e: unknown): e is SegmentRefusal =>
   e instanceof NotFound || e instanceof PreconditionFailed || e instanceof Unprocessable || e instanceof ValidationFailed
-
-/** A refusal decided inside the transaction, handed out of it (the transaction then commits nothing). */
-class Refused {
-  readonly refusal: SegmentRefusal
-  constructor(refusal: SegmentRefusal) {
-    this.refusal = refusal
-  }
-}
 
 export const segmentNotFound = (id: string, field = "id") =>
   NotFound.of(`No segment with id ${JSON.stringify(id)}`, { [field]: ["not found"] })
@@ -66,11 +59,7 @@ export class Segments extends Context.Service<Segments, {
   static readonly layer = Layer.effect(Segments, Effect.gen(function*() {
     const db = yield* Database
 
-    const inTenant = <A, E extends SegmentRefusal = never>(scope: TenantScope, f: (tx: Tx) => Promise<A | Refused>): Result<A, E> =>
-      db.attemptTransaction(async (tx) => {
-        await actAsTenant(tx, scope.tenant_id)
-        return f(tx)
-      }).pipe(Effect.flatMap((r) => (r instanceof Refused ? Effect.fail(r.refusal as E) : Effect.succeed(r as A))))
+    const inTenant = inTenantOf(db)
 
     return Segments.of({
       create: Effect.fn("Segments.create")(function*(scope, r) {
