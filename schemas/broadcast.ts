@@ -19,6 +19,9 @@ export const RecipientSkipReasons = [
   "missing_template_parameter"
 ] as const
 
+/** At most one marketing message per contact and channel in this many hours, unless the account sets its own. */
+export const DEFAULT_MARKETING_CAP_HOURS = 16
+
 export const BroadcastCategories = ["marketing", "utility"] as const
 export type BroadcastCategory = typeof BroadcastCategories[number]
 

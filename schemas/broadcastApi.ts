@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
-  Audience, BroadcastContent, BroadcastCounts, BroadcastFields, BroadcastSchedule, BroadcastStatuses, QuietHours,
+  Audience, DEFAULT_MARKETING_CAP_HOURS, BroadcastContent, BroadcastCounts, BroadcastFields, BroadcastSchedule, BroadcastStatuses, QuietHours,
   RecipientSkipReasons, RecipientStatuses
 } from "./broadcast.ts"
 import { Uuid } from "./common.ts"
@@ -75,6 +75,19 @@ export const TestSendRequest = Schema.Struct({
 
 export const TestSendView = Schema.Struct({ message_id: Schema.String, status: Schema.String, skip_reason: Schema.NullOr(Schema.String) })
 
+export const BroadcastSettings = Schema.Struct({
+  /** At most one marketing message per contact and channel in this many hours (0: no cap). */
+  marketing_frequency_cap_hours: Schema.Int,
+  /** False: the platform's default applies (the account never set one, or set null). */
+  is_default: Schema.Boolean
+})
+
+export const BroadcastSettingsRequest = Schema.Struct({
+  marketing_frequency_cap_hours: Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 8_760 }, {
+    message: "must be an integer from 0 (no cap) to 8760 hours"
+  }))).annotate({ description: `Hours between two marketing messages to a contact on a channel; 0 turns the cap off; null restores the default (${DEFAULT_MARKETING_CAP_HOURS})` })
+})
+
 const broadcast = { id: SafeString }
 const etag = { "if-match": opt(SafeString.annotate({ description: "the ETag of GET: refused with 412 when another version is current" })) }
 const READ = ["guests:read", "broadcasts:write"] as const
@@ -139,6 +152,16 @@ export const BroadcastsGroup = HttpApiGroup.make("broadcasts")
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, READ)
       .annotate(OpenApi.Summary, "A broadcast's recipients with status and skip reason, newest first (limit 1-100, default 25); filter status")
+  )
+  .add(
+    HttpApiEndpoint.get("getSettings", "/api/v1/broadcast-settings", { success: ok(BroadcastSettings) })
+      .annotate(RequiredScope, READ)
+      .annotate(OpenApi.Summary, "The account's marketing frequency cap (both modes)")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateSettings", "/api/v1/broadcast-settings", { payload: BroadcastSettingsRequest, success: ok(BroadcastSettings) })
+      .annotate(RequiredScope, "broadcasts:write")
+      .annotate(OpenApi.Summary, "Set the marketing frequency cap the message sender applies to every marketing send of the account")
   )
   .middleware(BroadcastValidationErrors)
   .middleware(Authentication)

@@ -1,4 +1,5 @@
 import type { SkipReason } from "./gate.ts"
+import { DEFAULT_MARKETING_CAP_HOURS } from "../../schemas/broadcast.ts"
 
 // What the message sender decides for one broadcast message at send time (issue 25 item 6), as pure rules over facts
 // the sender has read (actors/message/broadcastSend.ts). The snapshot fixed who is targeted; whether each recipient
@@ -12,8 +13,7 @@ export type BroadcastSkipReason =
   | "no_longer_matches"
   | "frequency_cap"
 
-/** At most one marketing message per contact and channel in this many hours, unless the tenant sets its own. */
-export const DEFAULT_MARKETING_CAP_HOURS = 16
+export { DEFAULT_MARKETING_CAP_HOURS }
 
 /** The tenant's cap in hours (`tenant_settings.marketing_cap_hours`): NULL is the default, 0 turns the cap off. */
 export const capHoursOf = (configured: number | null | undefined): number =>

@@ -9,7 +9,7 @@ import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import { RecipientStatuses } from "../../schemas/broadcast.ts"
+import { DEFAULT_MARKETING_CAP_HOURS, RecipientStatuses } from "../../schemas/broadcast.ts"
 import type { BroadcastView, CreateBroadcastRequest, PatchBroadcastRequest, RecipientView } from "../../schemas/broadcastApi.ts"
 import { Conflict, type InternalError, NotFound, PreconditionFailed, type Unavailable, Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
@@ -17,7 +17,7 @@ import { answered } from "../http/answers.ts"
 import { matches } from "../http/etag.ts"
 import type { PageRequest } from "../http/paging.ts"
 import { broadcastIssues, type Issue } from "./checks.ts"
-import { insertBroadcast, listBroadcasts, listRecipients, readBroadcast, saveDraft } from "./store.ts"
+import { insertBroadcast, listBroadcasts, listRecipients, readBroadcast, readCapHours, saveDraft, writeCapHours } from "./store.ts"
 
 export type BroadcastRefusal = NotFound | Conflict | PreconditionFailed | Unprocessable | ValidationFailed
 
@@ -57,6 +57,7 @@ export class Broadcasts extends Context.Service<Broadcasts, {
   readonly act: (scope: TenantScope, id: string, action: BroadcastAction) => Effect.Effect<BroadcastView, BroadcastRefusal | Unavailable | InternalError | DatabaseFailure>
   readonly test: (scope: TenantScope, id: string, to: string) => Effect.Effect<{ message_id: string; status: string; skip_reason: string | null }, BroadcastRefusal | Unavailable | InternalError | DatabaseFailure>
   readonly recipients: (scope: TenantScope, id: string, status: string | undefined, page: PageRequest) => Result<Page<"recipients", RecipientView>, NotFound | ValidationFailed>
+  readonly settings: (scope: TenantScope, capHours?: number | null) => Result<{ marketing_frequency_cap_hours: number; is_default: boolean }, never>
 }>()("app/broadcast/Broadcasts") {
   static readonly layer = Layer.effect(Broadcasts, Effect.gen(function*() {
     const db = yield* Database
@@ -134,6 +135,14 @@ export class Broadcasts extends Context.Service<Broadcasts, {
           ? Unprocessable.of("CONTACT_NOT_FOUND", e.message, { to: [e.message] })
           : Unprocessable.of(e.code, e.message, { [e.field]: [e.message] }))))
         return { message_id: outcome.message_id, status: outcome.status, skip_reason: outcome.skip_reason }
+      }),
+      settings: Effect.fn("Broadcasts.settings")(function*(scope, capHours) {
+        // The cap is the account's, for both modes (tenant_settings has no mode), like the reservation date-event times.
+        const set = yield* inTenant(scope, async (tx) => {
+          if (capHours !== undefined) await writeCapHours(tx, scope.tenant_id, capHours)
+          return readCapHours(tx, scope.tenant_id)
+        })
+        return { marketing_frequency_cap_hours: set ?? DEFAULT_MARKETING_CAP_HOURS, is_default: set === null }
       }),
       recipients: Effect.fn("Broadcasts.recipients")(function*(scope, id, status, page) {
         if (status !== undefined && !(RecipientStatuses as ReadonlyArray<string>).includes(status)) {

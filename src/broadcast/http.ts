@@ -46,6 +46,9 @@ export const BroadcastsLive = HttpApiBuilder.group(Api, "broadcasts", (handlers)
       .handle("test", Effect.fn("Broadcasts.http.test")(function*({ params, payload }) {
         return ok(yield* orDieOnDatabase(broadcasts.test(yield* scope, params.id, payload.to)))
       }))
+      .handle("getSettings", () => Effect.flatMap(scope, (s) => orDieOnDatabase(broadcasts.settings(s))).pipe(Effect.map(ok)))
+      .handle("updateSettings", ({ payload }) =>
+        Effect.flatMap(scope, (s) => orDieOnDatabase(broadcasts.settings(s, payload.marketing_frequency_cap_hours))).pipe(Effect.map(ok)))
       .handle("recipients", Effect.fn("Broadcasts.http.recipients")(function*({ params, query }) {
         const page = yield* pageRequest(query)
         return ok(yield* orDieOnDatabase(broadcasts.recipients(yield* scope, params.id, query.status, page)))

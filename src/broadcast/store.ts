@@ -155,3 +155,11 @@ export const listRecipients = async (
     next_cursor
   }
 }
+
+/** The account's cap as set (null: never set, the default applies). */
+export const readCapHours = async (tx: Tx, tenantId: string): Promise<number | null> =>
+  (await tx<Array<{ marketing_cap_hours: number | null }>>`SELECT marketing_cap_hours FROM tenant_settings WHERE tenant_id = ${tenantId}`)[0]?.marketing_cap_hours ?? null
+
+export const writeCapHours = (tx: Tx, tenantId: string, hours: number | null) =>
+  tx`INSERT INTO tenant_settings (tenant_id, marketing_cap_hours) VALUES (${tenantId}, ${hours})
+    ON CONFLICT (tenant_id) DO UPDATE SET marketing_cap_hours = excluded.marketing_cap_hours, updated_at = now()`

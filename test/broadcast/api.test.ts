@@ -128,6 +128,12 @@ describe("broadcasts", () => {
     const done = await b.until(id, "sent", (x) => x.status === "sent")
     expect(done.counts.targeted).toBe(0)
 
+    // The frequency cap is the account's: the default, then its own, then the default again.
+    expect((await b.call("GET", "/api/v1/broadcast-settings")).body.data).toEqual({ marketing_frequency_cap_hours: 16, is_default: true })
+    expect((await b.call("PATCH", "/api/v1/broadcast-settings", { marketing_frequency_cap_hours: 0 })).body.data).toEqual({ marketing_frequency_cap_hours: 0, is_default: false })
+    expect((await sql`SELECT marketing_cap_hours FROM tenant_settings WHERE tenant_id = ${m.tenant.tenant_id}`)[0]!.marketing_cap_hours).toBe(0)
+    expect((await b.call("PATCH", "/api/v1/broadcast-settings", { marketing_frequency_cap_hours: null })).body.data.is_default).toBe(true)
+
     const other = await createTenant("broadcasts-other")
     const foreign = api(m.platform.baseUrl, other)
     expect((await foreign.call("GET", `/api/v1/broadcasts/${id}`)).status).toBe(404)

@@ -152,6 +152,18 @@ export const broadcastRoutes = (x: BroadcastCaseContext): Record<string, RouteCa
       ],
       notCaused: ACTOR
     },
+    "GET /api/v1/broadcast-settings": {
+      cases: [c(200, "the cap", () => as("GET", "/api/v1/broadcast-settings")), ...x.keyCases("GET", "/api/v1/broadcast-settings")],
+      notCaused: { 400: "the route reads no body and no parameter", 422: NO_BODY_422 }
+    },
+    "PATCH /api/v1/broadcast-settings": {
+      cases: [
+        c(200, "the default restored", () => as("PATCH", "/api/v1/broadcast-settings", { marketing_frequency_cap_hours: null })),
+        c(400, "a body that is not JSON", () => x.call("PATCH", "/api/v1/broadcast-settings", { key: x.tenant().live_key, raw: "{" })),
+        c(422, "a cap past a year", () => as("PATCH", "/api/v1/broadcast-settings", { marketing_frequency_cap_hours: 9_000 })),
+        ...x.keyCases("PATCH", "/api/v1/broadcast-settings", { marketing_frequency_cap_hours: null })
+      ]
+    },
     "GET /api/v1/broadcasts/{id}/recipients": {
       cases: [
         c(200, "the recipients", async () => as("GET", `/api/v1/broadcasts/${await draft()}/recipients`)),
