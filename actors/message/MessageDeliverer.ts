@@ -13,6 +13,7 @@ import { AppConfig } from "../../core/config/AppConfig.ts"
 import { messagePublisher } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
 import { attempt, type Verdict } from "./attempt.ts"
+import { makeSendBudget } from "./sendBudget.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
 import { EmailTransport } from "./EmailTransport.ts"
 import { releaseHeldMessages } from "./heldRelease.ts"
@@ -45,7 +46,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const publish = yield* messagePublisher
     const deps = {
       sql, namespace: app.namespace, key: Redacted.value(webhook.encryptionKey), config,
-      publish
+      publish, budget: makeSendBudget(sql)
     }
     const inFlight = new Set<Promise<void>>()
     const streams: Array<ConsumerMessages> = []

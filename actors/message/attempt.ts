@@ -8,6 +8,7 @@ import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
 import { afterSend, beforeSend, sendRecorded } from "../runtime/faults.ts"
 import { claim, type QueuedMessage, recordFailed, recordRetry, recordSent } from "./delivery.ts"
+import type { SendBudget } from "./sendBudget.ts"
 import { EmailTransport } from "./EmailTransport.ts"
 import { SendFailure } from "./SendFailure.ts"
 import { WhatsAppTransport } from "./WhatsAppTransport.ts"
@@ -26,6 +27,8 @@ export interface AttemptDeps {
   readonly config: MessagingConfigShape
   /** Publishes committed outbox rows at once (the relay's sweep covers a crash before it). */
   readonly publish: (messages: ReadonlyArray<OutboxMessage>) => Promise<void>
+  /** This process's share of the tenants' send budgets (one per deliverer: sendBudget.ts). */
+  readonly budget: SendBudget
 }
 
 const MAX_BACKOFF_MS = 3_600_000
@@ -83,7 +86,8 @@ export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: Att
     reconcileMs: deps.config.reconcileMs,
     attemptDeadlineMs: deps.config.sendTimeoutMs + 5_000,
     defaultRatePerMinute: deps.config.defaultRatePerMinute,
-    key: deps.key
+    key: deps.key,
+    budget: deps.budget
   }))
   if (c.kind === "done") return { ack: true } satisfies Verdict
   if (c.kind === "later") return { ack: false, delayMs: c.delayMs } satisfies Verdict

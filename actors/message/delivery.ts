@@ -1,4 +1,5 @@
 import { readEmailChannel, readWhatsAppChannel, senderFor } from "../../core/channel/repository.ts"
+import type { SendBudget } from "./sendBudget.ts"
 import type { Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
@@ -76,13 +77,15 @@ export interface ClaimOptions {
   readonly attemptDeadlineMs: number
   readonly defaultRatePerMinute: number
   readonly key: Buffer
+  /** The tenant's per-minute send budget, shared by the workers (sendBudget.ts). */
+  readonly budget: SendBudget
 }
 
 /**
  * Takes a queued message for one attempt. A message that is no longer queued (sent, failed, settled by a status
  * webhook) is done. A WhatsApp attempt whose outcome is unknown waits `reconcileMs` for a status carrying our id
  * before it is repeated; an email one is repeated at once (same Message-ID). The tenant's per-minute send budget is
- * taken here, atomically across workers; the attempt is counted and stamped before the transaction commits.
+ * taken here (shared across workers, in blocks); the attempt is counted and stamped before the transaction commits.
  */
 export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: ClaimOptions): Promise<Claim> => {
   const [m] = await tx<Array<QueuedMessage & { status: string; attempt_started_at: Date | null; not_before: Date | null; broadcast_id: string | null; now: Date }>>`
@@ -110,11 +113,8 @@ export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: Cl
   if (email === null && whatsapp === null) return { kind: "missing_channel" }
   const limit = (email ?? whatsapp)!.send_rate_per_minute ?? o.defaultRatePerMinute
   const bucket = `send:${scope.tenant_id}:${scope.sandbox}:${m.channel}`
-  const [taken] = await tx`
-    INSERT INTO rate_counters (bucket, window_start, count) VALUES (${bucket}, date_trunc('minute', now()), 1)
-    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + 1 WHERE rate_counters.count < ${limit}
-    RETURNING count`
-  if (!taken) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
+  // Outside this transaction (sendBudget.ts): a send taken for a claim that then fails is given up, never overspent.
+  if (!(await o.budget.take(bucket, limit, o.now))) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
   await tx`UPDATE messages SET attempts = attempts + 1, attempt_started_at = now(), updated_at = now() WHERE id = ${m.id}`
   const { not_before: _notBefore, broadcast_id: _broadcastId, ...queued } = m
   const message: QueuedMessage = { ...queued, attempts: queued.attempts + 1 }

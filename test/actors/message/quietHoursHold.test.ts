@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { makeSendBudget } from "../../../actors/message/sendBudget.ts"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { attempt, type AttemptDeps } from "../../../actors/message/attempt.ts"
@@ -45,7 +46,7 @@ const depsFor = (): AttemptDeps => {
     conversationIdleMs: 86_400_000, conversationSweepMs: 60_000, holdSweepMs: LEAD_MS
   }
   // What the attempt announces is in the outbox; the platform's relay publishes it.
-  return { sql, namespace: m.platform.config.namespace, key, config, publish: async () => {} }
+  return { sql, namespace: m.platform.config.namespace, key, config, publish: async () => {}, budget: makeSendBudget(sql) }
 }
 /** One run of the deliverer's release sweep at the Clock's time: the held message ids it released. */
 const release = Effect.gen(function*() {
