@@ -100,7 +100,12 @@ export const broadcastPhase = async (o: {
   const windowMails = seen.size
   const windowS = firstMailAt !== undefined && lastMailAt !== undefined ? (lastMailAt - firstMailAt) / 1000 : null
   if (!completed) {
-    await call("POST", `/api/v1/broadcasts/${id}/cancel`)
+    // A dispatch step may hold the broadcast's actor past the ingress's reply timeout: retried as the 503 says.
+    for (let i = 0; ; i++) {
+      const done = await call("POST", `/api/v1/broadcasts/${id}/cancel`).then(() => true, (e: unknown) => (i < 30 && String(e).includes(": 503 ") ? false : Promise.reject(e)))
+      if (done) break
+      await new Promise((r) => setTimeout(r, 2_000))
+    }
     // Mails already claimed still leave; caught here for the duplicate count, not the rate.
     await new Promise((r) => setTimeout(r, 5_000))
     drain()
