@@ -75,3 +75,12 @@ export const phaseOf = async (sql: postgres.Sql, id: string) =>
 export const recipientsByStatus = async (sql: postgres.Sql, id: string): Promise<Record<string, number>> =>
   Object.fromEntries((await sql<Array<{ status: string; n: number }>>`
     SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ${id} GROUP BY status`).map((r) => [r.status, r.n]))
+
+/** Where a broadcast that did not finish stands: its row, its recipients, and their messages by status and attempts. */
+export const stateOf = async (sql: postgres.Sql, id: string) => ({
+  broadcast: (await sql`SELECT status, phase, step_seq, step_published, next_step_at, now() AS now FROM broadcasts WHERE id = ${id}`)[0],
+  recipients: await recipientsByStatus(sql, id),
+  messages: await sql`SELECT m.status, m.attempts, (m.attempt_started_at IS NOT NULL) AS open, count(*)::int AS n
+    FROM broadcast_recipients r LEFT JOIN messages m ON m.id = r.message_id
+    WHERE r.broadcast_id = ${id} AND r.status = 'queued' GROUP BY 1, 2, 3`
+})

@@ -7,7 +7,7 @@ import { spawnWorker, type WorkerProcess } from "../support/processes.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { eventually } from "../support/webhook.ts"
 import { FULL } from "./load.ts"
-import { fillAudience, holdSnapshotAt, phaseOf, recipientsByStatus } from "./broadcastFaults.ts"
+import { fillAudience, holdSnapshotAt, phaseOf, recipientsByStatus, stateOf } from "./broadcastFaults.ts"
 
 // Issue 25's fault test: an email broadcast to 10,000 contacts (CI: 1,000), every worker SIGKILLed once inside the
 // snapshot and once during dispatch, then restarted. Exactly one message per reachable recipient must reach the SMTP
@@ -78,7 +78,10 @@ describe("an email broadcast with every worker SIGKILLed during the snapshot and
       const atSecondKill = { phase: await phaseOf(sql, id), recipients: await recipientsByStatus(sql, id) }
       workers = await startWorkers()
 
-      const done = await b.until(id, "sent", (x) => x.status === "sent", FULL ? 240_000 : 60_000)
+      const done = await b.until(id, "sent", (x) => x.status === "sent", FULL ? 240_000 : 60_000).catch(async (e: unknown) => {
+        console.log(JSON.stringify({ chaos: "broadcasts", stuck: await stateOf(sql, id) }))
+        throw e
+      })
       // Redelivered commands of messages already sent (the killed workers left them unacked) must find them settled.
       await sleep(3_000)
       const seconds = (Date.now() - started) / 1000
