@@ -1,7 +1,7 @@
 import { Context, DateTime, Effect, Layer } from "effect"
 import { inTenantOf, Refused } from "../http/inTenant.ts"
 import { randomUUID } from "node:crypto"
-import { hotelOf } from "../../actors/broadcast/repository.ts"
+import { hotelOf } from "../../core/broadcast/reads.ts"
 import { type BroadcastAction, BroadcastProtocol } from "../../actors/broadcast/protocol.ts"
 import { MessageProtocol } from "../../actors/message/protocol.ts"
 import { renderFor } from "../../core/broadcast/render.ts"

@@ -1,4 +1,4 @@
-import { segmentDefinitions } from "../../actors/broadcast/repository.ts"
+import { segmentDefinitions } from "../../core/broadcast/reads.ts"
 import { contentIssues } from "../../core/broadcast/render.ts"
 import type { Tx } from "../../core/db/Database.ts"
 import { customFieldDefs } from "../../core/segment/customFields.ts"

@@ -1,4 +1,4 @@
-import { outcomes } from "../../actors/broadcast/repository.ts"
+import { outcomes } from "../../core/broadcast/reads.ts"
 import { countsOf, recipientReason } from "../../core/broadcast/counts.ts"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
 import { deterministicId } from "../../core/deterministicId.ts"

@@ -7,8 +7,9 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments (a subset of phases),
- * BENCH_SEGMENT_CONTACTS (contacts of the segments phase's account, default 100,000),
+ * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments,broadcast (a subset of phases),
+ * BENCH_SEGMENT_CONTACTS (contacts of the segments phase's account, default 100,000), BENCH_BROADCAST_CONTACTS (contacts of
+ * the broadcast phase's account, all mailed, default 100,000), BENCH_BROADCAST_DISPATCH_S (its dispatch measured this long, 120),
  * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), BENCH_INBOX_RETENTION_MS (the platform's inbox retention window, default 60 s: the memory part waits it out
@@ -36,6 +37,7 @@ import { journeysPhase } from "./journeys.ts"
 import { websiteEventsPhase } from "./websiteEvents.ts"
 import { cdpPhase } from "./cdp.ts"
 import { segmentsPhase } from "./segments.ts"
+import { broadcastPhase } from "./broadcast.ts"
 import { ssoPhase } from "./sso.ts"
 import { newsletterPhase } from "./newsletter.ts"
 import { contactReadsPhase } from "./contactReads.ts"
@@ -194,8 +196,8 @@ const main = async () => {
   }
 
   // ---- platform: worker + ingress as separate processes ---------------------------------------------------------
-  // Email leaves to a local SMTP sink (smtp-server + mailparser, in this process) for the messages phase.
-  const sink: SmtpSink | undefined = want("messages") || want("newsletter") ? await startSmtpSink() : undefined
+  // Email leaves to a local SMTP sink (smtp-server + mailparser, in this process) for the messages and broadcast phases.
+  const sink: SmtpSink | undefined = want("messages") || want("newsletter") || want("broadcast") ? await startSmtpSink() : undefined
   const platformEnv = {
     GEP_RATE_LIMIT_PER_MINUTE: "1000000000", GEP_PARTITIONS: String(settings.partitions),
     // Every sign-in of the sso phase comes from one address: the per-IP limit would measure itself.
@@ -204,13 +206,14 @@ const main = async () => {
     GEP_INBOX_RETENTION_MS: String(settings.inbox_retention_ms),
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "overload", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp", "segments"].some(want)
+  const needPlatform = ["single", "batch", "rates", "overload", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp", "segments", "broadcast"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
   let loyalty: Awaited<ReturnType<typeof loyaltyPhase>> | undefined
   let website: Awaited<ReturnType<typeof websiteEventsPhase>> | undefined
   let cdp: Awaited<ReturnType<typeof cdpPhase>> | undefined
   let segments: Awaited<ReturnType<typeof segmentsPhase>> | undefined
+  let broadcast: Awaited<ReturnType<typeof broadcastPhase>> | undefined
   let sso: Awaited<ReturnType<typeof ssoPhase>> | undefined
   let newsletter: Awaited<ReturnType<typeof newsletterPhase>> | undefined
   let reads: Awaited<ReturnType<typeof contactReadsPhase>> | undefined
@@ -437,7 +440,7 @@ const main = async () => {
         total: num("BENCH_MESSAGES", quick ? 500 : 5_000), concurrency: 64
       })
       say("messages", messages)
-      if (!want("newsletter")) await sink.close()
+      if (!want("newsletter") && !want("broadcast")) await sink.close()
     }
 
     // ---- journey starts and timer wake-ups ----------------------------------------------------------------------
@@ -487,6 +490,20 @@ const main = async () => {
         contacts: num("BENCH_SEGMENT_CONTACTS", quick ? 10_000 : 100_000), repeats: quick ? 3 : 5
       })
       say("segments", segments)
+    }
+
+    // ---- broadcast: one utility email broadcast to every contact of an account of its own (100,000), into the sink ----
+    if (want("broadcast") && sink) {
+      const own = await gep(env, ["tenant", "create", "--name", `Bench broadcast ${runId}`]) as { tenant_id: string; live_key: string }
+      const ownHotel = await gep(env, ["hotel", "create", "--tenant", own.tenant_id, "--code", "BC-MAD", "--name", "Broadcast Hotel", "--timezone", "Europe/Madrid"]) as { hotel_id: string }
+      await waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
+      broadcast = await broadcastPhase({
+        sql, agent: singleAgent, port: ingress.port, tenant: own, hotelIds: [ownHotel.hotel_id], sink,
+        contacts: num("BENCH_BROADCAST_CONTACTS", quick ? 10_000 : 100_000), observe: () => observe(deps),
+        dispatchWindowMs: num("BENCH_BROADCAST_DISPATCH_S", quick ? 20 : 120) * 1000
+      })
+      say("broadcast", broadcast)
+      if (!want("newsletter")) await sink.close()
     }
 
     // ---- Loyalty SSO: complete sign-ins per second, then member reads with their access tokens ----------------------
@@ -609,6 +626,9 @@ const main = async () => {
     cdp: cdp ?? null,
     segment_preview_ms_at_100k: segments?.slowest_preview_ms ?? null,
     segments: segments ?? null,
+    broadcast_snapshot_per_s: broadcast?.snapshot_per_s ?? null,
+    broadcast_emails_per_s: broadcast?.emails_per_s ?? null,
+    broadcast: broadcast ?? null,
     sso_sign_ins_per_s: sso?.sign_ins.per_s ?? null,
     sso_me_balance_per_s: sso?.me_balance.per_s ?? null,
     sso: sso ?? null,
@@ -657,6 +677,8 @@ const main = async () => {
         website_events_per_s_browser_single: website?.browser_single.events_per_s ?? null,
         loyalty_writes_per_s: loyalty?.writes_per_s ?? null,
         segment_preview_ms_at_100k: segments?.slowest_preview_ms ?? null,
+        broadcast_snapshot_per_s: broadcast?.snapshot_per_s ?? null,
+        broadcast_emails_per_s: broadcast?.emails_per_s ?? null,
         contact_read_p99_ms_at_200: reads?.profile.latency_ms.p99 ?? null,
         timeline_read_p99_ms_at_200: reads?.timeline.latency_ms.p99 ?? null,
         overload_answered_within_2s_share: overload?.answered_within_2s_share ?? null,

@@ -18,6 +18,9 @@ export const TARGETS = [
   { key: "loyalty_writes_per_s", label: "loyalty writes/s (earn + redeem mix)", op: ">=", limit: 1_200 },
   // Issue 25: a segment preview on an account of 100,000 contacts (the slowest of four definitions, each run 5 times).
   { key: "segment_preview_ms_at_100k", label: "segment preview on 100,000 contacts, slowest answer, ms", op: "<=", limit: 2_000 },
+  // Issue 25: one email broadcast to an account's 100,000 contacts: its snapshot, and its dispatch into the SMTP sink.
+  { key: "broadcast_snapshot_per_s", label: "broadcast snapshot, recipients/s (100,000 contacts)", op: ">=", limit: 10_000 },
+  { key: "broadcast_emails_per_s", label: "broadcast dispatch, emails/s into the SMTP sink, end to end", op: ">=", limit: 400 },
   // Issue 24's read side, on the database part (d) filled.
   { key: "contact_read_p99_ms_at_200", label: "p99 latency of GET /api/v1/contacts/{id} at 200 requests/s, ms", op: "<=", limit: 20 },
   { key: "timeline_read_p99_ms_at_200", label: "p99 latency of a contact's timeline (50 items) at 200 requests/s, ms", op: "<=", limit: 20 },
@@ -340,6 +343,29 @@ export const renderMarkdown = (r: Json): string => {
       "|---|---:|---:|---:|---:|",
       ...Object.entries(sg.previews).map(([name, p]: [string, Json]) =>
         `| ${name} | ${n(p.count)} | ${p.status} | ${n(p.latency_ms.p50, 1)} | **${n(p.latency_ms.max, 1)}** |`),
+      ""
+    )
+  }
+
+  if (r.broadcast) {
+    const bc = r.broadcast
+    push(
+      "## Broadcast: one utility email to every contact of an account of its own",
+      "",
+      `${n(bc.contacts)} contacts filled by SQL in ${n(bc.fill_s, 1)} s (the segments phase's fill, every contact with an email), ` +
+        "one broadcast (category utility, no rate limit) sent through the API: snapshot in chunks of 5,000, dispatch in chunks of 500 " +
+        "to the message actor, deliverer → SMTP sink (in the bench process). " +
+        (bc.completed ? "Sent whole." : `Dispatch measured for ${n(bc.dispatch_window_s)} s from the first mail, then the broadcast cancelled (the rest skipped: at this rate the whole would take ${n(bc.targeted / (bc.emails_per_s || 1) / 60)} minutes).`),
+      "",
+      "| figure | value |",
+      "|---|---:|",
+      `| snapshot: recipients per second (started_at → phase leaves snapshotting; ${n(bc.targeted)} in ${n(bc.snapshot_s, 2)} s) | **${n(bc.snapshot_per_s, 1)}** |`,
+      `| dispatch: emails per second into the sink (${n(bc.window_mails)} mails, first to last ${n(bc.first_to_last_mail_s, 1)} s) | **${n(bc.emails_per_s, 1)}** |`,
+      `| send → first mail (s) | ${n(bc.send_to_first_mail_s, 1)} |`,
+      `| mails caught / distinct Message-IDs / duplicated Message-IDs | ${n(bc.mails_caught)} / ${n(bc.distinct_message_ids)} / ${n(bc.duplicates)} |`,
+      `| counts: sent / skipped / failed | ${n(bc.counts?.sent)} / ${n(bc.counts?.skipped)} / ${n(bc.counts?.failed)} |`,
+      `| CPU cores during the snapshot | ${cpu(bc.cpu_cores?.snapshot)} |`,
+      `| CPU cores during dispatch | ${cpu(bc.cpu_cores?.dispatch)} |`,
       ""
     )
   }

@@ -38,14 +38,20 @@ export const SEGMENT_DEFINITIONS: Readonly<Record<string, unknown>> = {
   }
 }
 
-/** 100,000 contacts (by default), about 60 % with a stay (a fifth of those with two), events and messages for some. */
-const fill = async (pool: postgres.Sql, tenantId: string, hotelIds: ReadonlyArray<string>, contacts: number) => {
+/**
+ * 100,000 contacts (by default), about 60 % with a stay (a fifth of those with two), events and messages for some; three
+ * in four with an email, or all of them with `everyEmailed` (the broadcast phase mails each). The broadcast phase fills
+ * its own account with it too.
+ */
+export const fillContacts = async (
+  pool: postgres.Sql, tenantId: string, hotelIds: ReadonlyArray<string>, contacts: number, o: { readonly everyEmailed?: boolean } = {}
+) => {
   // One connection throughout: the temporary tables are the session's.
   const sql = await pool.reserve()
   await sql`INSERT INTO contacts (id, tenant_id, sandbox, phone, email, first_name, last_name, language, nationality, gender, tags,
       email_consent, whatsapp_marketing_consent, source, address, created_at, updated_at)
     SELECT gen_random_uuid(), ${tenantId}, false, '+1555' || lpad(i::text, 7, '0'),
-      CASE WHEN i % 4 <> 0 THEN 'seg' || i || '@bench-guests.net' END, 'First' || i, 'Last' || i,
+      CASE WHEN ${o.everyEmailed ?? false} OR i % 4 <> 0 THEN 'seg' || i || '@bench-guests.net' END, 'First' || i, 'Last' || i,
       (ARRAY['es','en','de','fr','ca'])[1 + i % 5], (ARRAY['ES','GB','DE','FR','US','IT'])[1 + i % 6],
       (ARRAY['female','male'])[1 + i % 2], CASE WHEN i % 10 = 0 THEN ARRAY['vip'] ELSE '{}'::text[] END,
       i % 3 = 0, i % 5 = 0, 'bench',
@@ -93,7 +99,7 @@ export const segmentsPhase = async (o: {
   readonly repeats: number
 }) => {
   const t0 = performance.now()
-  await fill(o.sql, o.tenant.tenant_id, o.hotelIds, o.contacts)
+  await fillContacts(o.sql, o.tenant.tenant_id, o.hotelIds, o.contacts)
   const fillS = round((performance.now() - t0) / 1000)
   const previews: Record<string, { count: number | null; status: number; latency_ms: ReturnType<Latencies["summary"]> }> = {}
   for (const [name, definition] of Object.entries(SEGMENT_DEFINITIONS)) {
