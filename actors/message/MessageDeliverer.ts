@@ -46,7 +46,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const publish = yield* messagePublisher
     const deps = {
       sql, namespace: app.namespace, key: Redacted.value(webhook.encryptionKey), config,
-      publish, budget: makeSendBudget(sql)
+      publish, budget: makeSendBudget()
     }
     const inFlight = new Set<Promise<void>>()
     const streams: Array<ConsumerMessages> = []

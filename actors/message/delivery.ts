@@ -113,8 +113,7 @@ export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: Cl
   if (email === null && whatsapp === null) return { kind: "missing_channel" }
   const limit = (email ?? whatsapp)!.send_rate_per_minute ?? o.defaultRatePerMinute
   const bucket = `send:${scope.tenant_id}:${scope.sandbox}:${m.channel}`
-  // Outside this transaction (sendBudget.ts): a send taken for a claim that then fails is given up, never overspent.
-  if (!(await o.budget.take(bucket, limit, o.now))) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
+  if (!(await o.budget.take(tx, bucket, limit, o.now))) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
   await tx`UPDATE messages SET attempts = attempts + 1, attempt_started_at = now(), updated_at = now() WHERE id = ${m.id}`
   const { not_before: _notBefore, broadcast_id: _broadcastId, ...queued } = m
   const message: QueuedMessage = { ...queued, attempts: queued.attempts + 1 }

@@ -1,11 +1,14 @@
-import type { Sql } from "../../core/db/Database.ts"
+import type { Tx } from "../../core/db/Database.ts"
 
 // The tenant's per-minute send budget per channel, shared by every worker through one counter row per bucket and
 // minute (rate_counters). Taken in blocks: every claim incrementing the one row serialised the deliverer on its lock
 // (the broadcast bench's 136 emails/s), so a worker takes up to BLOCK sends of the minute with one statement and
 // hands them to its own attempts. A block is taken only whole within the limit (the limit is never exceeded); sends
-// of a block unused when its minute ends are given up (fewer sends, never more). A small limit takes one at a time,
-// so no worker sits on budget another could use.
+// of a block unused when its minute ends, or taken by a claim that then rolls back, are given up (fewer sends, never
+// more). A small limit takes one at a time, so no worker sits on budget another could use.
+//
+// The grant runs in the claim's own transaction: on a connection of its own it waited for the pool while every
+// connection was a claim waiting for its grant (the deliverer stalled at 26 emails/s).
 
 const BLOCK = 20
 /** Limits below this take single sends: a block may hold at most a hundredth of the minute's budget. */
@@ -13,20 +16,20 @@ const blockFor = (limit: number) => Math.max(1, Math.min(BLOCK, Math.floor(limit
 
 export interface SendBudget {
   /** Takes one send of `bucket`'s minute (true), or none is left this minute (false). `nowMs`: the worker's Clock. */
-  readonly take: (bucket: string, limit: number, nowMs: number) => Promise<boolean>
+  readonly take: (tx: Tx, bucket: string, limit: number, nowMs: number) => Promise<boolean>
 }
 
-export const makeSendBudget = (sql: Sql): SendBudget => {
+export const makeSendBudget = (): SendBudget => {
   const held = new Map<string, { windowEndMs: number; left: number }>()
-  /** Adds `n` to the minute's count if it stays within the limit: its own statement, so the row is locked for it alone. */
-  const grant = async (bucket: string, n: number, limit: number): Promise<number | undefined> => {
-    const [row] = await sql<Array<{ window_ms: number }>>`
+  /** Adds `n` to the minute's count if it stays within the limit. */
+  const grant = async (tx: Tx, bucket: string, n: number, limit: number): Promise<number | undefined> => {
+    const [row] = await tx<Array<{ window_ms: number }>>`
       INSERT INTO rate_counters (bucket, window_start, count) VALUES (${bucket}, date_trunc('minute', now()), ${n})
       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + ${n} WHERE rate_counters.count + ${n} <= ${limit}
       RETURNING (extract(epoch FROM window_start) * 1000)::float8 AS window_ms`
     return row?.window_ms
   }
-  const takeNow = async (bucket: string, limit: number, nowMs: number): Promise<boolean> => {
+  const takeNow = async (tx: Tx, bucket: string, limit: number, nowMs: number): Promise<boolean> => {
     const mine = held.get(bucket)
     if (mine !== undefined && mine.left > 0 && nowMs < mine.windowEndMs) {
       mine.left--
@@ -34,9 +37,9 @@ export const makeSendBudget = (sql: Sql): SendBudget => {
     }
     const block = blockFor(limit)
     let n = block
-    let window = await grant(bucket, n, limit)
+    let window = await grant(tx, bucket, n, limit)
     // Near the limit a whole block no longer fits: what is left is taken one send at a time.
-    if (window === undefined && block > 1) window = await grant(bucket, (n = 1), limit)
+    if (window === undefined && block > 1) window = await grant(tx, bucket, (n = 1), limit)
     if (window === undefined) return false
     held.set(bucket, { windowEndMs: window + 60_000, left: n - 1 })
     return true
@@ -45,8 +48,8 @@ export const makeSendBudget = (sql: Sql): SendBudget => {
   // block, rather than each granting its own and leaving the rest unused.
   const queues = new Map<string, Promise<unknown>>()
   return {
-    take: (bucket, limit, nowMs) => {
-      const next = (queues.get(bucket) ?? Promise.resolve()).then(() => takeNow(bucket, limit, nowMs))
+    take: (tx, bucket, limit, nowMs) => {
+      const next = (queues.get(bucket) ?? Promise.resolve()).then(() => takeNow(tx, bucket, limit, nowMs))
       const settled = next.catch(() => undefined)
       queues.set(bucket, settled)
       void settled.then(() => {

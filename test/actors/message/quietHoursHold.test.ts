@@ -46,7 +46,7 @@ const depsFor = (): AttemptDeps => {
     conversationIdleMs: 86_400_000, conversationSweepMs: 60_000, holdSweepMs: LEAD_MS
   }
   // What the attempt announces is in the outbox; the platform's relay publishes it.
-  return { sql, namespace: m.platform.config.namespace, key, config, publish: async () => {}, budget: makeSendBudget(sql) }
+  return { sql, namespace: m.platform.config.namespace, key, config, publish: async () => {}, budget: makeSendBudget() }
 }
 /** One run of the deliverer's release sweep at the Clock's time: the held message ids it released. */
 const release = Effect.gen(function*() {
