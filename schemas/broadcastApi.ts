@@ -73,7 +73,8 @@ export const TestSendRequest = Schema.Struct({
   to: Uuid.annotate({ description: "The contact_id to send one message to (through the gates; not a recipient, not counted)" })
 })
 
-export const TestSendView = Schema.Struct({ message_id: Schema.String, status: Schema.String, skip_reason: Schema.NullOr(Schema.String) })
+/** A test send's outcome: `message_id` is null when nothing was recorded (a template parameter resolved to nothing). */
+export const TestSendView = Schema.Struct({ message_id: Schema.NullOr(Schema.String), status: Schema.String, skip_reason: Schema.NullOr(Schema.String) })
 
 export const BroadcastSettings = Schema.Struct({
   /** At most one marketing message per contact and channel in this many hours (0: no cap). */

@@ -1,4 +1,5 @@
 import { DateTime, Effect } from "effect"
+import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { randomUUID } from "node:crypto"
 import { senderFor } from "../../core/channel/repository.ts"
 import type { MessageCategory } from "../../schemas/message.ts"
@@ -50,7 +51,7 @@ const categoryOf = Effect.fn("MessageActor.categoryOf")(function*(
  * skipped when the guest may not or cannot receive it; otherwise recorded as queued in the contact's conversation,
  * with the deliverer's command in the same transaction. A message id seen before answers what was recorded.
  */
-export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
+const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const { scope, subject, target } = yield* Effect.service(Actor.GroupTransaction)
   // Independent reads in one round trip (pipelined on the group's connection).
   const hotelId = cmd.hotel_id
@@ -124,3 +125,36 @@ export const send = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   }
   return { message_id: cmd.message_id, status: row?.status ?? "queued", skip_reason: skip, is_new: true } satisfies SendOutcome
 })
+
+/**
+ * A broadcast's send the account cannot make any more (its channel removed, its template unregistered since the
+ * broadcast was checked at send): recorded as skipped with the refusal's code as reason, so the recipient has its
+ * answer and the broadcast settles; a refusal answered to nobody would leave it waiting for a message that never is.
+ */
+const recordUnsendable = Effect.fn("MessageActor.recordUnsendable")(function*(cmd: SendCommand & { readonly broadcast_id: string }, e: SendRefused) {
+  const { scope } = yield* Effect.service(Actor.GroupTransaction)
+  const [contact] = yield* Actor.query((tx) => Promise.all([loadRecipient(tx, scope, cmd.contact_id)]))
+  const reason = e.code.toLowerCase()
+  const now = (yield* DateTime.nowAsDate).toISOString()
+  yield* Actor.query((tx) => insertMessage(tx, scope, {
+    id: cmd.message_id, contact_id: cmd.contact_id, conversation_id: null, channel: cmd.channel, direction: "outbound",
+    category: cmd.category ?? null, origin: cmd.origin, hotel_id: cmd.hotel_id ?? null,
+    to_address: contact === undefined ? null : addressOf(contact, cmd.channel), from_address: null,
+    template_name: cmd.template?.name ?? null, template_language: cmd.template?.language ?? null,
+    template_parameters: cmd.template === undefined ? null : cmd.template.parameters ?? [],
+    subject: cmd.subject ?? null, body_text: cmd.text ?? null, body_html: cmd.html ?? null,
+    status: "skipped", skip_reason: reason, provider_message_id: null, journey_run_id: null, step_id: null,
+    broadcast_id: cmd.broadcast_id, not_before: null, hold_namespace: null, created_at: now
+  }))
+  return { message_id: cmd.message_id, status: "skipped", skip_reason: reason, is_new: true } satisfies SendOutcome
+})
+
+/**
+ * One send through the gates (see sendChecked). A broadcast's send refused for what the account lacks is recorded as
+ * skipped instead (recordUnsendable); an unknown contact stays a refusal (a broadcast's recipients are contacts).
+ */
+export const send = (cmd: SendCommand): Effect.Effect<SendOutcome, SendRefused | DatabaseFailure, Actor.ActorTransaction | Actor.GroupTransaction> =>
+  sendChecked(cmd).pipe(Effect.catchTag("SendRefused", (e): Effect.Effect<SendOutcome, SendRefused | DatabaseFailure, Actor.GroupTransaction> => {
+    const broadcastId = cmd.broadcast_id
+    return broadcastId !== undefined && e.status === 422 ? recordUnsendable({ ...cmd, broadcast_id: broadcastId }, e) : Effect.fail(e)
+  }))

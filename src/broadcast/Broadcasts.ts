@@ -55,7 +55,7 @@ export class Broadcasts extends Context.Service<Broadcasts, {
   readonly get: (scope: TenantScope, id: string) => Result<BroadcastView, NotFound>
   readonly update: (scope: TenantScope, id: string, patch: PatchBroadcastRequest, ifMatch: string | undefined) => Result<BroadcastView>
   readonly act: (scope: TenantScope, id: string, action: BroadcastAction) => Effect.Effect<BroadcastView, BroadcastRefusal | Unavailable | InternalError | DatabaseFailure>
-  readonly test: (scope: TenantScope, id: string, to: string) => Effect.Effect<{ message_id: string; status: string; skip_reason: string | null }, BroadcastRefusal | Unavailable | InternalError | DatabaseFailure>
+  readonly test: (scope: TenantScope, id: string, to: string) => Effect.Effect<{ message_id: string | null; status: string; skip_reason: string | null }, BroadcastRefusal | Unavailable | InternalError | DatabaseFailure>
   readonly recipients: (scope: TenantScope, id: string, status: string | undefined, page: PageRequest) => Result<Page<"recipients", RecipientView>, NotFound | ValidationFailed>
   readonly settings: (scope: TenantScope, capHours?: number | null) => Result<{ marketing_frequency_cap_hours: number; is_default: boolean }, never>
 }>()("app/broadcast/Broadcasts") {
@@ -123,7 +123,7 @@ export class Broadcasts extends Context.Service<Broadcasts, {
         if (found.facts === undefined) return yield* Unprocessable.of("CONTACT_NOT_FOUND", `No contact with id ${JSON.stringify(to)}`, { to: ["no such contact"] })
         const { b } = found
         const rendered = renderFor(b.broadcast_id, b.content, found.facts, yield* DateTime.nowAsDate)
-        if ("skip" in rendered) return { message_id: "", status: "skipped", skip_reason: rendered.skip }
+        if ("skip" in rendered) return { message_id: null, status: "skipped", skip_reason: rendered.skip }
         // Not a recipient: a send of its own (a new message id), through the same gates, outside the broadcast's counts.
         const outcome = yield* answered(actors.for(MessageProtocol, scope).send({
           message_id: randomUUID(), contact_id: to, channel: b.channel, ...(b.channel === "email" ? { category: b.category } : {}), origin: "api",

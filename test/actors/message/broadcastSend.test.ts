@@ -139,4 +139,14 @@ describe("a broadcast's message, decided at send time", () => {
     await new Promise((r) => setTimeout(r, 300))
     expect(m.sink.mails.some((mail) => mail.to.includes(c.email!))).toBe(false)
   })
+  it("records a send the account can no longer make (its WhatsApp channel gone) as skipped with the refusal's code, so the broadcast settles", async () => {
+    const b = await insertBroadcast(sql, m.tenant, { definition: spring })
+    const c = await guest(["spring"])
+    const outcome = await actor.send(m.tenant, {
+      ...broadcastSend(b, c.id), message_id: broadcastMessageId(b, c.id, "whatsapp"), channel: "whatsapp", category: undefined,
+      subject: undefined, text: undefined, template: { name: "spring_offer", language: "es", parameters: ["Ana"] }
+    })
+    expect(outcome).toMatchObject({ status: "skipped", skip_reason: "channel_not_configured", is_new: true })
+    expect(await stored(outcome.message_id)).toMatchObject({ status: "skipped", skip_reason: "channel_not_configured", broadcast_id: b })
+  })
 })
