@@ -11,13 +11,24 @@ export interface OutcomeRow {
   readonly n: number
 }
 
-/** Recipients by their status as a reader sees it (a queued recipient takes its message's) and skip reason. */
-export const outcomes = (tx: Tx, id: string) =>
-  tx<Array<OutcomeRow>>`
-    SELECT CASE WHEN r.status = 'queued' THEN coalesce(m.status, 'queued') ELSE r.status END AS status,
+/**
+ * Recipients of each broadcast by their status as a reader sees it (a queued recipient takes its message's) and skip
+ * reason: one statement for a page of broadcasts.
+ */
+export const outcomesOf = async (tx: Tx, ids: ReadonlyArray<string>): Promise<ReadonlyMap<string, ReadonlyArray<OutcomeRow>>> => {
+  const rows = ids.length === 0 ? [] : await tx<Array<OutcomeRow & { broadcast_id: string }>>`
+    SELECT r.broadcast_id::text AS broadcast_id,
+      CASE WHEN r.status = 'queued' THEN coalesce(m.status, 'queued') ELSE r.status END AS status,
       coalesce(r.skip_reason, m.skip_reason) AS reason, count(*)::int AS n
     FROM broadcast_recipients r LEFT JOIN messages m ON m.id = r.message_id
-    WHERE r.broadcast_id = ${id} GROUP BY 1, 2`
+    WHERE r.broadcast_id = ANY(${ids as Array<string>}::uuid[]) GROUP BY 1, 2, 3`
+  const byId = new Map<string, Array<OutcomeRow>>(ids.map((id) => [id, []]))
+  for (const { broadcast_id, ...row } of rows) byId.get(broadcast_id)?.push(row)
+  return byId
+}
+
+/** One broadcast's outcomes (outcomesOf). */
+export const outcomes = async (tx: Tx, id: string): Promise<ReadonlyArray<OutcomeRow>> => (await outcomesOf(tx, [id])).get(id) ?? []
 
 /** Where recipients of a broadcast's hotel stay, for hotel merge tags. */
 export const hotelOf = async (tx: Tx, hotelId: string | null) =>

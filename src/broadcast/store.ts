@@ -1,4 +1,4 @@
-import { outcomes } from "../../core/broadcast/reads.ts"
+import { type OutcomeRow, outcomesOf } from "../../core/broadcast/reads.ts"
 import { countsOf, recipientReason } from "../../core/broadcast/counts.ts"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
 import { deterministicId } from "../../core/deterministicId.ts"
@@ -46,7 +46,7 @@ const COLUMNS = `id::text AS id, name, channel, category, audience, content, hot
   ${exactTime("send_deadline")} AS send_deadline_text, status, status_reason, phase, version, created_at, updated_at,
   started_at, sent_at, completed_at, cancelled_at, ${exactTime("created_at")} AS cursor_at`
 
-export const viewOf = async (tx: Tx, r: BroadcastRecord): Promise<BroadcastView> => ({
+const viewOf = (r: BroadcastRecord, outcomes: ReadonlyArray<OutcomeRow>): BroadcastView => ({
   broadcast_id: r.id,
   name: r.name,
   channel: r.channel,
@@ -61,7 +61,7 @@ export const viewOf = async (tx: Tx, r: BroadcastRecord): Promise<BroadcastView>
   status: r.status,
   status_reason: r.status_reason,
   phase: r.phase,
-  counts: countsOf(await outcomes(tx, r.id)),
+  counts: countsOf(outcomes),
   version: r.version,
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
@@ -103,7 +103,7 @@ export const readBroadcast = async (tx: Tx, scope: TenantScope, id: string, lock
   const [row] = await tx.unsafe<Array<BroadcastRecord>>(
     `SELECT ${COLUMNS} FROM broadcasts WHERE id = $1 AND tenant_id = $2 AND sandbox = $3${lock ? " FOR UPDATE" : ""}`,
     [id, scope.tenant_id, scope.sandbox])
-  return row === undefined ? undefined : viewOf(tx, row)
+  return row === undefined ? undefined : viewOf(row, (await outcomesOf(tx, [row.id])).get(row.id)!)
 }
 
 export const listBroadcasts = async (tx: Tx, scope: TenantScope, o: PageRequest) => {
@@ -113,7 +113,9 @@ export const listBroadcasts = async (tx: Tx, scope: TenantScope, o: PageRequest)
      ORDER BY created_at DESC, id DESC LIMIT $5`,
     [scope.tenant_id, scope.sandbox, o.after?.at ?? null, o.after?.id ?? null, o.limit + 1])
   const { shown, next_cursor } = pageOf(rows, o.limit, (r) => ({ at: r.cursor_at, id: r.id }))
-  return { broadcasts: await Promise.all(shown.map((r) => viewOf(tx, r))), next_cursor }
+  // The page's counts in one statement, not one per broadcast.
+  const counts = await outcomesOf(tx, shown.map((r) => r.id))
+  return { broadcasts: shown.map((r) => viewOf(r, counts.get(r.id)!)), next_cursor }
 }
 
 interface RecipientRecord {
