@@ -1,4 +1,5 @@
 import { Context, DateTime, Effect, Layer } from "effect"
+import { isUuid } from "../../schemas/common.ts"
 import { inTenantOf, Refused } from "../http/inTenant.ts"
 import { randomUUID } from "node:crypto"
 import { hotelOf } from "../../core/broadcast/reads.ts"
@@ -103,7 +104,8 @@ export class Broadcasts extends Context.Service<Broadcasts, {
         })
       }),
       act: Effect.fn("Broadcasts.act")(function*(scope, id, action) {
-        yield* get(scope, id)
+        // The actor answers an unknown broadcast (404, confined to the tenant); only an id that is no UUID stops here.
+        if (!isUuid(id)) return yield* broadcastNotFound(id)
         yield* answered(actors.for(BroadcastProtocol, scope).act({ broadcast_id: id, action })).pipe(
           Effect.catchTag("BroadcastRefused", (e) => Effect.fail(
             e.status === 404 ? broadcastNotFound(id)
