@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { actAsTenant, Database } from "../../core/db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
+import { inTenantOf } from "../http/inTenant.ts"
 import { readBroadcast } from "../broadcast/store.ts"
 import { need, refused, scopeOf } from "./channelFlags.ts"
 
@@ -17,11 +18,7 @@ export const broadcastCommand = (args: ReadonlyArray<string>, flags: BroadcastFl
     if (args[0] !== "status") return yield* Effect.fail(refused(`unknown command: broadcast ${args[0] ?? ""} (status)`))
     const scope = yield* scopeOf(flags)
     const id = yield* need("id", flags.id)
-    const { attemptTransaction } = yield* Database
-    const found = yield* attemptTransaction(async (tx) => {
-      await actAsTenant(tx, scope.tenant_id)
-      return readBroadcast(tx, scope, id)
-    })
+    const found = yield* inTenantOf(yield* Database)(scope, (tx) => readBroadcast(tx, scope, id))
     if (found === undefined) return yield* Effect.fail(refused(`No broadcast with id ${JSON.stringify(id)}${scope.sandbox ? " in the sandbox" : ""}`))
     return found
   })
