@@ -15,6 +15,7 @@ import { CdpGroup } from "./cdpApi.ts"
 import { ContactsGroup } from "./contactApi.ts"
 import { SegmentsGroup } from "./segmentApi.ts"
 import { BroadcastsGroup } from "./broadcastApi.ts"
+import { PrivacyExportGroup, PrivacyGroup } from "./privacyApi.ts"
 import { NewsletterConfigGroup, NewsletterConfirmGroup, NewsletterGroup } from "./newsletterApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
@@ -260,6 +261,8 @@ const ApiContract = HttpApi.make("gep")
   .add(ContactsGroup)
   .add(SegmentsGroup)
   .add(BroadcastsGroup)
+  .add(PrivacyGroup)
+  .add(PrivacyExportGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

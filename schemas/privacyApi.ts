@@ -1,9 +1,9 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Uuid } from "./common.ts"
-import { NotFound, Unprocessable, ValidationFailed } from "./errors.ts"
+import { Conflict, NotFound, Unprocessable, ValidationFailed } from "./errors.ts"
 import { listOf, ok, PageQuery } from "./list.ts"
-import { Authentication, RequiredScope } from "./security.ts"
+import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
 
 // Privacy requests (issue 26): a data subject's export, erasure, suppression and its lifting.
@@ -83,7 +83,7 @@ export const PrivacyGroup = HttpApiGroup.make("privacy")
     HttpApiEndpoint.post("create", "/api/v1/privacy/requests", {
       payload: CreatePrivacyRequest,
       success: ok(PrivacyRequestAccepted).pipe(HttpApiSchema.status(202)),
-      error: [Unprocessable]
+      error: [Unprocessable, Conflict]
     }).annotate(RequiredScope, "privacy:write")
       .annotate(OpenApi.Summary, "Ask for a data subject's export, erasure, suppression or its lifting; suppression holds from this answer")
   )
@@ -105,3 +105,29 @@ export const PrivacyGroup = HttpApiGroup.make("privacy")
   )
   .middleware(PrivacyValidationErrors)
   .middleware(Authentication)
+
+/** The export: one document, a section per store, each a list of the rows that store holds on the subject. */
+export const PrivacyExportDocument = Schema.Struct({
+  format: Schema.Literal("gep.privacy.export/v1"),
+  request_id: Schema.String,
+  generated_at: Schema.String,
+  subject: Schema.Struct({ contact_ids: Schema.Array(Schema.String) }),
+  stores: Schema.Record(Schema.String, Schema.Array(Schema.Unknown))
+})
+export type PrivacyExportDocument = typeof PrivacyExportDocument.Type
+
+/**
+ * An export's download: the link itself is the credential (signed with the privacy key, valid for an hour), so it can
+ * be handed to the person it concerns; any fault (a bad signature, an expired link, a document no longer kept) is the
+ * same 404, so a guessed link learns nothing.
+ */
+export const PrivacyExportGroup = HttpApiGroup.make("privacyExport")
+  .add(
+    HttpApiEndpoint.get("download", "/api/v1/privacy/exports/:request_id", {
+      params: { request_id: SafeString },
+      query: { expires: SafeString, signature: SafeString },
+      success: PrivacyExportDocument.annotate({ description: "The subject's data, a section per store (JSON, sent as an attachment)" }),
+      error: NotFound
+    }).annotate(OpenApi.Summary, "Download an export's document by its signed link (no API key: the link is the credential)")
+  )
+  .middleware(ValidationErrors)

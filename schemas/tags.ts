@@ -17,6 +17,8 @@ export const TagDescriptions: Readonly<Record<string, string>> = {
   journeys: "Journeys: automated steps (wait, email, WhatsApp, branch) a contact goes through after an event, and their runs",
   segments: "Segments: saved audience definitions (contact, stay, loyalty, event and message conditions) and the preview of who they match",
   broadcasts: "Broadcasts: one-off sends to a segment, exactly once per recipient, consent-gated, paced, with their recipients and outcomes",
+  privacy: "Privacy: a data subject's export, erasure and suppression across every store, with nothing re-created by a later feed",
+  privacyExport: "Privacy exports: an export's document, downloaded by its signed link",
   loyaltyCredit: "Loyalty points earned from partner credit (co-branded card spend)",
   websiteSources: "Website sources: the sites that send website events, their keys, allowed origins, mappings and delivery log",
   loyaltyAuctions: "Points auctions: members bid loyalty points for an item; the sweeper settles them when they close",

@@ -65,6 +65,10 @@ import { Segments } from "../segment/Segments.ts"
 import { SegmentsLive, SegmentValidationErrorsLive } from "../segment/http.ts"
 import { Broadcasts } from "../broadcast/Broadcasts.ts"
 import { BroadcastsLive, BroadcastValidationErrorsLive } from "../broadcast/http.ts"
+import { PrivacyExportLive, PrivacyLive, PrivacyValidationErrorsLive } from "../privacy/http.ts"
+import { PrivacyRequests } from "../privacy/PrivacyRequests.ts"
+import { PrivacyRunner } from "../privacy/PrivacyRunner.ts"
+import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import { JourneyDefinitions } from "../journey/JourneyDefinitions.ts"
 import { UnsubscribeRoutes } from "../message/unsubscribe.ts"
 import { WhatsAppWebhookRoutes } from "../message/whatsappWebhook.ts"
@@ -148,14 +152,14 @@ const ApiRoutes = Layer.mergeAll(
   SdkRoutes,
   OidcRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive, PrivacyLive, PrivacyExportLive]),
   Layer.provide([HotelsLive, KeysLive, TelephonyIntegrationsLive]),
-  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, SegmentValidationErrorsLive, BroadcastValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, Segments.layer, Broadcasts.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
+  Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, SegmentValidationErrorsLive, BroadcastValidationErrorsLive, PrivacyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, Segments.layer, Broadcasts.layer, PrivacyRequests.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
   // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
   Layer.provide(Idempotency.layer),
-  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, PrivacyKey.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
 )
 
 /**
@@ -190,7 +194,8 @@ const WorkerRole = Layer.mergeAll(
   BroadcastSweep.layer,
   ReservationDateScan.layer({ webhooks: webhookDateEvents, journeys: journeyDateSignals }),
   AuctionSweeper.layer,
-  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer))
+  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer)),
+  PrivacyRunner.layer.pipe(Layer.provide([WebhookSends.layer, PrivacyKey.layer]))
 ).pipe(Layer.provide([WebhookConfig.layer, OutboxRelay.layer]))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */

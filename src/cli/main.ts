@@ -14,6 +14,7 @@ import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
 import { JOURNEY_OPTIONS, JOURNEY_USAGE, journeyCommand } from "./journey.ts"
 import { SEGMENT_OPTIONS, SEGMENT_USAGE, segmentCommand } from "./segment.ts"
 import { BROADCAST_USAGE, broadcastCommand } from "./broadcast.ts"
+import { PRIVACY_OPTIONS, PRIVACY_USAGE, privacyCommand } from "./privacy.ts"
 import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE, webSourceCommand } from "./webSource.ts"
 import { mailForStart } from "./mailCatcher.ts"
 import { OIDC_OPTIONS, OIDC_USAGE, oidcCommand } from "./oidc.ts"
@@ -36,6 +37,7 @@ ${CHANNEL_USAGE}
 ${JOURNEY_USAGE}
 ${SEGMENT_USAGE}
 ${BROADCAST_USAGE}
+${PRIVACY_USAGE}
 ${WEB_SOURCE_USAGE}
 ${OIDC_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
@@ -64,6 +66,7 @@ const { positionals, values } = parseArgs({
     ...SEGMENT_OPTIONS,
     ...WEB_SOURCE_OPTIONS,
     ...OIDC_OPTIONS,
+    ...PRIVACY_OPTIONS,
     help: { type: "boolean", short: "h", default: false }
   }
 })
@@ -143,6 +146,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   if (cmd === "journey") return admin(journeyCommand(positionals.slice(1), values))
   if (cmd === "segment") return admin(segmentCommand(positionals.slice(1), values))
   if (cmd === "broadcast") return admin(broadcastCommand(positionals.slice(1), values))
+  if (cmd === "privacy") return admin(privacyCommand(positionals.slice(1), values))
   if (cmd === "web-source") return admin(webSourceCommand(positionals.slice(1), values))
   if (cmd === "oidc") return admin(oidcCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {

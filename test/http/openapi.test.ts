@@ -11,6 +11,7 @@ import { tenancyRoutes } from "../tenancy/openapiCases.ts"
 import { contactRoutes } from "../contact/openapiCases.ts"
 import { segmentRoutes } from "../segment/openapiCases.ts"
 import { broadcastRoutes } from "../broadcast/openapiCases.ts"
+import { privacyRoutes } from "../privacy/openapiCases.ts"
 import { webhookRoutes } from "../webhook/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
@@ -37,6 +38,7 @@ let tenant: TestTenant
 let doc: OpenApiDocument
 /** A key of the tenant holding only a scope no route needs: 403 everywhere. */
 let narrowKey: string
+let privacyKey: string
 /** A key whose rate-limit bucket is already full in the shared counters: 429 everywhere. */
 let limitedKey: string
 let ctiToken: string
@@ -77,12 +79,14 @@ beforeAll(async () => {
   tenant = other[0]
   unconfigured = other[1]
   channelsTenant = other[2]
-  const [narrow, limited, cti, limitedCti] = await Promise.all([
+  const [narrow, limited, cti, limitedCti, privacy] = await Promise.all([
     createKey(tenant.tenant_id, ["surveys:write"]),
-    createKey(tenant.tenant_id, ["*"]),
+    createKey(tenant.tenant_id, ["*", "privacy:write"]),
     createCtiIntegration(tenant.tenant_id, "aircall"),
-    createCtiIntegration(other[1].tenant_id, "aircall")
+    createCtiIntegration(other[1].tenant_id, "aircall"),
+    createKey(tenant.tenant_id, ["*", "privacy:write"])
   ])
+  privacyKey = privacy.key
   narrowKey = narrow.key
   limitedKey = limited.key
   ctiToken = cti.token
@@ -1140,6 +1144,7 @@ const routes: Record<string, RouteCases> = {
   ...contactRoutes({ c, as, keyCases, tenant: () => tenant }),
   ...segmentRoutes({ c, as, call, keyCases, tenant: () => tenant }),
   ...broadcastRoutes({ c, as, call, keyCases, tenant: () => tenant, emailChannel }),
+  ...privacyRoutes({ c, call, keyCases, tenant: () => tenant, privacyKey: () => privacyKey }),
   ...webhookRoutes({ c, as, keyCases, nulParam, sql, tenant: () => tenant, newSubscription, noSuchId: NO_SUCH_ID }),
   ...newsletterRoutes({
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
