@@ -22,7 +22,10 @@ export interface EraseProgress {
 }
 
 export interface EraseOptions {
-  /** Stops the scan between batches (the caller's time bound: Effect.tryPromise passes the fiber's signal). */
+  /**
+   * Stops the scan between batches, rejecting with the signal's reason: the caller's time bound (`AbortSignal.timeout`,
+   * or the signal Effect.tryPromise passes, aborted when the fiber is interrupted, e.g. by Effect.timeout).
+   */
   readonly signal?: AbortSignal
   /** Messages read per request of a limits stream's scan (memory: one batch at a time). */
   readonly batch?: number
@@ -60,14 +63,14 @@ export const eraseStreamMessages = async (
   for (const info of await namespaceStreams(nats.jsm, namespace)) {
     const mark = marks[info.config.name]
     if (mark === undefined) continue
-    const started = Date.now()
+    const started = performance.now()
     const scan = new Scan(nats.jsm, info.config.name, matcher, options)
     const { first_seq, messages } = info.state
     if (messages > 0 && first_seq <= mark) {
       if (info.config.retention === RetentionPolicy.Workqueue) await scan.workQueue(first_seq, mark)
       else await scan.limits(nats.js, first_seq, mark, options.batch ?? BATCH)
     }
-    log("info", "stream messages erased", { stream: info.config.name, scanned: scan.scanned, deleted: scan.deleted, ms: Date.now() - started })
+    log("info", "stream messages erased", { stream: info.config.name, scanned: scan.scanned, deleted: scan.deleted, ms: Math.round(performance.now() - started) })
     results.push({ store: `stream:${info.config.name}`, action: "deleted", count: scan.deleted })
   }
   return results
