@@ -53,6 +53,12 @@ export interface DrainState {
  *   consumer whose filter matched nothing since (a channel nobody uses: floor 0) is not behind, and one deleted and
  *   created afresh reading from the start is behind until it has caught up. Ephemeral and ordered consumers (no
  *   durable name: a reader such as the erasure's own scan) are no one's work and are ignored.
+ *
+ * A message before a mark can cause messages after the next stream's mark: an envelope applied after the suppression
+ * writes outbox rows, published after its commit (or by the relay's sweep, seconds later) onto OUTBOX, whose webhook
+ * commands the fan-out turns into WEBHOOKS jobs. So a caller waits for the marks taken at the suppression, then for
+ * marks taken once those are drained (with no outbox row of the tenant older than them left unpublished), and erases
+ * retained messages up to marks taken after that.
  */
 export const drained = async (jsm: JetStreamManager, namespace: string, marks: StreamMarks): Promise<DrainState> => {
   const behind: Array<Behind> = []
