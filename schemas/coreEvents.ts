@@ -20,6 +20,14 @@ export const ContactEventData = Schema.Struct({
   })
 })
 
+/**
+ * `contact.deleted`: a privacy erasure removed the contact and everything naming it. Only its id, which receivers
+ * keyed their copies by, so they can erase theirs; nothing else about the guest is left to send.
+ */
+export const ContactDeletedData = Schema.Struct({
+  contact: Schema.Struct({ id: Schema.String.annotate({ description: "The erased contact's id, as earlier contact events gave it" }) })
+})
+
 export const JourneyEventData = Schema.Struct({
   journey: Schema.Struct({ id: Schema.String, name: Schema.String, version: Schema.Int }),
   run: Schema.Struct({
@@ -94,6 +102,7 @@ export const AttributionChangedData = Schema.Struct({
 /** Event type → the body a subscription receives. */
 export const CoreWebhooks: ReadonlyArray<readonly [string, Schema.Top]> = [
   ...["contact.created", "contact.updated"].map((t) => [t, webhookEnvelope(t, ContactEventData)] as const),
+  ["contact.deleted", webhookEnvelope("contact.deleted", ContactDeletedData)],
   ...["journey.started", "journey.completed", "journey.failed"].map((t) => [t, webhookEnvelope(t, JourneyEventData)] as const),
   ...["reservation.checked_in", "reservation.checked_out"].map((t) => [t, webhookEnvelope(t, ReservationDateEventData)] as const),
   ["reservation.attribution_changed", webhookEnvelope("reservation.attribution_changed", AttributionChangedData)]

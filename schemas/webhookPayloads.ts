@@ -15,10 +15,10 @@ export const WebhookPayloads: ReadonlyMap<string, Schema.Top> = new Map([
 ])
 
 /**
- * Event types of the spec's list that nothing emits yet; their bodies are decided by the work that emits them
- * (`contact.deleted`: erasure), which moves them to `WebhookPayloads`.
+ * Event types of the spec's list that nothing emits yet; their bodies are decided by the work that emits them, which
+ * moves them to `WebhookPayloads` (as the privacy erasure did with `contact.deleted`).
  */
-export const NotYetEmitted: ReadonlyArray<string> = ["contact.deleted"]
+export const NotYetEmitted: ReadonlyArray<string> = []
 
 const validators = new Map([...WebhookPayloads].map(([type, schema]) => [type, Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)]))
 

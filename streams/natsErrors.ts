@@ -22,6 +22,13 @@ export const isStreamNotFound = (e: unknown): boolean => e instanceof JetStreamA
 export const isConsumerNotFound = (e: unknown): boolean => e instanceof JetStreamApiError && e.code === JetStreamApiCodes.ConsumerNotFound
 
 /**
+ * The message asked for by sequence is not in the stream (any more): no message found (10037), or the sequence not
+ * found (10043), which a delete of a message already removed (acked off a work queue, aged out, deleted) answers.
+ */
+export const isMessageGone = (e: unknown): boolean =>
+  e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.NoMessageFound || e.code === 10043)
+
+/**
  * NATS (or its JetStream) is away or not answering: no connection, a timeout, no responders (JetStream not there yet),
  * or the server answering 503 (e.g. a cluster without a JetStream leader). Retrying later is the remedy.
  */

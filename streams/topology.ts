@@ -4,6 +4,7 @@ import {
   consumerName, ingressStream, ingressSubject, ingressWildcard, outboxStream, outboxWildcards
 } from "./subjects.ts"
 import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
+import { STREAM_MAX_AGE_MS } from "./retention.ts"
 import { ensureJourneyTopology } from "./journeyTopology.ts"
 import { ensureMessageTopology } from "./messageTopology.ts"
 import { ensureWebhookTopology } from "./webhookTopology.ts"
@@ -33,7 +34,7 @@ const ensureStream = async (
     num_replicas: options.replicas,
     retention,
     discard: DiscardPolicy.Old,
-    max_age: nanos(7 * 24 * 3600 * 1000),
+    max_age: nanos(STREAM_MAX_AGE_MS),
     // Window within which a republished Nats-Msg-Id is acknowledged as a duplicate and not stored again.
     duplicate_window: nanos(10 * 60 * 1000)
   }

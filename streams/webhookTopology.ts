@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/transport-node"
 import { isConsumerNotFound, isStreamNotFound } from "./natsErrors.ts"
+import { STREAM_MAX_AGE_MS } from "./retention.ts"
 import { ensureConsumer } from "./consumers.ts"
 import { outboxStream, outboxSubject } from "./subjects.ts"
 
@@ -36,7 +37,7 @@ export const ensureWebhookTopology = async (jsm: JetStreamManager, options: Webh
     // A delivery message lives until its subscription's consumer acks it (delivered, given up, or subscription gone).
     retention: RetentionPolicy.Workqueue,
     discard: DiscardPolicy.Old,
-    max_age: nanos(7 * 24 * 3600 * 1000),
+    max_age: nanos(STREAM_MAX_AGE_MS),
     duplicate_window: nanos(10 * 60 * 1000)
   }
   try {

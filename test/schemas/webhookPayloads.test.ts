@@ -19,6 +19,10 @@ describe("the webhook payload registry", () => {
     }
     expect(webhookBodyProblem("contact.created", body)).toBeUndefined()
     expect(webhookBodyProblem("contact.created", { ...body, data: { contact: { ...body.data.contact, phone: 34 } } })).toContain("phone")
-    expect(webhookBodyProblem("contact.deleted", body)).toBe("no payload schema for contact.deleted")
+    expect(webhookBodyProblem("contact.ignited", body)).toBe("no payload schema for contact.ignited")
+    // An erased contact's event carries its id and nothing else of it.
+    const deleted = { ...body, event_type: "contact.deleted", data: { contact: { id: "c1" } } }
+    expect(webhookBodyProblem("contact.deleted", deleted)).toBeUndefined()
+    expect(webhookBodyProblem("contact.deleted", { ...deleted, data: { contact: {} } })).toContain("id")
   })
 })
