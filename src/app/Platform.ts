@@ -195,7 +195,7 @@ const WorkerRole = Layer.mergeAll(
   ReservationDateScan.layer({ webhooks: webhookDateEvents, journeys: journeyDateSignals }),
   AuctionSweeper.layer,
   CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer)),
-  PrivacyRunner.layer.pipe(Layer.provide([WebhookSends.layer, PrivacyKey.layer]))
+  PrivacyRunner.layer.pipe(Layer.provide(PrivacyKey.layer))
 ).pipe(Layer.provide([WebhookConfig.layer, OutboxRelay.layer]))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { gzipSync } from "node:zlib"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { actAsTenant, Database } from "../../core/db/Database.ts"
@@ -9,7 +9,7 @@ import { type NamedSubject, resolveSubject } from "../../core/privacy/resolve.ts
 import type { Subject } from "../../core/privacy/store.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { Nats } from "../../streams/Nats.ts"
-import { WebhookSends } from "../webhook/WebhookSends.ts"
+import { writeContactDeleted } from "../webhook/contactDeleted.ts"
 import { eraseSteps } from "./erasureSteps.ts"
 import { claimRequest, dropExpiredExports, finishRequest, type HeldRequest } from "./runnerRows.ts"
 
@@ -36,7 +36,6 @@ export class PrivacyRunner extends Context.Service<PrivacyRunner, { readonly run
     const config = yield* AppConfig
     const key = yield* PrivacyKey
     const { jsm, js } = yield* Nats
-    const webhooks = yield* WebhookSends
     const leaseMs = Math.max(10_000, 3 * config.leaseTtlMs)
     const context = { db, key, jsm, js, namespace: config.namespace, leaseMs }
 
@@ -65,23 +64,34 @@ export class PrivacyRunner extends Context.Service<PrivacyRunner, { readonly run
       yield* db.attempt((sql) => finishRequest(sql, r.id, "completed", results, null))
     })
 
+    /**
+     * The erasure's steps, then `contact.deleted` for each contact written in the transaction that ends the request
+     * (a resumed run writes none twice), published at once; the relay's sweep publishes what this could not.
+     */
     const runErase = Effect.fn("PrivacyRunner.erase")(function*(r: HeldRequest, subject: Subject) {
       const progress = yield* eraseSteps(context, r, subject)
-      yield* webhooks.contactDeleted(subject.scope, subject.contactIds, r.id)
       const results = Object.entries(progress.counts ?? {}).map(([store, c]) => ({ store, action: c.action, count: c.count }))
       results.push({ store: "webhooks", action: "notified", count: subject.contactIds.length })
       const failed = progress.failed_stores ?? []
-      yield* db.attempt((sql) => finishRequest(sql, r.id, failed.length === 0 ? "completed" : "partial", results,
-        failed.length === 0 ? null : `could not erase: ${failed.join(", ")}`))
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const written = yield* inTenant(subject.scope, async (tx) => {
+        const commands = await writeContactDeleted(tx, config.namespace, subject.scope, subject.contactIds, r.id, now)
+        await finishRequest(tx, r.id, failed.length === 0 ? "completed" : "partial", results,
+          failed.length === 0 ? null : `could not erase: ${failed.join(", ")}`)
+        return commands
+      })
+      yield* Effect.forEach(written, (w) => Effect.tryPromise(() => js.publish(w.subject, w.data, { msgID: w.id }))
+        .pipe(Effect.andThen(db.attempt((sql) => sql`DELETE FROM outbox WHERE id = ${w.id}`)), Effect.ignore), { discard: true })
     })
 
     /** A failed run: counted; the lease lapses and a worker takes the request over, until it has failed too often. */
     const failed = (r: HeldRequest) => (cause: unknown) => {
       const failures = (r.progress.failures ?? 0) + 1
       return Effect.logWarning("privacy request run failed", { request_id: r.id, failures, cause: String(cause) }).pipe(
-        Effect.andThen(db.attempt((sql) => failures >= MAX_FAILURES
-          ? finishRequest(sql, r.id, "failed", [], `gave up after ${failures} failed runs`)
-          : sql`UPDATE privacy_requests SET progress = progress || ${sql.json({ failures })}::jsonb WHERE id = ${r.id}`)),
+        Effect.andThen(db.attempt(async (sql) => {
+          if (failures >= MAX_FAILURES) await finishRequest(sql, r.id, "failed", [], `gave up after ${failures} failed runs`)
+          else await sql`UPDATE privacy_requests SET progress = progress || ${sql.json({ failures })}::jsonb WHERE id = ${r.id}`
+        })),
         Effect.ignore
       )
     }

@@ -1,14 +1,14 @@
-import { jsonb, type Sql } from "../../core/db/Database.ts"
+import { jsonb, type Sql, type Tx } from "../../core/db/Database.ts"
 import { processId } from "../../core/processIdentity.ts"
 import type { PrivacyRequestView } from "../../schemas/privacyApi.ts"
 
 // The runner's hold on a privacy request: a lease on the row (like the CDP bulk jobs), renewed after every step, so a
 // worker that dies lets another take the request over where its progress says.
 
-export type Step = "wait" | "drain" | "erase" | "streams" | "notify"
+export type Step = "wait" | "drain" | "settle" | "erase" | "streams" | "final" | "notify"
 
 export interface Progress {
-  /** Each stream's last sequence once no ingress can publish for the subject any more. */
+  /** Each stream's last sequence the current step works up to (the drains', then the stream erasure's). */
   readonly marks?: Record<string, number>
   /** Counts per store so far (a store erased in several runs adds up). */
   readonly counts?: Record<string, { action: string; count: number }>
@@ -65,7 +65,7 @@ export const renewLease = async (sql: Sql, id: string, leaseMs: number) =>
  * audit record (hashes, counts, key id, times) with no personal data.
  */
 export const finishRequest = async (
-  sql: Sql, id: string, status: "completed" | "partial" | "failed", results: PrivacyRequestView["results"], error: string | null
+  sql: Sql | Tx, id: string, status: "completed" | "partial" | "failed", results: PrivacyRequestView["results"], error: string | null
 ) =>
   (await sql`
     UPDATE privacy_requests SET status = ${status}, results = ${jsonb(sql, results)}::jsonb, error = ${error},
