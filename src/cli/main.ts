@@ -8,6 +8,7 @@ import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
 import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
+import { ensureDemoEmailChannel } from "./demoEmail.ts"
 import { ensureDemoWebSource } from "./sdkDemo.ts"
 import { channelCommand } from "./channel.ts"
 import { journeyCommand } from "./journey.ts"
@@ -108,7 +109,12 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
           const demo = yield* ensureDemoTenant
           // The browser SDK's demo booking page (development only): a failure to prepare it never stops the start.
           const sdk_demo = yield* ensureDemoWebSource(demo, (yield* AppConfig).port).pipe(Effect.orElseSucceed(() => "unavailable"))
-          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo, sdk_demo })
+          // With the local catcher, the demo tenant gets a sender so its first journey email is caught, not failed.
+          const demo_email = mail.announce.mail_ui === undefined ? undefined
+            : yield* ensureDemoEmailChannel(demo, mail.announce.mail_ui).pipe(
+              Effect.tapError((e) => Effect.logWarning("the demo tenant's email channel could not be configured").pipe(Effect.annotateLogs({ error: String(e) }))),
+              Effect.orElseSucceed(() => undefined))
+          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo, ...(demo_email && { demo_email }), sdk_demo })
         })).pipe(Effect.provide(withEnvironment({ GEP_SMTP_URL: mail.smtpUrl, GEP_SDK_DEMO: "true" })))
       }))
     case "serve": {
