@@ -108,7 +108,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         return yield* serve("all", Effect.gen(function*() {
           const demo = yield* ensureDemoTenant
           // The browser SDK's demo booking page (development only): a failure to prepare it never stops the start.
-          const sdk_demo = yield* ensureDemoWebSource(demo, (yield* AppConfig).port).pipe(Effect.orElseSucceed(() => "unavailable"))
+          const sdk_demo = yield* ensureDemoWebSource(demo, (yield* AppConfig).port, mail.announce.mail_ui).pipe(Effect.orElseSucceed(() => "unavailable"))
           // With the local catcher, the demo tenant gets a sender so its first journey email is caught, not failed.
           const demo_email = mail.announce.mail_ui === undefined ? undefined
             : yield* ensureDemoEmailChannel(demo, mail.announce.mail_ui).pipe(
