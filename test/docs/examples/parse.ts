@@ -39,8 +39,12 @@ export interface Example {
 
 /** A page not in the format, with where. */
 export class FormatError extends Error {
-  constructor(readonly page: string, readonly line: number, problem: string) {
+  readonly page: string
+  readonly line: number
+  constructor(page: string, line: number, problem: string) {
     super(`${page}:${line}: ${problem}`)
+    this.page = page
+    this.line = line
   }
 }
 
