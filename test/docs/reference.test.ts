@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { referencePages } from "./reference/pages.ts"
+import { generatedFiles } from "./generated.ts"
 import { ROOT } from "./reference/sourceFiles.ts"
 
-const committed = (file: string): string | undefined => {
+const committed = (path: string): string | undefined => {
   try {
-    return readFileSync(join(ROOT, "docs", "reference", file), "utf8")
+    return readFileSync(join(ROOT, path), "utf8")
   } catch {
     return undefined
   }
@@ -22,16 +22,14 @@ const firstDifference = (a: string, b: string): string => {
   return "no difference"
 }
 
-describe("docs/reference is what the code says", () => {
-  it("every generated page is committed unchanged", async () => {
+describe("docs/reference (and the performance figures) are what the code and the bench results say", () => {
+  it("every generated file is committed unchanged", async () => {
     const stale: Array<string> = []
-    for (const [file, text] of await referencePages()) {
-      const current = committed(file)
-      if (current !== text) {
-        stale.push(`docs/reference/${file} is ${current === undefined ? "missing" : `stale at ${firstDifference(current, text)}`}`)
-      }
+    for (const [path, text] of await generatedFiles()) {
+      const current = committed(path)
+      if (current !== text) stale.push(`${path} is ${current === undefined ? "missing" : `stale at ${firstDifference(current, text)}`}`)
     }
-    expect(stale, `${stale.join("\n")}\nRun \`npx node test/docs/generateReference.ts\` and commit docs/reference/.`).toEqual([])
+    expect(stale, `${stale.join("\n")}\nRun \`npx node test/docs/generateReference.ts\` and commit what it wrote.`).toEqual([])
   })
 })
 
@@ -40,7 +38,7 @@ describe("the configuration page names every variable the code reads", () => {
   // product code must appear on the committed page.
   it("no Config or process.env read is missing from docs/reference/configuration.md", async () => {
     const { productFiles } = await import("./reference/sourceFiles.ts")
-    const page = committed("configuration.md") ?? ""
+    const page = committed("docs/reference/configuration.md") ?? ""
     const missing: Array<string> = []
     for (const file of productFiles(["core", "src", "actors", "streams"])) {
       for (const m of file.text.matchAll(/(?:Config\.\w+\(\s*"|process\.env\.)([A-Z][A-Z0-9_]+)/g)) {
