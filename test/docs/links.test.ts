@@ -47,6 +47,14 @@ describe("links in README.md and docs/", () => {
   })
 })
 
+describe("docs/operations/fault-tests.md", () => {
+  it("links every fault test in test/chaos (a new one needs its line: what it does, what must hold)", () => {
+    const page = readFileSync(join(ROOT, "docs", "operations", "fault-tests.md"), "utf8")
+    const missing = readdirSync(join(ROOT, "test", "chaos")).filter((f) => f.endsWith(".chaos.ts") && !page.includes(`(../../test/chaos/${f})`))
+    expect(missing).toEqual([])
+  })
+})
+
 describe("the docs links error bodies carry", () => {
   let platform: RunningPlatform
   beforeAll(async () => {

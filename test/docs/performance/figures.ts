@@ -47,6 +47,8 @@ export const LATENCY: ReadonlyArray<LatencyFigure> = [
   { family: "reservations", label: "single, 400/s offered (full run)", file: "latest.json", path: { p50: "p50_ms_at_sustainable", p95: "p95_ms_at_sustainable", p99: "p99_ms_at_sustainable" } },
   { family: "reservations", label: "single, 500/s offered (full run)", file: "latest.json", path: { p50: "p50_ms_at_500", p95: "p95_ms_at_500", p99: "p99_ms_at_500" } },
   { family: "reservations", label: "single, 128 clients (newest run)", file: "latest-single.json", path: "phases.single.load.latency_ms" },
+  { family: "reservations", label: "3× overload: writes let in", file: "latest-overload-single.json", path: "overload.accepted.latency_ms" },
+  { family: "reservations", label: "3× overload: writes shed (503)", file: "latest-overload-single.json", path: "overload.shed.latency_ms" },
   { family: "reads", label: "contact profile, 200/s (1M reservations)", file: "latest-long-reads.json", path: "reads.profile.latency_ms" },
   { family: "reads", label: "timeline page of 50, 200/s", file: "latest-long-reads.json", path: "reads.timeline.latency_ms" },
   { family: "website events", label: "server batch of 50, 8 clients", file: "latest-website.json", path: "website.server_batches_of_50.latency_ms" },
