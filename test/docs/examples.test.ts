@@ -3,6 +3,7 @@ import { join, relative } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Scopes } from "../../schemas/scopes.ts"
 import { createKey, createTenant, startPlatform, type RunningPlatform } from "../support/platform.ts"
+import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { examplesOf, type Example } from "./examples/parse.ts"
 import { runPage } from "./examples/run.ts"
 import { ROOT } from "./reference/sourceFiles.ts"
@@ -27,10 +28,17 @@ const pages = readdirSync(DIR).filter((f) => f.endsWith(".md")).sort().map((f) =
 
 describe("the guides' examples answer as the pages show", () => {
   let platform: RunningPlatform
+  let sink: SmtpSink
+  // The platform as `npm start` gives a reader: email leaves to a local catcher (an example's send answers `sent`).
   beforeAll(async () => {
+    sink = await startSmtpSink()
+    process.env.GEP_SMTP_URL = sink.url
     platform = await startPlatform("docs_examples")
   })
-  afterAll(() => platform?.stop())
+  afterAll(async () => {
+    await platform?.stop()
+    await sink?.close()
+  })
 
   const withExamples = pages.filter((p) => p.examples instanceof Error || p.examples.length > 0)
   it.skipIf(withExamples.length > 0)("no guide page has examples yet", () => {})
