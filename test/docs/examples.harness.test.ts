@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { match, mismatchText, substitute, substituteBody } from "./examples/match.ts"
+import { match, mismatchText, requestBody, substitute, substituteBody } from "./examples/match.ts"
 import { examplesOf, FormatError } from "./examples/parse.ts"
 
 const fixture = (name: string) => readFileSync(new URL(`./examples/fixtures/${name}`, import.meta.url), "utf8")
@@ -62,5 +62,11 @@ describe("the examples format: comparing answers", () => {
     expect(substitute("Bearer $GEP_API_KEY", captured)).toBe("Bearer k")
     expect(JSON.parse(substituteBody(`{ "n": "$n", "id": "$rid", "note": "stay of $n nights" }`, captured))).toEqual({ n: 3, id: "r-1", note: "stay of 3 nights" })
     expect(() => substitute("/x/$unknown", captured)).toThrow("$unknown is not defined")
+  })
+
+  it("sends an abbreviated request body without its \"…\": \"…\" entries", () => {
+    const shown = `{ "from_address": "$from", "…": "…", "hotel_overrides": { "…": "…", "x": { "from_name": "A" } } }`
+    expect(JSON.parse(requestBody(shown, new Map([["from", "a@b.es"]])))).toEqual({ from_address: "a@b.es", hotel_overrides: { x: { from_name: "A" } } })
+    expect(requestBody(`{"note": "…"}`, new Map())).toBe(`{"note":"…"}`)
   })
 })

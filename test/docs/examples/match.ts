@@ -71,3 +71,21 @@ export const substituteBody = (text: string, variables: ReadonlyMap<string, unkn
     const value = variables.get(name)
     return whole !== undefined ? JSON.stringify(value) : JSON.stringify(String(value)).slice(1, -1)
   })
+
+/** A value without its `"…": "…"` entries (at any depth): what a shown, abbreviated request body sends. */
+export const withoutEllipses = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(withoutEllipses)
+  : value !== null && typeof value === "object"
+  ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== ELLIPSIS).map(([k, v]) => [k, withoutEllipses(v)]))
+  : value
+
+/** The body to send: variables replaced, and a JSON body's `"…": "…"` entries (other keys the page left out) dropped. */
+export const requestBody = (text: string, variables: ReadonlyMap<string, unknown>): string => {
+  const body = substituteBody(text, variables)
+  if (!body.includes(ELLIPSIS)) return body
+  try {
+    return JSON.stringify(withoutEllipses(JSON.parse(body)))
+  } catch {
+    return body
+  }
+}

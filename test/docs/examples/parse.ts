@@ -10,6 +10,10 @@
  *   ```json answer=STATUS                    (immediately after: only blank lines between)
  *   { the answer's body as shown }
  *   ```
+ *
+ * The answer is compared as match.ts says ("…" matches anything, "$name" captures, `"…": "…"` entries stand for keys
+ * left out); `$name` in the path, headers or body is replaced by what an earlier answer captured ($GEP_API_KEY,
+ * $HOTEL_ID and $HOTEL_CODE are the page's tenant's), and a request body's `"…": "…"` entries are dropped when sent.
  */
 
 export interface Request {

@@ -1,4 +1,4 @@
-import { match, mismatchText, substitute, substituteBody } from "./match.ts"
+import { match, mismatchText, requestBody, substitute } from "./match.ts"
 import type { Example } from "./parse.ts"
 
 /** What a page starts with: its tenant's all-scope key and hotel. */
@@ -38,7 +38,7 @@ export const runPage = async (examples: ReadonlyArray<Example>, context: PageCon
     try {
       const target = substitute(request.target, variables)
       const headers = request.headers.map(([name, value]) => [name, substitute(value, variables)] as [string, string])
-      const body = request.body === undefined ? undefined : substituteBody(request.body, variables)
+      const body = request.body === undefined ? undefined : requestBody(request.body, variables)
       const res = await fetch(context.baseUrl + target, { method: request.method, headers, body })
       const text = await res.text()
       let actual: unknown = text
