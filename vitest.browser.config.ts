@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config"
  */
 export default defineConfig({
   test: {
-    include: ["test/sdk/**/*.test.ts", "test/docs/**/*.test.ts"],
+    include: ["test/sdk/**/*.test.ts", "test/docs/scalar.test.ts"],
     globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,

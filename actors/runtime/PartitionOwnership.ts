@@ -132,18 +132,34 @@ export class PartitionOwnership {
     return Effect.gen(function*() {
       const workers = yield* leases(() => liveWorkers(self.sql, self.deps.namespace, leaseTtlMs))
       if (!workers.includes(workerId)) workers.push(workerId)
+      let taken = 0
+      let handedOver = 0
       for (const actor of self.actors) {
         for (let p = 0; p < partitions && !self.stopping; p++) {
           const slot = slotOf(actor.protocol.name, p)
           const mine = ownerOf(slot, workers) === workerId
           const current = self.owned.get(slot)
-          const move = mine && !current ? self.take(actor, p) : !mine && current ? self.handOver(slot, current) : Effect.void
-          yield* move.pipe(Effect.catch((e) => Effect.sync(() =>
-            log("warn", "partition move failed; retried next round", { slot, worker_id: workerId, error: errorText(e.cause) }))))
+          if (mine && !current) {
+            if (yield* self.take(actor, p).pipe(Effect.catch((e) => self.moveFailed(slot, e.cause)))) taken++
+          } else if (!mine && current) {
+            if (yield* self.handOver(slot, current).pipe(Effect.as(true), Effect.catch((e) => self.moveFailed(slot, e.cause)))) handedOver++
+          }
         }
+      }
+      // One line per round that moved anything (each partition's own line is at debug level): a start takes every
+      // partition of every actor type at once, and a line each buried what a person starting the platform must read.
+      if (taken + handedOver > 0) {
+        log("info", "partitions rebalanced", { worker_id: workerId, taken, handed_over: handedOver, owned: self.owned.size, workers: workers.length })
       }
     }).pipe(Effect.catch((e) => Effect.sync(() => log("warn", "ownership round failed", { worker_id: workerId, error: errorText(e.cause) }))))
   })
+
+  private moveFailed(slot: string, cause: unknown) {
+    return Effect.sync(() => {
+      log("warn", "partition move failed; retried next round", { slot, worker_id: this.options.workerId, error: errorText(cause) })
+      return false
+    })
+  }
 
   private take(actor: AnyActor, partition: number) {
     const self = this
@@ -154,7 +170,7 @@ export class PartitionOwnership {
       if (expired !== undefined) yield* endFormerOwner(self.sql, expired, workerId)
       const askedAt = yield* Clock.currentTimeMillis
       const fence = yield* leases(() => acquire(self.sql, self.deps.namespace, name, partition, workerId, leaseTtlMs))
-      if (!fence) return // still held by its previous owner (draining, or not yet expired): next round
+      if (!fence) return false // still held by its previous owner (draining, or not yet expired): next round
       const consumer = new PartitionConsumer(self.deps, actor, fence, self.lost)
       self.owned.set(slotOf(name, partition), consumer)
       self.deadlines.held(consumer, askedAt)
@@ -164,7 +180,8 @@ export class PartitionOwnership {
         yield* consumer.stop("abandon")
         yield* Effect.ignore(leases(() => release(self.sql, fence)))
       })))
-      log("info", "partition taken", { actor: name, partition, epoch: fence.epoch, worker_id: workerId })
+      log("debug", "partition taken", { actor: name, partition, epoch: fence.epoch, worker_id: workerId })
+      return true
     })
   }
 
@@ -175,7 +192,7 @@ export class PartitionOwnership {
       self.deadlines.forget(consumer)
       yield* consumer.stop("drain", (yield* Clock.currentTimeMillis) + self.options.drainLimitMs)
       yield* leases(() => release(self.sql, consumer.fence))
-      log("info", "partition handed over", { slot, worker_id: self.options.workerId })
+      log("debug", "partition handed over", { slot, worker_id: self.options.workerId })
     })
   }
 

@@ -31,7 +31,7 @@ export const policyFor = (url: URL, allowLoopback: boolean): AddressPolicy =>
 
 export type HostCheck =
   | { readonly ok: true; readonly addresses: ReadonlyArray<LookupAddress> }
-  | { readonly ok: false; readonly reason: string }
+  | { readonly ok: false; readonly reason: string; readonly range?: string }
 
 const bare = (host: string) => (host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host)
 
@@ -54,6 +54,7 @@ export const checkHost = async (host: string, policy: AddressPolicy, resolve: Re
     if (!verdict.allowed) {
       return {
         ok: false,
+        range: verdict.range,
         reason: policy.loopbackOnly && verdict.range !== "loopback"
           ? `plain http is allowed only to loopback; it resolves to ${a.address}`
           : `it resolves to ${a.address} (${verdict.range}), an internal, private or metadata address`

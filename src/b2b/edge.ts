@@ -15,7 +15,7 @@ import type { Issues } from "./normalise.ts"
  * A refusal of the b2b actor as the edge answers it: a code of another account 409, the resource of the path missing
  * 404, anything else the request refers to 422.
  */
-const refusal = (pathResource: boolean) => (e: B2bRefused) =>
+export const refusal = (pathResource: boolean) => (e: B2bRefused) =>
   e.code === "CODE_TAKEN"
     ? Conflict.of(e.code, e.message, e.details)
     : e.code === "DEAL_NOT_FOUND" || (e.code === "ACCOUNT_NOT_FOUND" && pathResource)

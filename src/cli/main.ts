@@ -6,70 +6,23 @@ import { AppConfig } from "../../core/config/AppConfig.ts"
 import { Database, migrateDatabase } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { Tenancy, TenancyError } from "../tenancy/Tenancy.ts"
-import { Scopes } from "../../schemas/scopes.ts"
 import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
+import { ensureDemoEmailChannel } from "./demoEmail.ts"
 import { ensureDemoWebSource } from "./sdkDemo.ts"
-import { CHANNEL_OPTIONS, CHANNEL_USAGE, channelCommand } from "./channel.ts"
-import { JOURNEY_OPTIONS, JOURNEY_USAGE, journeyCommand } from "./journey.ts"
-import { SEGMENT_OPTIONS, SEGMENT_USAGE, segmentCommand } from "./segment.ts"
-import { BROADCAST_USAGE, broadcastCommand } from "./broadcast.ts"
-import { PRIVACY_OPTIONS, PRIVACY_USAGE, privacyCommand } from "./privacy.ts"
-import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE, webSourceCommand } from "./webSource.ts"
+import { channelCommand } from "./channel.ts"
+import { journeyCommand } from "./journey.ts"
+import { segmentCommand } from "./segment.ts"
+import { broadcastCommand } from "./broadcast.ts"
+import { privacyCommand } from "./privacy.ts"
+import { webSourceCommand } from "./webSource.ts"
 import { mailForStart } from "./mailCatcher.ts"
-import { OIDC_OPTIONS, OIDC_USAGE, oidcCommand } from "./oidc.ts"
-
-const USAGE = `gep <command>
-  start                                        migrate, ensure the demo tenant, serve everything
-  serve [--role all|ingress|worker]            run the platform (PORT picks the HTTP port)
-  migrate                                      create the database if missing and apply migrations
-  tenant create --name NAME                    -> {"tenant_id","live_key","test_key"}
-  key create --tenant ID --scopes a,b [--test] [--rate-limit N] [--name N] -> {"key_id","key"}
-                                               scopes: ${Scopes.join(", ")}
-                                               (* grants all but keys:manage, which must be named)
-  key revoke --key-id ID                       -> {"key_id","revoked"}
-  hotel create --tenant ID --code C --name N --timezone IANA [--country ES] [--language es]
-               [--check-in-time 15:00] [--check-out-time 12:00] -> the hotel, as GET /api/v1/hotels/{hotel_id}
-  channel-map set --tenant ID --code C --name N --type direct|ota|tour_operator -> {"code","name","channel_type"}
-  conflicts list --tenant ID                   -> {"conflicts":[...]} identity conflicts, newest first
-  cti create --tenant ID --provider NAME       -> {"integration_id","token"} telephony webhook token (shown once)
-${CHANNEL_USAGE}
-${JOURNEY_USAGE}
-${SEGMENT_USAGE}
-${BROADCAST_USAGE}
-${PRIVACY_USAGE}
-${WEB_SOURCE_USAGE}
-${OIDC_USAGE}
-A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
+import { oidcCommand } from "./oidc.ts"
+import { OPTIONS, USAGE } from "./usage.ts"
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    role: { type: "string", default: "all" },
-    name: { type: "string" },
-    tenant: { type: "string" },
-    scopes: { type: "string" },
-    test: { type: "boolean", default: false },
-    "key-id": { type: "string" },
-    "rate-limit": { type: "string" },
-    code: { type: "string" },
-    timezone: { type: "string" },
-    country: { type: "string" },
-    "check-in-time": { type: "string" },
-    "check-out-time": { type: "string" },
-    type: { type: "string" },
-    provider: { type: "string" },
-    ...CHANNEL_OPTIONS,
-    ...JOURNEY_OPTIONS,
-    ...SEGMENT_OPTIONS,
-    ...WEB_SOURCE_OPTIONS,
-    ...OIDC_OPTIONS,
-    ...PRIVACY_OPTIONS,
-    help: { type: "boolean", short: "h", default: false }
-  }
-})
+const { positionals, values } = parseArgs({ allowPositionals: true, options: OPTIONS })
 
 const need = (flag: string, value: string | undefined) =>
   value ? Effect.succeed(value) : Effect.fail(new TenancyError({ message: `missing --${flag}` }))
@@ -157,8 +110,13 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
         return yield* serve("all", Effect.gen(function*() {
           const demo = yield* ensureDemoTenant
           // The browser SDK's demo booking page (development only): a failure to prepare it never stops the start.
-          const sdk_demo = yield* ensureDemoWebSource(demo, (yield* AppConfig).port).pipe(Effect.orElseSucceed(() => "unavailable"))
-          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo, sdk_demo })
+          const sdk_demo = yield* ensureDemoWebSource(demo, (yield* AppConfig).port, mail.announce.mail_ui).pipe(Effect.orElseSucceed(() => "unavailable"))
+          // With the local catcher, the demo tenant gets a sender so its first journey email is caught, not failed.
+          const demo_email = mail.announce.mail_ui === undefined ? undefined
+            : yield* ensureDemoEmailChannel(demo, mail.announce.mail_ui).pipe(
+              Effect.tapError((e) => Effect.logWarning("the demo tenant's email channel could not be configured").pipe(Effect.annotateLogs({ error: String(e) }))),
+              Effect.orElseSucceed(() => undefined))
+          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo, ...(demo_email && { demo_email }), sdk_demo })
         })).pipe(Effect.provide(withEnvironment({ GEP_SMTP_URL: mail.smtpUrl, GEP_SDK_DEMO: "true" })))
       }))
     case "serve": {

@@ -16,9 +16,10 @@ interface Saved { readonly source_id: string; readonly browser_key: string }
 /**
  * The demo booking page of `gep start` (development): a website source of the demo tenant whose allowed origins are
  * this server's own, made on the first start (its browser key kept in .data, mode 0600) and re-pointed when the port
- * changes; answers the page's URL with the key in the fragment (never sent to a server by the browser).
+ * changes; answers the page's URL with the key (and the mail catcher's UI) in the fragment (never sent to a server by
+ * the browser).
  */
-export const ensureDemoWebSource = (demo: DemoTenant, port: number) => Effect.gen(function*() {
+export const ensureDemoWebSource = (demo: DemoTenant, port: number, mailUi?: string) => Effect.gen(function*() {
   const { sql } = yield* Database
   const webhook = yield* WebhookConfig
   const base = `http://127.0.0.1:${port}`
@@ -41,5 +42,7 @@ export const ensureDemoWebSource = (demo: DemoTenant, port: number) => Effect.ge
   } else if (JSON.stringify([...existing.allowed_origins].sort()) !== JSON.stringify([...origins].sort())) {
     yield* Sources.updateSource(ctx, scope, saved!.source_id, { allowed_origins: origins })
   }
-  return `${base}/sdk/demo.html#key=${key}&hotel=${encodeURIComponent(demo.hotel_code)}`
+  // The mail catcher's UI, when there is one, so the page can say where a journey's email lands.
+  const mail = mailUi === undefined ? "" : `&mail=${encodeURIComponent(mailUi)}`
+  return `${base}/sdk/demo.html#key=${key}&hotel=${encodeURIComponent(demo.hotel_code)}${mail}`
 }).pipe(Effect.provide(WebhookConfig.layer))

@@ -13,14 +13,25 @@ export type Refusal = ValidationFailed | Unprocessable
  */
 export const checkSubscriptionUrl = async (raw: string, allowLoopback: boolean, resolve?: Resolver): Promise<Refusal | undefined> => {
   const parsed = parseTargetUrl(raw, allowLoopback)
-  if (!parsed.ok) return ValidationFailed.of(`Invalid request: url ${parsed.problem}`, { url: [parsed.problem] })
+  if (!parsed.ok) {
+    const hint = !allowLoopback && /^http:/i.test(raw) ? LOOPBACK_HINT : ""
+    return ValidationFailed.of(`Invalid request: url ${parsed.problem}${hint}`, { url: [parsed.problem] })
+  }
   const host = await checkHost(parsed.url.hostname, policyFor(parsed.url, allowLoopback), resolve)
   if (!host.ok) {
     const message = `is not allowed: ${host.reason}`
-    return Unprocessable.of("URL_NOT_ALLOWED", `The webhook url ${message}`, { url: [message] })
+    const hint = !allowLoopback && host.range === "loopback" ? LOOPBACK_HINT : ""
+    return Unprocessable.of("URL_NOT_ALLOWED", `The webhook url ${message}${hint}`, { url: [message] })
   }
   return undefined
 }
+
+/**
+ * The development switch, named in the refusals a developer meets when pointing a webhook at a receiver on their own
+ * machine (the message only: codes and `details` are the contract partners' code reads, and stay as they were).
+ */
+export const LOOPBACK_HINT =
+  ". For a receiver on this machine in development, start the platform with GEP_WEBHOOKS_ALLOW_LOOPBACK=1: it allows loopback targets, over plain http too (never in production)"
 
 const backoffProblem = (f: SubscriptionFields): ValidationFailed | undefined =>
   f.max_backoff_seconds < f.initial_backoff_seconds

@@ -70,7 +70,7 @@ describe("the local mail catcher of gep start", () => {
   })
 
   // The real command as `npm start` runs it, with its demo keys kept away from the developer's .data/.
-  it("gep start prints the mail UI beside the base URL, on its one stdout line, and stops the catcher on SIGTERM", async () => {
+  it("gep start prints the mail UI beside the base URL, on its one stdout line, gives the demo tenant a sender whose mail the catcher takes, and stops the catcher on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gep-start-"))
     const port = await freePort()
     const env: Record<string, string> = {
@@ -101,7 +101,8 @@ describe("the local mail catcher of gep start", () => {
       const api = (method: string, path: string, body: unknown) =>
         fetch(`${line.base_url}${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) })
           .then(async (r) => ({ status: r.status, body: await r.json() as any }))
-      expect((await api("PUT", "/api/v1/channels/email", { from_address: "demo@hotel.example", from_name: "Demo Hotels" })).status).toBe(200)
+      // The demo tenant already has a sender (the first-run path): no PUT /api/v1/channels/email before the first send.
+      expect(line.demo_email).toEqual({ from: "reservas@demo-hotels.example", delivered_to: line.mail_ui, api: `${line.mail_ui}/api/email` })
       const guest = await api("POST", "/api/v1/guests", { phone: "+34 600 555 010", first_name: "Ana", last_name: "García", email: "ana.start@gmail.com" })
       expect(guest.status).toBeLessThan(300)
       const sent = await api("POST", "/api/v1/messages", { contact_id: guest.body.data.contact_id, channel: "email", category: "utility", subject: "Welcome to Demo Hotels", text: "Hello Ana" })
@@ -112,7 +113,7 @@ describe("the local mail catcher of gep start", () => {
         if (caught.length === 0) await new Promise((r) => setTimeout(r, 200))
       }
       expect(caught).toHaveLength(1)
-      expect(caught[0]).toMatchObject({ to: [{ address: "ana.start@gmail.com" }], from: [{ address: "demo@hotel.example" }] })
+      expect(caught[0]).toMatchObject({ to: [{ address: "ana.start@gmail.com" }], from: [{ address: "reservas@demo-hotels.example" }] })
       for (const l of stderr.trim().split("\n")) expect(() => JSON.parse(l), l).not.toThrow()
       child.kill("SIGTERM")
       expect(await exited).toBe(0)

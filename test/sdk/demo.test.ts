@@ -13,7 +13,7 @@ const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
 // `gep start` (what `npm start` runs) serves the SDK's demo booking page against the demo tenant; a guest's visit in
 // Chromium ends with cart.abandoned accepted by the platform.
 describe("the browser SDK demo page of gep start", () => {
-  it("prints the page's URL, and a visit identifies, leaves with a cart and is accepted", async () => {
+  it("prints the page's URL, and a visit identifies (a contact created, shown on the page), leaves with a cart and is accepted", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gep-sdk-demo-"))
     const port = await freePort()
     const env: Record<string, string> = {
@@ -31,7 +31,7 @@ describe("the browser SDK demo page of gep start", () => {
     try {
       await waitUntil(() => stdout.includes("\n") || child.exitCode !== null, 60_000)
       const line = JSON.parse(stdout.trim() || "{}")
-      expect(line.sdk_demo, stderr).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/sdk/demo\\.html#key=svc_pk_\\w+&hotel=DEMO-BCN$`))
+      expect(line.sdk_demo, stderr).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/sdk/demo\\.html#key=svc_pk_\\w+&hotel=DEMO-BCN&mail=http%3A%2F%2F127\\.0\\.0\\.1%3A\\d+$`))
       const context = await browser.newContext()
       const page = await context.newPage()
       const errors: Array<Error> = []
@@ -39,6 +39,14 @@ describe("the browser SDK demo page of gep start", () => {
       await page.goto(line.sdk_demo)
       await page.check("#optin")
       await page.click("#identify")
+      // The pre-filled guest is a person the platform accepts: the page shows the platform's verdict, not a bare status.
+      await page.click("#search")
+      const verdict = await waitUntil(async () => {
+        const log = await page.textContent("#log")
+        return log?.includes("platform →") ? log : undefined
+      })
+      expect(verdict).toMatch(/platform → 202 event 0: accepted \(accepted: [^)]*\); contact (created|matched)/)
+      expect(verdict).toContain(`their emails land in the mail catcher: ${line.mail_ui}`)
       await page.click("text=leave the page")
       await page.goBack()
       await waitUntil(async () => (await page.textContent("#log"))?.includes("cart.abandoned"))

@@ -141,6 +141,21 @@ describe("bad input on webhook subscriptions", () => {
     })
   }
 
+  it("names the development switch (GEP_WEBHOOKS_ALLOW_LOOPBACK=1) in the refusals of a loopback receiver, codes and details unchanged", async () => {
+    const https = await create(valid({ url: "https://127.0.0.1:9099/hooks" }))
+    expect(https.status).toBe(422)
+    expect(https.body.error.code).toBe("URL_NOT_ALLOWED")
+    expect(https.body.error.message).toContain("GEP_WEBHOOKS_ALLOW_LOOPBACK=1")
+    expect(https.body.error.details.url).toEqual([expect.not.stringContaining("GEP_WEBHOOKS_ALLOW_LOOPBACK")])
+    const http = await create(valid({ url: "http://127.0.0.1:9099/hooks" }))
+    expect(http.status).toBe(400)
+    expect(http.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: { url: ["must use https"] } })
+    expect(http.body.error.message).toContain("GEP_WEBHOOKS_ALLOW_LOOPBACK=1")
+    // A private address is not what the switch is for: no hint there.
+    const other = await create(valid({ url: "https://10.0.0.1/hook" }))
+    expect(other.body.error.message).not.toContain("GEP_WEBHOOKS_ALLOW_LOOPBACK")
+  })
+
   const invalid: Array<[string, unknown, ReadonlyArray<string>]> = [
     ["a plain http URL", valid({ url: "http://93.184.215.14/hook" }), ["url"]],
     ["a malformed URL", valid({ url: "not a url" }), ["url"]],
