@@ -88,6 +88,8 @@ import { NewsletterConfirmLive } from "../newsletter/confirm.ts"
 import { NewsletterSettings } from "../newsletter/NewsletterSettings.ts"
 import { TurnstileVerifier } from "../newsletter/TurnstileVerifier.ts"
 import { NewsletterValidationErrorsLive } from "../newsletter/widgetCaller.ts"
+import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
+import { Suppressions } from "../privacy/Suppressions.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -155,7 +157,7 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
   Layer.provide(Idempotency.layer),
-  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer, Suppressions.layer])
 )
 
 /**
@@ -190,7 +192,7 @@ const WorkerRole = Layer.mergeAll(
   BroadcastSweep.layer,
   ReservationDateScan.layer({ webhooks: webhookDateEvents, journeys: journeyDateSignals }),
   AuctionSweeper.layer,
-  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer))
+  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer, Suppressions.layer]), Layer.provide(Admission.layer))
 ).pipe(Layer.provide([WebhookConfig.layer, OutboxRelay.layer]))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */
@@ -200,7 +202,8 @@ export const Platform = (role: Role, port: number) => {
     : role === "worker"
     ? Layer.mergeAll(WorkerRole, HealthOnly(port))
     : Layer.mergeAll(IngressServer(port), WorkerRole)
-  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(MessagingConfig.layer), Layer.provideMerge(Logging))
+  // One privacy key per process: the ingress's suppression checks, the workers' sends and bulk jobs hash with it.
+  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(Layer.mergeAll(MessagingConfig.layer, PrivacyKey.layer)), Layer.provideMerge(Logging))
 }
 
 /** A worker-only process still answers /healthz and /readyz for its orchestrator. */
