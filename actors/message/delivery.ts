@@ -1,6 +1,7 @@
 import { readEmailChannel, readWhatsAppChannel, senderFor } from "../../core/channel/repository.ts"
 import type { SendBudget } from "./sendBudget.ts"
 import type { Tx } from "../../core/db/Database.ts"
+import { hashesParameter } from "../../core/privacy/hashParameter.ts"
 import { contactIdentifiers, type Identifier } from "../../core/privacy/identifier.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
@@ -76,7 +77,7 @@ const skipQueued = async (tx: Tx, scope: TenantScope, id: string, reason: "cance
 /** Whether a privacy request suppressed any of these keyed hashes (the recipient's address and contact identifiers). */
 const subjectSuppressed = async (tx: Tx, scope: TenantScope, hashes: ReadonlyArray<Buffer>): Promise<boolean> =>
   (await tx`SELECT 1 FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-    AND id_hash = ANY(${hashes as Array<Buffer>}::bytea[]) LIMIT 1`).length > 0
+    AND id_hash = ANY(${hashesParameter(tx, hashes)}) LIMIT 1`).length > 0
 
 export interface ClaimOptions {
   /** The deliverer's Clock time (ms): a message held by quiet hours is not taken before its `not_before`. */

@@ -1,5 +1,6 @@
 import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { hashesParameter } from "../../core/privacy/hashParameter.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { MessageChannel } from "../../schemas/message.ts"
 import type { Recipient } from "./state.ts"
@@ -31,7 +32,7 @@ export const suppressionOf = async (
 ): Promise<"subject_suppressed" | "suppressed" | null> => {
   const [row] = await tx<Array<{ subject: boolean; address: boolean }>>`
     SELECT EXISTS (SELECT 1 FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-        AND id_hash = ANY(${subjectHashes as Array<Buffer>}::bytea[])) AS subject,
+        AND id_hash = ANY(${hashesParameter(tx, subjectHashes)})) AS subject,
       EXISTS (SELECT 1 FROM suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
         AND channel = ${channel} AND address = ${address}) AS address`
   return row!.subject ? "subject_suppressed" : row!.address ? "suppressed" : null

@@ -84,7 +84,7 @@ const receive = Effect.gen(function*() {
   // answered 200 as for any settled item (a retry could only be dropped again).
   const subjects = yield* makeSubjectCheck
   const kept = yield* Effect.filter(reports.items, ({ phoneNumberId, report }) =>
-    Effect.map(subjects.isSuppressed(numbers.get(phoneNumberId)!.scope, { phone: `+${report.phone}` }), (suppressed) => !suppressed))
+    Effect.map(subjects.isSuppressed(numbers.get(phoneNumberId)!.scope, { phone: report.phone }), (suppressed) => !suppressed))
   if (kept.length < reports.items.length) yield* Effect.logInfo("whatsapp webhook items of suppressed guests dropped").pipe(Effect.annotateLogs({ dropped: reports.items.length - kept.length }))
   const applied = yield* Effect.forEach(kept, ({ phoneNumberId, report }) => {
     const client = actors.for(MessageProtocol, numbers.get(phoneNumberId)!.scope)

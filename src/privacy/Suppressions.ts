@@ -1,5 +1,6 @@
 import { Cache, Config, Context, Effect, Exit, Layer } from "effect"
 import { Database, withTenant } from "../../core/db/Database.ts"
+import { hashesParameter } from "../../core/privacy/hashParameter.ts"
 import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import type { Identifier } from "../../core/privacy/identifier.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
@@ -91,7 +92,7 @@ export class Suppressions extends Context.Service<Suppressions, SuppressionsShap
       }
       const found = yield* db.query((sql) => withTenant(sql, scope.tenant_id, (tx) => tx<Array<{ id_hash: Buffer }>>`
         SELECT id_hash FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-          AND id_hash = ANY(${hashed.map((h) => h.hash)}::bytea[])`))
+          AND id_hash = ANY(${hashesParameter(tx, hashed.map((h) => h.hash))})`))
       return new Set(hashed.filter((h) => found.some((f) => f.id_hash.equals(h.hash))).map((h) => h.identifier.value))
     })
 
