@@ -160,7 +160,9 @@ export const AddContactRequest = Schema.Struct({
 export type AddContactRequest = typeof AddContactRequest.Type
 
 export const ContactLinkedData = Schema.Struct({
-  contact_id: Schema.String,
+  contact_id: Schema.NullOr(Schema.String).annotate({
+    description: "null only when the person is suppressed by a privacy request (warning subject_suppressed): nothing was linked"
+  }),
   account_id: Schema.String,
   /** The person was new to the platform (no contact had this phone or email). */
   is_new_contact: Schema.Boolean,

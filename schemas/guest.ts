@@ -78,7 +78,9 @@ export const GuestRequest = Schema.Struct({
 export type GuestRequest = typeof GuestRequest.Type
 
 export const GuestResult = Schema.Struct({
-  contact_id: Schema.String,
+  contact_id: Schema.NullOr(Schema.String).annotate({
+    description: "null only when the guest is suppressed by a privacy request (warning subject_suppressed): nothing was stored"
+  }),
   is_new: Schema.Boolean,
   hotel_id: Schema.NullOr(Schema.String),
   reservation_id: Schema.NullOr(Schema.String),

@@ -49,7 +49,8 @@ export const LoyaltyGroup = HttpApiGroup.make("loyalty")
         MemberEnrolled.pipe(HttpApiSchema.status(201)).annotate({ description: "A new member" }),
         ok(Enrolled).annotate({ description: "Already a member: profile blanks filled; points kept unless loyalty_balance is sent" })
       ],
-      error: [...writeErrors]
+      // 422 SUBJECT_SUPPRESSED: the guest is suppressed by a privacy request; nothing was stored.
+      error: [Unprocessable, ...writeErrors]
     }).annotate(RequiredScope, "guests:write").annotate(OpenApi.Summary, "Enrol a guest by email (a repeat is no error)")
   )
   .add(

@@ -66,7 +66,8 @@ export const SendMessageAccepted = Schema.Struct({
   message_id: Schema.String,
   status: oneOf(["queued", "skipped", "sent", "delivered", "read", "failed"]),
   skip_reason: Schema.NullOr(Schema.String).annotate({
-    description: "why nothing was sent: no_email, no_phone, suppressed, opted_out, no_email_marketing_consent, no_whatsapp_marketing_consent"
+    description: "why nothing was sent: subject_suppressed (a privacy request), no_email, no_phone, suppressed, opted_out, " +
+      "no_email_marketing_consent, no_whatsapp_marketing_consent"
   })
 })
 

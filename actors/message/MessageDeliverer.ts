@@ -3,6 +3,7 @@ import { Context, Effect, Exit, Layer, Redacted } from "effect"
 import { Database } from "../../core/db/Database.ts"
 import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { errorText, log } from "../../core/observability/log.ts"
+import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { DeliverCommands } from "../../streams/topics.ts"
 import { deliveryConsumer, DeliveryChannels } from "../../streams/messageTopology.ts"
@@ -46,7 +47,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const publish = yield* messagePublisher
     const deps = {
       sql, namespace: app.namespace, key: Redacted.value(webhook.encryptionKey), config,
-      publish, budget: makeSendBudget()
+      publish, budget: makeSendBudget(), privacy: yield* PrivacyKey
     }
     const inFlight = new Set<Promise<void>>()
     const streams: Array<ConsumerMessages> = []

@@ -3,6 +3,7 @@ import type { Sql } from "../../core/db/Database.ts"
 import { withTenant } from "../../core/db/Database.ts"
 import { listUnsubscribeHeaders } from "../../core/message/unsubscribe.ts"
 import type { MessagingConfigShape } from "../../core/message/MessagingConfig.ts"
+import type { PrivacyKeyShape } from "../../core/privacy/PrivacyKey.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
@@ -29,6 +30,8 @@ export interface AttemptDeps {
   readonly publish: (messages: ReadonlyArray<OutboxMessage>) => Promise<void>
   /** This process's share of the tenants' send budgets (one per deliverer: sendBudget.ts). */
   readonly budget: SendBudget
+  /** Hashes a recipient's identifiers to look them up among the privacy suppressions. */
+  readonly privacy: PrivacyKeyShape
 }
 
 const MAX_BACKOFF_MS = 3_600_000
@@ -87,7 +90,8 @@ export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: Att
     attemptDeadlineMs: deps.config.sendTimeoutMs + 5_000,
     defaultRatePerMinute: deps.config.defaultRatePerMinute,
     key: deps.key,
-    budget: deps.budget
+    budget: deps.budget,
+    hash: (identifier) => deps.privacy.hash(scope.tenant_id, identifier)
   }))
   if (c.kind === "done") return { ack: true } satisfies Verdict
   if (c.kind === "later") return { ack: false, delayMs: c.delayMs } satisfies Verdict

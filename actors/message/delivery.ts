@@ -1,6 +1,8 @@
 import { readEmailChannel, readWhatsAppChannel, senderFor } from "../../core/channel/repository.ts"
 import type { SendBudget } from "./sendBudget.ts"
 import type { Tx } from "../../core/db/Database.ts"
+import { hashesParameter } from "../../core/privacy/hashParameter.ts"
+import { contactIdentifiers, type Identifier } from "../../core/privacy/identifier.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { insertOutboxRows } from "../runtime/OutboxRelay.ts"
 import { loadContactSummaries } from "../shared/identity.ts"
@@ -62,12 +64,20 @@ const broadcastCancelled = async (tx: Tx, scope: TenantScope, broadcastId: strin
   return b?.status === "cancelled"
 }
 
-/** Settles a queued message of a cancelled broadcast as `skipped: cancelled`, as a send after the cancel is decided. */
-const skipCancelled = async (tx: Tx, scope: TenantScope, id: string) => {
-  await tx`UPDATE messages SET status = 'skipped', skip_reason = 'cancelled', hold_namespace = NULL, updated_at = now()
+/**
+ * Settles a queued message as skipped, as a send decided now would be: `cancelled` (its broadcast was cancelled),
+ * `subject_suppressed` (a privacy request suppressed its recipient since it was queued).
+ */
+const skipQueued = async (tx: Tx, scope: TenantScope, id: string, reason: "cancelled" | "subject_suppressed") => {
+  await tx`UPDATE messages SET status = 'skipped', skip_reason = ${reason}, hold_namespace = NULL, updated_at = now()
     WHERE id = ${id} AND status = 'queued'`
-  await history(tx, scope, id, "skipped", true, "cancelled")
+  await history(tx, scope, id, "skipped", true, reason)
 }
+
+/** Whether a privacy request suppressed any of these keyed hashes (the recipient's address and contact identifiers). */
+const subjectSuppressed = async (tx: Tx, scope: TenantScope, hashes: ReadonlyArray<Buffer>): Promise<boolean> =>
+  (await tx`SELECT 1 FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
+    AND id_hash = ANY(${hashesParameter(tx, hashes)}) LIMIT 1`).length > 0
 
 export interface ClaimOptions {
   /** The deliverer's Clock time (ms): a message held by quiet hours is not taken before its `not_before`. */
@@ -79,6 +89,8 @@ export interface ClaimOptions {
   readonly key: Buffer
   /** The tenant's per-minute send budget, shared by the workers (sendBudget.ts). */
   readonly budget: SendBudget
+  /** The privacy key's hash of an identifier in the message's tenant (privacy suppressions hold only hashes). */
+  readonly hash: (identifier: Identifier) => Buffer
 }
 
 /**
@@ -88,14 +100,19 @@ export interface ClaimOptions {
  * taken here (shared across workers, in blocks); the attempt is counted and stamped before the transaction commits.
  */
 export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: ClaimOptions): Promise<Claim> => {
-  const [m] = await tx<Array<QueuedMessage & { status: string; attempt_started_at: Date | null; not_before: Date | null; broadcast_id: string | null; now: Date }>>`
+  const [m] = await tx<Array<QueuedMessage & {
+    status: string; attempt_started_at: Date | null; not_before: Date | null; broadcast_id: string | null; now: Date
+    contact_email: string | null; contact_phone: string | null
+  }>>`
     SELECT id, contact_id, channel, category, to_address, hotel_id, template_name, template_language, template_parameters,
-      subject, body_text, body_html, attempts, status, attempt_started_at, not_before, broadcast_id, now() AS now
-    FROM messages WHERE id = ${messageId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} FOR UPDATE`
+      subject, body_text, body_html, attempts, status, attempt_started_at, not_before, broadcast_id, now() AS now,
+      (SELECT c.email FROM contacts c WHERE c.id = m.contact_id) AS contact_email,
+      (SELECT c.phone FROM contacts c WHERE c.id = m.contact_id) AS contact_phone
+    FROM messages m WHERE id = ${messageId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} FOR UPDATE OF m`
   if (!m || m.status !== "queued") return { kind: "done" }
   // Only before any attempt: one already started may have reached the provider, and its outcome is still owed.
   if (m.broadcast_id !== null && m.attempt_started_at === null && await broadcastCancelled(tx, scope, m.broadcast_id)) {
-    await skipCancelled(tx, scope, m.id)
+    await skipQueued(tx, scope, m.id, "cancelled")
     return { kind: "done" }
   }
   const held = holdMs(m.not_before, o.now)
@@ -108,14 +125,25 @@ export const claim = async (tx: Tx, scope: TenantScope, messageId: string, o: Cl
     const waited = m.now.getTime() - m.attempt_started_at!.getTime()
     if (waited < wait) return { kind: "later", delayMs: wait - waited }
   }
-  const email = m.channel === "email" ? await readEmailChannel(tx, scope) : null
-  const whatsapp = m.channel === "whatsapp" ? await readWhatsAppChannel(tx, scope, o.key) : null
+  // Checked again at the last moment before the provider (issue 26): a recipient suppressed since the message was
+  // queued is never reached. Pipelined with the channel's reads (one round trip).
+  const recipient: Identifier = { kind: m.channel === "email" ? "email" : "phone", value: m.to_address }
+  const hashes = [recipient, ...contactIdentifiers({ email: m.contact_email, phone: m.contact_phone })].map(o.hash)
+  const [suppressed, email, whatsapp] = await Promise.all([
+    subjectSuppressed(tx, scope, hashes),
+    m.channel === "email" ? readEmailChannel(tx, scope) : null,
+    m.channel === "whatsapp" ? readWhatsAppChannel(tx, scope, o.key) : null
+  ])
+  if (suppressed) {
+    await skipQueued(tx, scope, m.id, "subject_suppressed")
+    return { kind: "done" }
+  }
   if (email === null && whatsapp === null) return { kind: "missing_channel" }
   const limit = (email ?? whatsapp)!.send_rate_per_minute ?? o.defaultRatePerMinute
   const bucket = `send:${scope.tenant_id}:${scope.sandbox}:${m.channel}`
   if (!(await o.budget.take(tx, bucket, limit, o.now))) return { kind: "later", delayMs: 60_000 - (m.now.getTime() % 60_000) + Math.floor(Math.random() * 1_000) }
   await tx`UPDATE messages SET attempts = attempts + 1, attempt_started_at = now(), updated_at = now() WHERE id = ${m.id}`
-  const { not_before: _notBefore, broadcast_id: _broadcastId, ...queued } = m
+  const { not_before: _notBefore, broadcast_id: _broadcastId, contact_email: _email, contact_phone: _phone, ...queued } = m
   const message: QueuedMessage = { ...queued, attempts: queued.attempts + 1 }
   return {
     kind: "send",

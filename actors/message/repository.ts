@@ -1,5 +1,6 @@
 import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
 import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { hashesParameter } from "../../core/privacy/hashParameter.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { MessageChannel } from "../../schemas/message.ts"
 import type { Recipient } from "./state.ts"
@@ -21,10 +22,20 @@ export const loadRecipient = async (tx: Tx, scope: TenantScope, contactId: strin
   return row
 }
 
-export const isSuppressed = async (tx: Tx, scope: TenantScope, channel: MessageChannel, address: string): Promise<boolean> => {
-  const rows = await tx`SELECT 1 FROM suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-    AND channel = ${channel} AND address = ${address}`
-  return rows.length > 0
+/**
+ * Whether a send may not reach the contact, in one statement: a privacy request suppressed one of the contact's
+ * identifiers (`subjectHashes`, keyed hashes: the table holds no plain value), or the channel's address is suppressed
+ * (a hard bounce, a number not on WhatsApp). The privacy suppression is answered first.
+ */
+export const suppressionOf = async (
+  tx: Tx, scope: TenantScope, channel: MessageChannel, address: string | null, subjectHashes: ReadonlyArray<Buffer>
+): Promise<"subject_suppressed" | "suppressed" | null> => {
+  const [row] = await tx<Array<{ subject: boolean; address: boolean }>>`
+    SELECT EXISTS (SELECT 1 FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
+        AND id_hash = ANY(${hashesParameter(tx, subjectHashes)})) AS subject,
+      EXISTS (SELECT 1 FROM suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
+        AND channel = ${channel} AND address = ${address}) AS address`
+  return row!.subject ? "subject_suppressed" : row!.address ? "suppressed" : null
 }
 
 /** The columns a `message.*` webhook carries, as the payload builder takes them. */

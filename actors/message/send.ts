@@ -2,6 +2,8 @@ import { DateTime, Effect } from "effect"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { randomUUID } from "node:crypto"
 import { senderFor } from "../../core/channel/repository.ts"
+import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
+import { contactIdentifiers } from "../../core/privacy/identifier.ts"
 import type { MessageCategory } from "../../schemas/message.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { loadContactSummaries } from "../shared/identity.ts"
@@ -9,7 +11,7 @@ import { conversationEvent, deliverCommand } from "./events.ts"
 import { decideBroadcastSend } from "./broadcastSend.ts"
 import { type SendCommand, type SendOutcome, SendRefused } from "./protocol.ts"
 import {
-  channelSetup, findMessage, hotelOfTenant, insertMessage, isSuppressed, loadRecipient, openConversation, touchConversation
+  channelSetup, findMessage, hotelOfTenant, insertMessage, loadRecipient, openConversation, suppressionOf, touchConversation
 } from "./repository.ts"
 import { addressOf, gate, serviceWindowOpen } from "./state.ts"
 
@@ -71,12 +73,19 @@ const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   }
   const category = yield* categoryOf(cmd, setup, contact.id)
   const address = addressOf(contact, cmd.channel)
-  const suppressed = address === null ? false : yield* Actor.query((tx) => isSuppressed(tx, scope, cmd.channel, address))
+  // A privacy request's suppression (issue 26) is looked up by the keyed hashes of the contact's identifiers, with
+  // the address's own suppression in the same statement; it skips the message before any other rule.
+  const privacy = yield* PrivacyKey
+  const hashes = contactIdentifiers(contact).map((identifier) => privacy.hash(scope.tenant_id, identifier))
+  const suppression = yield* Actor.query((tx) => suppressionOf(tx, scope, cmd.channel, address, hashes))
+  const suppressed = suppression === "suppressed"
   const clock = yield* DateTime.nowAsDate
   const now = clock.toISOString()
   const broadcastId = cmd.broadcast_id
   // A broadcast's message is decided against its broadcast too: skipped with the broadcast's reasons, or held.
-  const decision = broadcastId === undefined
+  const decision = suppression === "subject_suppressed"
+    ? { skip: suppression, notBefore: null }
+    : broadcastId === undefined
     ? { skip: gate(contact, cmd.channel, cmd.gate_as ?? category, suppressed), notBefore: null }
     : yield* decideBroadcastSend({ ...cmd, broadcast_id: broadcastId }, contact, category, suppressed, clock).pipe(
       Effect.map((d) => (d.send ? { skip: null, notBefore: d.notBefore } : { skip: d.reason, notBefore: null }))
@@ -153,7 +162,9 @@ const recordUnsendable = Effect.fn("MessageActor.recordUnsendable")(function*(cm
  * One send through the gates (see sendChecked). A broadcast's send refused for what the account lacks is recorded as
  * skipped instead (recordUnsendable); an unknown contact stays a refusal (a broadcast's recipients are contacts).
  */
-export const send = (cmd: SendCommand): Effect.Effect<SendOutcome, SendRefused | DatabaseFailure, Actor.ActorTransaction | Actor.GroupTransaction> =>
+export const send = (
+  cmd: SendCommand
+): Effect.Effect<SendOutcome, SendRefused | DatabaseFailure, Actor.ActorTransaction | Actor.GroupTransaction | Actor.ActorServices> =>
   sendChecked(cmd).pipe(Effect.catchTag("SendRefused", (e): Effect.Effect<SendOutcome, SendRefused | DatabaseFailure, Actor.GroupTransaction> => {
     const broadcastId = cmd.broadcast_id
     return broadcastId !== undefined && e.status === 422 ? recordUnsendable({ ...cmd, broadcast_id: broadcastId }, e) : Effect.fail(e)

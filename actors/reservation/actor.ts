@@ -51,7 +51,7 @@ const upsert = Effect.fn("ReservationActor.upsert")(function*(items: ReadonlyArr
   for (const item of items) {
     const cmd = item.payload
     const existing = stored.get(cmd.external_id)
-    if (cmd.guests.length === 0 && existing === undefined) continue
+    if (cmd.guests.length === 0 && existing === undefined && (cmd.suppressed_guests ?? 0) === 0) continue
     const reservation = mergeReservation(existing, randomUUID(), cmd)
     planned.push({ item, existing, reservation, firstClaim: claims.length })
     for (const profile of cmd.guests) claims.push({ profile, source: `reservation:${reservation.source}`, envelopeId: item.envelopeId })

@@ -70,7 +70,12 @@ export const UpsertReservation = Schema.Struct({
   extras: opt(Schema.Array(Extra)),
   warnings: Schema.Array(Warning),
   /** false: store the reservation without a booking event (guests API `trigger_event: false`). Default true. */
-  emit_event: opt(Schema.Boolean)
+  emit_event: opt(Schema.Boolean),
+  /**
+   * Guests the ingress left out because a privacy request suppressed them: the reservation's facts are stored even
+   * when no guest is left (a reservation sent without guests and never seen before is otherwise skipped).
+   */
+  suppressed_guests: opt(Schema.Number)
 })
 export type UpsertReservation = typeof UpsertReservation.Type
 

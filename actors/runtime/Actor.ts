@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, type Result } from "effect"
 import { databaseFailure, type DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import type { Tx } from "../../core/db/Database.ts"
+import type { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { ActorMessage, ActorProtocol, ErrorOf, Messages, PayloadOf, SuccessOf } from "../../streams/ActorProtocol.ts"
 import { told } from "../../streams/tell.ts"
@@ -52,10 +53,17 @@ export const tell = <Name extends string, M extends Messages, K extends keyof M 
 ): Effect.Effect<OutboxMessage, never, GroupTransaction> =>
   Effect.zipWith(Effect.service(GroupTransaction), Clock.currentTimeMillis, (t, now) => told(t.target, protocol, tag, t.scope, payload, id, now))
 
+/**
+ * The process's services a handler may use beside its transaction, provided by the worker (actors/runtime/Worker.ts
+ * takes them from the composition root): the privacy key, so the message sender can look a contact's identifiers up
+ * among the privacy suppressions (stored only as keyed hashes).
+ */
+export type ActorServices = PrivacyKey
+
 /** A handler of one envelope: a domain value, a domain error, or a database failure (the group is retried). */
 export type Handler<M extends ActorMessage> = (
   payload: PayloadOf<M>
-) => Effect.Effect<SuccessOf<M>, ErrorOf<M> | DatabaseFailure, ActorTransaction | GroupTransaction>
+) => Effect.Effect<SuccessOf<M>, ErrorOf<M> | DatabaseFailure, ActorTransaction | GroupTransaction | ActorServices>
 
 /** One envelope of a wave: its id (kept with what it writes) and its payload. */
 export interface WaveItem<P> {
@@ -76,7 +84,7 @@ export interface WaveResult<S, E> {
 export interface WaveHandler<M extends ActorMessage> {
   readonly wave: (
     items: ReadonlyArray<WaveItem<PayloadOf<M>>>
-  ) => Effect.Effect<ReadonlyArray<WaveResult<SuccessOf<M>, ErrorOf<M>>>, DatabaseFailure, GroupTransaction>
+  ) => Effect.Effect<ReadonlyArray<WaveResult<SuccessOf<M>, ErrorOf<M>>>, DatabaseFailure, GroupTransaction | ActorServices>
 }
 
 /** One handler per message of the protocol, either per envelope or set-based per wave. */

@@ -1,10 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node"
-import { Cause, Clock, Effect, Exit, Fiber, Queue } from "effect"
+import { Cause, Clock, type Context, Effect, Exit, Fiber, Queue } from "effect"
 import { DatabaseError, DatabaseUnavailable } from "../../core/db/DatabaseFailure.ts"
 import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
-import type { AnyActor } from "./Actor.ts"
+import type { ActorServices, AnyActor } from "./Actor.ts"
 import { applyGroup, type GroupApplied } from "./applyGroup.ts"
 import { dataFault } from "./dataFault.ts"
 import { crashAfterCommit } from "./faults.ts"
@@ -30,6 +30,8 @@ export interface LaneDeps {
   readonly relay: OutboxRelayShape
   readonly namespace: string
   readonly partitions: number
+  /** What the handlers may use beside their transaction (Actor.ActorServices). */
+  readonly services: Context.Context<ActorServices>
 }
 
 /**
@@ -97,7 +99,7 @@ export class Lane {
           namespace: self.deps.namespace,
           partitions: self.deps.partitions,
           fences: items.map((i) => i.source.fence)
-        }))
+        }).pipe(Effect.provideContext(self.deps.services)))
         if (Exit.isSuccess(exit)) {
           self.finish(items, exit.value)
           // Published beside the next group, not before it: the lane's pace is the database's, not the stream's.

@@ -9,7 +9,7 @@ import { Lane } from "./Lane.ts"
 import { inboxRetention } from "./inboxRetention.ts"
 import { OutboxRelay } from "./OutboxRelay.ts"
 import { PartitionOwnership } from "./PartitionOwnership.ts"
-import type { AnyActor } from "./Actor.ts"
+import type { ActorServices, AnyActor } from "./Actor.ts"
 import type { PartitionConsumer } from "./PartitionConsumer.ts"
 
 
@@ -36,13 +36,14 @@ export class Worker extends Context.Service<Worker, WorkerShape>()("app/actors/W
     const { sql } = yield* Database
     const { nc, js, jsm } = yield* Nats
     const relay = yield* OutboxRelay
+    const services = yield* Effect.context<ActorServices>()
     const workerId = processId
     // Heartbeats and leases on connections of their own (see PartitionOwnership).
     const leaseSql = connect(config.databaseUrl, 2)
     // A few lanes per actor type, each applying the envelopes of its share of the partitions in groups.
     const lanes = new Map(actors.map((a) => [
       a.protocol.name,
-      Array.from({ length: Math.max(1, Math.min(Math.max(config.applyLanes, a.minLanes ?? 1), config.partitions)) }, () => new Lane({ sql, nc, relay, namespace: config.namespace, partitions: config.partitions }, a))
+      Array.from({ length: Math.max(1, Math.min(Math.max(config.applyLanes, a.minLanes ?? 1), config.partitions)) }, () => new Lane({ sql, nc, relay, namespace: config.namespace, partitions: config.partitions, services }, a))
     ]))
     const laneFor = (actor: string, partition: number) => {
       const list = lanes.get(actor)!

@@ -69,7 +69,7 @@ export const decideBroadcast = (f: BroadcastFacts): BroadcastDecision => {
 }
 
 const BROADCAST_SKIP_REASONS: ReadonlySet<string> = new Set<BroadcastSkipReason>([
-  "no_email", "no_phone", "suppressed", "opted_out", "no_email_marketing_consent", "no_whatsapp_marketing_consent",
+  "subject_suppressed", "no_email", "no_phone", "suppressed", "opted_out", "no_email_marketing_consent", "no_whatsapp_marketing_consent",
   "cancelled", "deadline_passed", "no_longer_matches", "frequency_cap"
 ])
 
@@ -89,10 +89,13 @@ export type RecipientSkipReason =
 
 /**
  * The reason a broadcast's recipient view shows for its message's skip: the gate's three consent reasons (an opt-out
- * and a missing consent per channel) are one `no_consent` there; every other reason reads the same.
+ * and a missing consent per channel) are one `no_consent` there, a privacy suppression is `suppressed` (the view's
+ * reasons are issue 25's fixed list); every other reason reads the same.
  */
 export const recipientSkipReason = (messageSkipReason: BroadcastSkipReason): RecipientSkipReason => {
   switch (messageSkipReason) {
+    case "subject_suppressed":
+      return "suppressed"
     case "opted_out":
     case "no_email_marketing_consent":
     case "no_whatsapp_marketing_consent":

@@ -4,6 +4,11 @@ import type { MessageCategory, MessageChannel } from "../../schemas/message.ts"
 // node (core/segment) states again in SQL; test/core/segment's differential test holds the two together.
 
 export type SkipReason =
+  /**
+   * A privacy request suppressed the contact (issue 26). Decided before the gate by the sender, the one part that can
+   * hash the contact's identifiers with the privacy key; it wins over every other reason.
+   */
+  | "subject_suppressed"
   | "no_email"
   | "no_phone"
   | "suppressed"

@@ -92,6 +92,7 @@ import { NewsletterConfirmLive } from "../newsletter/confirm.ts"
 import { NewsletterSettings } from "../newsletter/NewsletterSettings.ts"
 import { TurnstileVerifier } from "../newsletter/TurnstileVerifier.ts"
 import { NewsletterValidationErrorsLive } from "../newsletter/widgetCaller.ts"
+import { Suppressions } from "../privacy/Suppressions.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -159,7 +160,7 @@ const ApiRoutes = Layer.mergeAll(
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
   Layer.provide(Idempotency.layer),
-  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, PrivacyKey.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer])
+  Layer.provide([NewsletterSettings.layer.pipe(Layer.provide(WebhookConfig.layer)), WebhookSends.layer, ApiKeys.layer, Integrations.layer, Hotels.layer, RateLimiter.layer, ActorClient.layer, WebhookConfig.layer, IdempotencyStore.layer, Suppressions.layer])
 )
 
 /**
@@ -194,8 +195,8 @@ const WorkerRole = Layer.mergeAll(
   BroadcastSweep.layer,
   ReservationDateScan.layer({ webhooks: webhookDateEvents, journeys: journeyDateSignals }),
   AuctionSweeper.layer,
-  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer]), Layer.provide(Admission.layer)),
-  PrivacyRunner.layer.pipe(Layer.provide(PrivacyKey.layer))
+  CdpBulkRunner.layer.pipe(Layer.provide([ActorClient.layer, Hotels.layer, Suppressions.layer]), Layer.provide(Admission.layer)),
+  PrivacyRunner.layer
 ).pipe(Layer.provide([WebhookConfig.layer, OutboxRelay.layer]))
 
 /** The whole platform for a role, given AppConfig; every line it logs is a JSON line on stderr (`Logging`). */
@@ -205,7 +206,8 @@ export const Platform = (role: Role, port: number) => {
     : role === "worker"
     ? Layer.mergeAll(WorkerRole, HealthOnly(port))
     : Layer.mergeAll(IngressServer(port), WorkerRole)
-  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(MessagingConfig.layer), Layer.provideMerge(Logging))
+  // One privacy key per process: the ingress's suppression checks, the workers' sends and bulk jobs hash with it.
+  return app.pipe(Layer.provideMerge(Infrastructure(`gep-${role}`)), Layer.provideMerge(Layer.mergeAll(MessagingConfig.layer, PrivacyKey.layer)), Layer.provideMerge(Logging))
 }
 
 /** A worker-only process still answers /healthz and /readyz for its orchestrator. */

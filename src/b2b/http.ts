@@ -9,6 +9,7 @@ import { NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, refusal, ok } from "../http/answers.ts"
 import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
+import { makeSubjectCheck, suppressedWarning } from "../privacy/subjectCheck.ts"
 import { listAccounts, readAccount, readAccountDetail } from "./accountReads.ts"
 import { toAddContact, toCreateDeal, toUpdateDeal } from "./commands.ts"
 import { listDeals, readDeal } from "./dealReads.ts"
@@ -26,6 +27,7 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
     const actors = yield* ActorClient
     const accountWarnings = requestWarnings(CreateAccountRequest)
     const contactWarnings = requestWarnings(AddContactRequest)
+    const subjects = yield* makeSubjectCheck
 
     /** A manual decision about a reservation's account, through the reservation's own actor. */
     const attribute = Effect.fn("B2b.attribute")(function*(principal: Principal, reservationId: string, mode: "manual" | "automatic", accountId: string | null) {
@@ -87,6 +89,14 @@ export const B2bLive = HttpApiBuilder.group(Api, "b2b", (handlers) =>
         }
         const checked = toAddContact(payload, params.id)
         if (!checked.ok) return yield* refusal(checked.status, checked.code, checked.message, checked.details)
+        if (yield* subjects.isSuppressed(principal, checked.command.profile)) {
+          // Accepted and left out (issue 26): no contact, no link, nothing on a stream; 200, since nothing was created.
+          const { command } = checked
+          return ok(withWarnings({
+            contact_id: null, account_id: params.id, is_new_contact: false, role: command.role ?? null, title: command.title ?? null,
+            is_primary: false, warnings: [...command.warnings, suppressedWarning("(body)")]
+          }, yield* contactWarnings))
+        }
         const { is_new_link, ...contact } = yield* b2b(principal).addContact(checked.command).pipe(written(true))
         const linked = withWarnings(contact, yield* contactWarnings)
         return is_new_link ? new ContactLinked(ok(linked)) : ok(linked)

@@ -15,6 +15,7 @@ import { answered, batchItems, batchSizeRefused, ok } from "../http/answers.ts"
 import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
 import { batchSummary } from "../reservation/submit.ts"
 import { callerScope } from "../http/handlerContext.ts"
+import { makeSubjectCheck, suppressedRefusal } from "../privacy/subjectCheck.ts"
 import { createBatch, type JobItem, readBatch } from "./batches.ts"
 import { CdpSettings } from "./CdpSettings.ts"
 import { makeSubmitCdpReservation } from "./reservations.ts"
@@ -30,6 +31,7 @@ export const CdpLive = HttpApiBuilder.group(Api, "cdp", (handlers) =>
     const submit = yield* makeSubmitCdpReservation
     const reservationItem = batchItems(CdpReservationRequest)
     const reservationWarnings = requestWarnings(CdpReservationRequest)
+    const subjects = yield* makeSubjectCheck
 
     return handlers
       .handle("getSettings", () => Effect.flatMap(callerScope, settings.get).pipe(Effect.map(ok)))
@@ -66,6 +68,9 @@ export const CdpLive = HttpApiBuilder.group(Api, "cdp", (handlers) =>
               ? "No usable identifier: the email or phone identifies no person"
               : "No usable identifier: send a valid email or phone", identity.details)
           }
+          // Refused like an identifier that names no person (422): the answer has no way to say "left out", and the
+          // SDK has nothing to retry. Nothing is linked or stored.
+          if (yield* subjects.isSuppressed(scope, identity)) return yield* suppressedRefusal("(body)")
           return ok(yield* answered(actors.for(VisitorProtocol, scope).identify({
             visitor_id: payload.visitor_id, session_id: payload.session_id, email: identity.email, phone: identity.phone,
             first_name: payload.first_name, last_name: payload.last_name

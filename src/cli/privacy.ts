@@ -4,6 +4,7 @@ import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import { type CreatePrivacyRequest, PrivacyRequestTypes } from "../../schemas/privacyApi.ts"
 import { Conflict, NotFound, Unprocessable } from "../../schemas/errors.ts"
 import { PrivacyRequests } from "../privacy/PrivacyRequests.ts"
+import { Suppressions } from "../privacy/Suppressions.ts"
 import { need, refused, scopeOf } from "./channelFlags.ts"
 
 export const PRIVACY_USAGE = `  privacy erase|export|suppress|unsuppress --tenant ID [--test] --email E | --phone P | --contact C [--reference R] [--wait]
@@ -59,4 +60,4 @@ export const privacyCommand = (args: ReadonlyArray<string>, flags: PrivacyFlags)
     if (!flags.wait) return yield* show(created.request_id)
     // The workers carry exports and erasures out: polled until the request has ended.
     return yield* show(created.request_id).pipe(Effect.repeat({ schedule: Schedule.spaced("500 millis"), until: (r) => ended(r.status) }))
-  }).pipe(Effect.provide(PrivacyRequests.layer.pipe(Layer.provide([PrivacyKey.layer, MessagingConfig.layer]), Layer.orDie)))
+  }).pipe(Effect.provide(PrivacyRequests.layer.pipe(Layer.provide(Suppressions.layer), Layer.provide([PrivacyKey.layer, MessagingConfig.layer]), Layer.orDie)))

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { EventProtocol, type RecordEvent } from "../../actors/event/protocol.ts"
@@ -12,6 +12,7 @@ import { EventCreated, EventRequest } from "../../schemas/event.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, hotelNotFound } from "../http/answers.ts"
 import { requestWarnings } from "../http/unknownFields.ts"
+import { makeSubjectCheck, suppressedWarning } from "../privacy/subjectCheck.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
@@ -20,6 +21,7 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
     const hotels = yield* Hotels
     const actors = yield* ActorClient
     const db = yield* Database
+    const subjects = yield* makeSubjectCheck
     return handlers
       .handle("list", Effect.fn("Events.list")(function*({ query }) {
         const principal = yield* CurrentPrincipal
@@ -44,6 +46,17 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
           })
         }
         guestPhone = phone.e164
+        if (yield* subjects.isSuppressed(principal, { phone: guestPhone })) {
+          // Accepted and left out (issue 26): nothing recorded, nothing on a stream, so 200 and an id that names no
+          // stored event (the event's shape has no way to say "not recorded" but its message and warning).
+          const data = {
+            event_id: randomUUID(), status: "accepted" as const, event_type: r.event_type, contact_id: null, hotel_id: null,
+            matching_journeys: 0, created_at: (yield* DateTime.nowAsDate).toISOString(), idempotent_replay: false,
+            message: "Event not recorded: the guest is suppressed by a privacy request",
+            warnings: [...yield* unknownFields, suppressedWarning("guest_phone")]
+          }
+          return { success: true as const, data }
+        }
       }
       let hotelId: string | undefined
       if (r.hotel_id !== undefined || r.hotel_code !== undefined || r.hotel_name !== undefined) {

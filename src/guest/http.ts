@@ -11,6 +11,7 @@ import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, batchItems, batchResults, batchSizeRefused, hotelNotFound, type Outcome, refusal } from "../http/answers.ts"
 import { summarise } from "../http/issues.ts"
 import { requestWarnings, withWarnings } from "../http/unknownFields.ts"
+import { makeSubjectCheck, suppressedWarning } from "../privacy/subjectCheck.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { checkCustomFields, type FieldRule } from "./customFields.ts"
 import { bookingToReservation, toUpsertContact } from "./normalise.ts"
@@ -25,6 +26,7 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
     const db = yield* Database
     const guestItem = batchItems(GuestRequest)
     const unknownFields = requestWarnings(GuestRequest)
+    const subjects = yield* makeSubjectCheck
 
     /** One guest: hotel, custom fields, identity, then the guest actor and, with a booking, the reservation actor. */
     const upsertGuest = Effect.fn("Guests.upsert")(function*(principal: Principal, r: GuestRequest, rules: ReadonlyArray<FieldRule>) {
@@ -45,6 +47,14 @@ export const GuestsLive = HttpApiBuilder.group(Api, "guests", (handlers) =>
       const check = toUpsertContact(r, hotelId, customFields)
       if (!check.ok) return yield* refusal(check.status, check.code, check.message, check.details)
       const command = check.command
+      if (yield* subjects.isSuppressed(principal, command.profile)) {
+        // Accepted and left out (issue 26): no contact, no booking, nothing on a stream; 200, since nothing was created.
+        const data: GuestResult = {
+          contact_id: null, is_new: false, hotel_id: hotelId ?? null, reservation_id: null, event_id: null,
+          message: "Guest not stored: suppressed by a privacy request", warnings: [...command.warnings, suppressedWarning("(body)")]
+        }
+        return { created: false, data } satisfies Outcome<GuestResult>
+      }
 
       const contact = yield* answered(actors.for(GuestProtocol, principal).upsert(command))
       let reservationId: string | null = null

@@ -14,10 +14,12 @@ import { LoyaltyIngress } from "./ingress.ts"
 import { memberIdFor } from "../../core/loyalty/memberId.ts"
 import { findEarnMember, findMemberId, readMember, readProgram, readReward, readRewards, readTiers, readTransactions } from "./reads.ts"
 import { retryKey, toEarn, toRedeem } from "./requests.ts"
+import { makeSubjectCheck, suppressedRefusal } from "../privacy/subjectCheck.ts"
 
 export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
   Effect.gen(function*() {
     const { read, resolve, loyalty } = yield* LoyaltyIngress
+    const subjects = yield* makeSubjectCheck
 
     /** Confirms or voids a pending earn, in the actor of the member it belongs to. */
     const resolveEarn = Effect.fn("Loyalty.resolveEarn")(function*(transactionId: string, move: "confirm" | "void", points?: number) {
@@ -117,7 +119,10 @@ export const LoyaltyLive = HttpApiBuilder.group(Api, "loyalty", (handlers) =>
       .handle("enroll", Effect.fn("Loyalty.enroll")(function*({ payload }) {
         const p = yield* CurrentPrincipal
         const email = yield* emailOf(payload.email)
-        // An enrolment is never refused: only its transport can fail.
+        // A person a privacy request suppressed is refused (422, nothing stored): an enrolment has no answer for "left
+        // out", and answering a member that does not exist would mislead a programme about points owed. Otherwise an
+        // enrolment is never refused: only its transport can fail.
+        if (yield* subjects.isSuppressed(p, { email, phone: payload.phone })) return yield* suppressedRefusal("(body)")
         const r = yield* answered(loyalty(p).enroll({
           member_id: memberIdFor(p, email), email, first_name: payload.first_name?.trim() || null,
           last_name: payload.last_name?.trim() || null, phone: payload.phone?.trim() || null,

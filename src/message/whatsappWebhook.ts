@@ -7,6 +7,8 @@ import { Database } from "../../core/db/Database.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { WhatsAppEnvelope } from "../../schemas/whatsappWebhook.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
+import { makeSubjectCheck } from "../privacy/subjectCheck.ts"
+import { Suppressions } from "../privacy/Suppressions.ts"
 import { reportsOf } from "./whatsappReports.ts"
 
 export const WHATSAPP_WEBHOOK_PATH = "/api/webhooks/whatsapp"
@@ -77,7 +79,14 @@ const receive = Effect.gen(function*() {
     if (n === null || !signatureValid(raw, signature, n.app_secret)) return problem(401, "signature does not verify")
   }
   if (reports.ignored.length > 0) yield* Effect.logInfo("whatsapp webhook items ignored").pipe(Effect.annotateLogs({ ignored: reports.ignored.length }))
-  const applied = yield* Effect.forEach(reports.items, ({ phoneNumberId, report }) => {
+  // A guest suppressed by a privacy request (issue 26): their messages and the statuses of what was sent to them are
+  // dropped here, before anything carries their number onto a stream; no conversation or contact is made. Meta is
+  // answered 200 as for any settled item (a retry could only be dropped again).
+  const subjects = yield* makeSubjectCheck
+  const kept = yield* Effect.filter(reports.items, ({ phoneNumberId, report }) =>
+    Effect.map(subjects.isSuppressed(numbers.get(phoneNumberId)!.scope, { phone: report.phone }), (suppressed) => !suppressed))
+  if (kept.length < reports.items.length) yield* Effect.logInfo("whatsapp webhook items of suppressed guests dropped").pipe(Effect.annotateLogs({ dropped: reports.items.length - kept.length }))
+  const applied = yield* Effect.forEach(kept, ({ phoneNumberId, report }) => {
     const client = actors.for(MessageProtocol, numbers.get(phoneNumberId)!.scope)
     return Effect.result(report.kind === "status" ? client.status(report) : client.inbound(report))
   }, { concurrency: 16 })
@@ -100,8 +109,9 @@ const or503 = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse
 export const WhatsAppWebhookRoutes = HttpRouter.addAll(Effect.gen(function*() {
   const actors = yield* ActorClient
   const webhook = yield* WebhookConfig
+  const suppressions = yield* Suppressions
   const withServices = <E, R>(e: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    e.pipe(Effect.provideService(ActorClient, actors), Effect.provideService(WebhookConfig, webhook))
+    e.pipe(Effect.provideService(ActorClient, actors), Effect.provideService(WebhookConfig, webhook), Effect.provideService(Suppressions, suppressions))
   return [
     HttpRouter.route("GET", WHATSAPP_WEBHOOK_PATH, withServices(or503(handshake))),
     HttpRouter.route("POST", WHATSAPP_WEBHOOK_PATH, withServices(or503(receive)))

@@ -10,6 +10,7 @@ import { ApiKeys } from "../auth/ApiKeys.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { TurnstileVerifier } from "./TurnstileVerifier.ts"
+import { Suppressions } from "../privacy/Suppressions.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { normaliseOrigin } from "../../core/website/credentials.ts"
 import { Api } from "../../schemas/api.ts"
@@ -61,7 +62,8 @@ const update = Effect.fn("Newsletter.updateConfig")(function*(scope: TenantScope
 })
 
 /** The services the handlers use, taken when the server is built (not per request). */
-type Services = NewsletterSettings | Database | ApiKeys | RateLimiter | AppConfig | Hotels | TurnstileVerifier | WebhookConfig | MessagingConfig | ActorClient
+type Services = NewsletterSettings | Database | ApiKeys | RateLimiter | AppConfig | Hotels | TurnstileVerifier | WebhookConfig | MessagingConfig | ActorClient |
+  Suppressions
 
 export const NewsletterConfigLive = HttpApiBuilder.group(Api, "newsletterConfig", (handlers) =>
   Effect.gen(function*() {

@@ -15,6 +15,7 @@ import { statusOf } from "../../schemas/errors.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { TurnstileVerifier } from "./TurnstileVerifier.ts"
 import { coreErrorResponse } from "../http/errorShape.ts"
+import { makeSubjectCheck } from "../privacy/subjectCheck.ts"
 import { widgetCaller } from "./widgetCaller.ts"
 
 const PENDING_MESSAGE = "Check your inbox to confirm your subscription"
@@ -27,8 +28,9 @@ const accepted = (status: "pending" | "subscribed", headers: Record<string, stri
 
 /**
  * A sign-up, judged in the order a widget's mistakes are cheapest to report: caller (key, origin, widget on), consent,
- * honeypot (a filled one is answered like a success and nothing is stored), address, hotel, bot check (browsers only);
- * then the newsletter actor records it and queues the confirmation email. Every answer carries the CORS headers.
+ * honeypot (a filled one is answered like a success and nothing is stored), address, hotel, bot check (browsers only),
+ * a privacy suppression (answered like the honeypot); then the newsletter actor records it and queues the confirmation
+ * email. Every answer carries the CORS headers.
  */
 export const subscribe = Effect.fn("Newsletter.subscribe")(function*(payload: SubscribeRequest) {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -69,6 +71,11 @@ export const subscribe = Effect.fn("Newsletter.subscribe")(function*(payload: Su
     if (verdict.kind === "failed") return refuse(403, "BOT_CHECK_FAILED", "The bot check was not passed", { error_codes: verdict.error_codes })
   }
 
+  if (yield* (yield* makeSubjectCheck).isSuppressed(scope, { email })) {
+    // Answered as the honeypot is, and for the same reason: a public widget must not tell anyone which addresses are
+    // suppressed (issue 26). Nothing is stored and no confirmation email leaves.
+    return accepted("pending", headers)
+  }
   const subscriptionId = deterministicId(`newsletter:${scope.tenant_id}:${scope.sandbox}:${email}`)
   const nonce = randomBytes(16).toString("base64url")
   const key = Redacted.value((yield* WebhookConfig).encryptionKey)

@@ -17,6 +17,7 @@ import {
 import { inTenantOf, Refused } from "../http/inTenant.ts"
 import type { PageRequest } from "../http/paging.ts"
 import { downloadLink, linkProblem } from "./downloadLink.ts"
+import { Suppressions } from "./Suppressions.ts"
 import { insertRequest, listRequests, readRequest, type RequestRecord, requestByReference, suppress, unsuppress } from "./requestStore.ts"
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString())
@@ -60,6 +61,7 @@ export class PrivacyRequests extends Context.Service<PrivacyRequests, {
     const key = yield* PrivacyKey
     const { namespace } = yield* AppConfig
     const { publicBaseUrl } = yield* MessagingConfig
+    const suppressions = yield* Suppressions
 
     const viewOf = (r: RequestRecord, now: number): PrivacyRequestView => {
       const link = r.export_expires_at === null ? null : downloadLink(key, publicBaseUrl, r.id, now, r.export_expires_at.getTime())
@@ -76,7 +78,7 @@ export class PrivacyRequests extends Context.Service<PrivacyRequests, {
       if (named instanceof Unprocessable) return yield* Effect.fail(named)
       if (named.kind === "contact_id" && !isUuid(named.value)) return yield* Effect.fail(invalidSubject("subject.contact_id", "must be a UUID"))
       const id = randomUUID()
-      return yield* inTenant<Created, Unprocessable | Conflict>(scope, async (tx) => {
+      const created = yield* inTenant<Created, Unprocessable | Conflict>(scope, async (tx) => {
         const namedHash = named.kind === "contact_id" ? undefined : key.hash(scope.tenant_id, named)
         if (r.reference !== undefined) {
           const earlier = await requestByReference(tx, scope, r.reference)
@@ -108,6 +110,9 @@ export class PrivacyRequests extends Context.Service<PrivacyRequests, {
         })
         return { request_id: id, status: immediate ? "completed" : "received" }
       })
+      // This process's ingress sees the change at once; the others within their cache's time (GEP_SUPPRESSION_CACHE_MS).
+      yield* suppressions.forget(scope)
+      return created
     })
 
     const get = Effect.fn("PrivacyRequests.get")(function*(scope: TenantScope, id: string) {

@@ -8,6 +8,7 @@ import { verifySignature } from "../../core/website/credentials.ts"
 import { applyMapping, type MappingWarning } from "../../core/website/mapping.ts"
 import { ActorClient } from "../../streams/ActorClient.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
+import { makeSubjectCheck } from "../privacy/subjectCheck.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { type EventResult, requestError, type RequestErrorCode, resultOf, statusOfCode } from "./answers.ts"
 import { logDelivery } from "./deliveryLog.ts"
@@ -97,7 +98,7 @@ export const ingest = Effect.fn("Website.ingest")(function*(i: Ingest) {
   if (envelope.kind === "error") return yield* fail(envelope.code, envelope.detail)
   const items = envelope.kind === "single" ? [envelope.item] : envelope.items
   const judging = {
-    source, hotels, actor: actors.for(WebsiteProtocol, source.scope), now: Date.now(), test: i.test, ip, userAgent
+    source, hotels, actor: actors.for(WebsiteProtocol, source.scope), subjects: yield* makeSubjectCheck, now: Date.now(), test: i.test, ip, userAgent
   }
   const candidates = items.map((raw) => {
     if (!i.webhook) return { candidate: raw, warnings: undefined }

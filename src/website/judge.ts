@@ -4,6 +4,7 @@ import { type ApplyWebsiteEvent, WebsiteProtocol } from "../../actors/website/pr
 import { judgeEvent, occurredAtProblem, type WebsiteEvent } from "../../core/website/contract.ts"
 import type { MappingWarning } from "../../core/website/mapping.ts"
 import type { Client } from "../../streams/ActorClient.ts"
+import { SUBJECT_SUPPRESSED, type SubjectCheck } from "../privacy/subjectCheck.ts"
 import type { Hotels } from "../tenancy/Hotels.ts"
 import type { EventResult } from "./answers.ts"
 import type { LiveSource } from "./WebSources.ts"
@@ -12,6 +13,7 @@ export interface Judging {
   readonly source: LiveSource
   readonly hotels: Hotels["Service"]
   readonly actor: Client<typeof WebsiteProtocol.messages>
+  readonly subjects: SubjectCheck
   readonly now: number
   /** `?test=1` on the webhook URL: every event of the request is a test event. */
   readonly test: boolean
@@ -74,6 +76,11 @@ export const judgeOne = (j: Judging, raw: unknown, index: number, mappingWarning
     }
     if (e.contact?.email === undefined && e.contact?.phone === undefined) {
       return ok("accepted", "Accepted", [{ code: "no_contact", message: "No email or phone: counted, but no journey starts" }])
+    }
+    if (yield* j.subjects.isSuppressed(j.source.scope, e.contact ?? {})) {
+      // Like a refused person (rule 1): accepted, nothing written, no event id; the answer never repeats the identifier.
+      return ok(SUBJECT_SUPPRESSED, "The guest is suppressed by a privacy request: no contact was made and nothing was stored",
+        [{ code: SUBJECT_SUPPRESSED, message: "This person is suppressed by a privacy request" }], null)
     }
     const { consent: _c, test: _t, not_person: _n, ...rest } = e
     const command: ApplyWebsiteEvent = {

@@ -5,6 +5,7 @@ import { Database } from "../../core/db/Database.ts"
 import { errorText } from "../../core/observability/log.ts"
 import { normaliseOrigin } from "../../core/website/credentials.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
+import { Suppressions } from "../privacy/Suppressions.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { corsHeaders } from "../http/cors.ts"
 import { DOCS, PREFLIGHT_HEADERS, requestError, type RequestErrorCode } from "./answers.ts"
@@ -105,13 +106,15 @@ const guarded = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerRespon
 /** The routes, with the services they use taken when the server is built (not per request). */
 export const WebsiteEventRoutes = HttpRouter.addAll(Effect.gen(function*() {
   const services = yield* Effect.all({
-    actors: ActorClient, db: Database, limiter: RateLimiter, hotels: Hotels, sources: WebSources, catalogue: Catalogue
+    actors: ActorClient, db: Database, limiter: RateLimiter, hotels: Hotels, sources: WebSources, catalogue: Catalogue,
+    suppressions: Suppressions
   })
   const provide = <E, R>(e: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     guarded(e).pipe(
       Effect.provideService(ActorClient, services.actors), Effect.provideService(Database, services.db),
       Effect.provideService(RateLimiter, services.limiter), Effect.provideService(Hotels, services.hotels),
-      Effect.provideService(WebSources, services.sources), Effect.provideService(Catalogue, services.catalogue)
+      Effect.provideService(WebSources, services.sources), Effect.provideService(Catalogue, services.catalogue),
+      Effect.provideService(Suppressions, services.suppressions)
     )
   return [
     HttpRouter.route("OPTIONS", WEBSITE_EVENTS_PATH, provide(preflight)),

@@ -15,6 +15,7 @@ import { ReservationActor } from "../../actors/reservation/actor.ts"
 import { ReservationRequest } from "../../schemas/reservation.ts"
 import { toUpsertCommand } from "../../src/reservation/normalise.ts"
 import type { Sql } from "../../core/db/Database.ts"
+import { makePrivacyKey, PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import { round } from "./load.ts"
 import { envelopeOf } from "./raw.ts"
 
@@ -77,7 +78,10 @@ export const explainStatements = async (benchSql: postgres.Sql, tenantId: string
     const envelope = envelopeOf(tenantId, false, command, "explain")
     // A lease of its own (another namespace than the worker's), so the fence check is part of the transaction.
     const fence = await acquire(sql, `explain-${envelope.id}`, "reservation", 0, "explain", 60_000)
-    const exit = await Effect.runPromiseExit(applyGroup(rollingBack, ReservationActor, [envelope], { namespace: "explain", partitions: 16, fences: [fence ?? undefined] }))
+    const exit = await Effect.runPromiseExit(applyGroup(rollingBack, ReservationActor, [envelope], { namespace: "explain", partitions: 16, fences: [fence ?? undefined] }).pipe(
+      // The reservation actor hashes nothing; the runtime provides every actor the key all the same.
+      Effect.provideService(PrivacyKey, makePrivacyKey(Buffer.alloc(32)))
+    ))
     const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) as { cause?: unknown } : undefined
     if (failure !== undefined && !(failure.cause instanceof Rollback)) throw failure
     capturing = false

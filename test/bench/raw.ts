@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto"
 import postgres from "postgres"
 import { Schema } from "effect"
 import { Effect } from "effect"
+import { makePrivacyKey, PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import { applyGroup } from "../../actors/runtime/applyGroup.ts"
 import { ReservationActor } from "../../actors/reservation/actor.ts"
 import { acquire, release } from "../../actors/runtime/leases.ts"
@@ -270,7 +271,9 @@ export const actorTransactions = async (
     const apply = () => {
       const envelope = envelopeOf(tenantId, true, commands[i++ % commands.length]!, namespace)
       const fence = fences[partitionOf(tenantId, envelope.key, partitions)] ?? undefined
-      return Effect.runPromise(applyGroup(sql, ReservationActor, [envelope], { namespace, partitions, fences: [fence] }))
+      return Effect.runPromise(applyGroup(sql, ReservationActor, [envelope], { namespace, partitions, fences: [fence] }).pipe(
+        Effect.provideService(PrivacyKey, makePrivacyKey(Buffer.alloc(32)))
+      ))
     }
     const latency1 = await sequential(200, apply)
     const s0 = statements

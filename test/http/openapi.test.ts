@@ -4,6 +4,7 @@ import { phone, reservation, uniqueId } from "../support/fixtures.ts"
 import { type JsonSchema, resolveRef, validate } from "../support/jsonSchema.ts"
 import { unsubscribeToken } from "../../core/message/unsubscribe.ts"
 import { useEncryptionKey } from "../support/messaging.ts"
+import { suppress, usePrivacyKey } from "../privacy/support.ts"
 import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "./rawRouteCases.ts"
 import { newsletterRoutes } from "../newsletter/openapiCases.ts"
 import { readRoutes } from "../reservation/openapiCases.ts"
@@ -32,13 +33,16 @@ delete process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK
 process.env.GEP_SSO_CODES_PER_IP_PER_MINUTE = "100000"
 /** The platform's at-rest key, known here so an unsubscribe link can be made as the platform makes it. */
 const encryptionKey = useEncryptionKey()
+/** The platform's privacy key, so a case can suppress a guest; read on every request, so it takes effect at once. */
+const privacyKey = usePrivacyKey()
+process.env.GEP_SUPPRESSION_CACHE_MS = "0"
 
 let platform: RunningPlatform
 let tenant: TestTenant
 let doc: OpenApiDocument
 /** A key of the tenant holding only a scope no route needs: 403 everywhere. */
 let narrowKey: string
-let privacyKey: string
+let privacyWriteKey: string
 /** A key whose rate-limit bucket is already full in the shared counters: 429 everywhere. */
 let limitedKey: string
 let ctiToken: string
@@ -86,7 +90,7 @@ beforeAll(async () => {
     createCtiIntegration(other[1].tenant_id, "aircall"),
     createKey(tenant.tenant_id, ["*", "privacy:write"])
   ])
-  privacyKey = privacy.key
+  privacyWriteKey = privacy.key
   narrowKey = narrow.key
   limitedKey = limited.key
   ctiToken = cti.token
@@ -118,6 +122,12 @@ const data = async (res: Promise<HttpResult>) => {
 
 const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000"
 const guestPhone = () => phone(Math.floor(Math.random() * 80_000_000))
+/** A new number, suppressed by a privacy request (effective at once: GEP_SUPPRESSION_CACHE_MS is 0 here). */
+const suppressedPhone = async () => {
+  const p = guestPhone()
+  await suppress(sql, privacyKey, { tenant_id: tenant.tenant_id, sandbox: false }, { kind: "phone", value: p.replace(/\s/g, "") })
+  return p
+}
 const newGuest = () => data(as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "Open", last_name: "Api" }))
 // Nothing in this file emits broadcast.completed, and the subscription is disabled: the worker never delivers to it.
 const PUBLIC_URL = "https://93.184.215.14/hooks/openapi"
@@ -244,6 +254,11 @@ const loyaltyRoutes: Record<string, RouteCases> = {
       c(201, "a new member", () => as("POST", "/api/v1/loyalty/enroll", { email: `${uniqueId("new").toLowerCase()}@gmail.com`, first_name: "Ana", loyalty_balance: 10 })),
       c(200, "an existing member", async () => as("POST", "/api/v1/loyalty/enroll", { email: (await loyaltyMember()).email })),
       c(400, "an invalid email", () => as("POST", "/api/v1/loyalty/enroll", { email: "nope" })),
+      c(422, "a guest suppressed by a privacy request", async () => {
+        const email = `${uniqueId("gone").toLowerCase()}@gmail.com`
+        await suppress(sql, privacyKey, { tenant_id: tenant.tenant_id, sandbox: false }, { kind: "email", value: email })
+        return as("POST", "/api/v1/loyalty/enroll", { email })
+      }),
       ...keyCases("POST", "/api/v1/loyalty/enroll", {})
     ],
     notCaused: ACTOR_FAILURES
@@ -1144,7 +1159,7 @@ const routes: Record<string, RouteCases> = {
   ...contactRoutes({ c, as, keyCases, tenant: () => tenant }),
   ...segmentRoutes({ c, as, call, keyCases, tenant: () => tenant }),
   ...broadcastRoutes({ c, as, call, keyCases, tenant: () => tenant, emailChannel }),
-  ...privacyRoutes({ c, call, keyCases, tenant: () => tenant, privacyKey: () => privacyKey }),
+  ...privacyRoutes({ c, call, keyCases, tenant: () => tenant, privacyKey: () => privacyWriteKey }),
   ...webhookRoutes({ c, as, keyCases, nulParam, sql, tenant: () => tenant, newSubscription, noSuchId: NO_SUCH_ID }),
   ...newsletterRoutes({
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
@@ -1161,6 +1176,8 @@ const routes: Record<string, RouteCases> = {
         return as("POST", "/api/v1/reservations", { ...body, status: "modified" })
       }),
       c(200, "no guests and no existing reservation: skipped", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }, { guests: [] }))),
+      c(201, "its one guest suppressed: stored without them, warning subject_suppressed", async () =>
+        as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }, { guests: [{ first_name: "Gone", phone: await suppressedPhone() }] }))),
       c(400, "a body failing the schema (HttpApi's 400 through ValidationErrors)", () =>
         as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }, { check_in: "tomorrow" }))),
       c(400, "a body that is not JSON (the router's 400)", () => call("POST", "/api/v1/reservations", { key: tenant.live_key, raw: "{" })),
@@ -1189,6 +1206,8 @@ const routes: Record<string, RouteCases> = {
       }),
       c(400, "a body failing the schema", () => as("POST", "/api/v1/guests", { phone: guestPhone() })),
       c(400, "a phone that is no number", () => as("POST", "/api/v1/guests", { phone: "12", first_name: "A", last_name: "B" })),
+      c(200, "a suppressed guest: no contact (contact_id null), warning subject_suppressed", async () =>
+        as("POST", "/api/v1/guests", { phone: await suppressedPhone(), first_name: "Gone", last_name: "Guest" })),
       c(422, "an unknown hotel_code", () => as("POST", "/api/v1/guests", { phone: guestPhone(), first_name: "A", last_name: "B", hotel_code: "NO-SUCH-HOTEL" })),
       ...keyCases("POST", "/api/v1/guests", {})
     ],
@@ -1240,6 +1259,8 @@ const routes: Record<string, RouteCases> = {
       }),
       c(400, "a body failing the schema", () => as("POST", "/api/v1/events", { event_type: "Not A Type", payload: {} })),
       c(400, "a guest_phone that is no number", () => as("POST", "/api/v1/events", { event_type: "guest.message", payload: {}, guest_phone: "12" })),
+      c(200, "a suppressed guest_phone: not recorded, warning subject_suppressed", async () =>
+        as("POST", "/api/v1/events", { event_type: "guest.message", payload: {}, guest_phone: await suppressedPhone() })),
       c(422, "an unknown contact_id", () => as("POST", "/api/v1/events", { event_type: "guest.message", payload: {}, contact_id: NO_SUCH_ID })),
       c(422, "an unknown hotel_code", () => as("POST", "/api/v1/events", { event_type: "guest.message", payload: {}, hotel_code: "NO-SUCH-HOTEL" })),
       ...keyCases("POST", "/api/v1/events", {})
@@ -1623,6 +1644,8 @@ const routes: Record<string, RouteCases> = {
       }),
       c(400, "a body failing the schema", async () => as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { phone: guestPhone() })),
       c(404, "an unknown account", () => as("POST", `/b2b/accounts/${NO_SUCH_ID}/contacts`, { first_name: "Ana", phone: guestPhone() })),
+      c(200, "a suppressed person: nothing linked (contact_id null)", async () =>
+        as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { first_name: "Gone", phone: await suppressedPhone() })),
       c(422, "only a role mailbox", async () => as("POST", `/b2b/accounts/${(await newAccount()).account_id}/contacts`, { first_name: "Desk", email: "reservas@desk-example.es" })),
       ...keyCases("POST", `/b2b/accounts/${NO_SUCH_ID}/contacts`, {})
     ],

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { makeSendBudget } from "../../../actors/message/sendBudget.ts"
 import { Clock, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { TestClock } from "effect/testing"
 import { attempt, type AttemptDeps } from "../../../actors/message/attempt.ts"
 import { EmailTransport } from "../../../actors/message/EmailTransport.ts"
 import { releaseHeldMessages } from "../../../actors/message/heldRelease.ts"
 import { WhatsAppTransport } from "../../../actors/message/WhatsAppTransport.ts"
 import { deterministicId } from "../../../core/deterministicId.ts"
+import { makePrivacyKey } from "../../../core/privacy/PrivacyKey.ts"
 import { MessagingConfig, type MessagingConfigShape } from "../../../core/message/MessagingConfig.ts"
 import { quietHoursEnd } from "../../../core/message/quietHours.ts"
 import type { SegmentDefinition } from "../../../schemas/segment.ts"
@@ -46,7 +48,10 @@ const depsFor = (): AttemptDeps => {
     conversationIdleMs: 86_400_000, conversationSweepMs: 60_000, holdSweepMs: LEAD_MS
   }
   // What the attempt announces is in the outbox; the platform's relay publishes it.
-  return { sql, namespace: m.platform.config.namespace, key, config, publish: async () => {}, budget: makeSendBudget() }
+  return {
+    sql, namespace: m.platform.config.namespace, key, config, publish: async () => {}, budget: makeSendBudget(),
+    privacy: makePrivacyKey(randomBytes(32))
+  }
 }
 /** One run of the deliverer's release sweep at the Clock's time: the held message ids it released. */
 const release = Effect.gen(function*() {

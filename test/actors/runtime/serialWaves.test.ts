@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import * as Actor from "../../../actors/runtime/Actor.ts"
 import { applyGroup } from "../../../actors/runtime/applyGroup.ts"
+import { makePrivacyKey, PrivacyKey } from "../../../core/privacy/PrivacyKey.ts"
 import * as ActorProtocol from "../../../streams/ActorProtocol.ts"
 import { ENVELOPE_VERSION, type Envelope } from "../../../streams/envelope.ts"
 import { testSql } from "../../support/platform.ts"
@@ -50,7 +51,9 @@ const envelope = (type: "slow" | "fast", label: string): Envelope => {
 /** One wave (every key distinct): slow a, fast b, fast x (refused), slow c, fast d. */
 const applyWave = (actor: Actor.AnyActor) => {
   const wave = [envelope("slow", "a"), envelope("fast", "b"), envelope("fast", "x"), envelope("slow", "c"), envelope("fast", "d")]
-  return Effect.runPromise(applyGroup(sql, actor, wave, { namespace: `serial_${randomUUID().slice(0, 8)}`, partitions: 4 }))
+  return Effect.runPromise(applyGroup(sql, actor, wave, { namespace: `serial_${randomUUID().slice(0, 8)}`, partitions: 4 }).pipe(
+    Effect.provideService(PrivacyKey, makePrivacyKey(randomBytes(32)))
+  ))
     .then((applied) => applied.results.map((r) => r.exit))
 }
 
