@@ -1,10 +1,11 @@
 import type { PrivacyStore } from "../store.ts"
 import { erasedAnswer, readBatch, textOf, writeBatch } from "./encoded.ts"
-import { hasWords, namesSubject, needlesOf } from "./needles.ts"
+import { copyNeedlesOf } from "./members.ts"
+import { hasWords, namesSubject } from "./needles.ts"
 import { counted, tagged } from "./rows.ts"
 
-// The platform's own copies of envelopes and answers, kept msgpack-encoded: found by the subject's ids and identifiers
-// in their bytes (strings are stored as UTF-8 inside msgpack, so `encode(bytes, 'escape') ILIKE` finds an ASCII email,
+// The platform's own copies of envelopes and answers, kept msgpack-encoded: found by the subject's ids (contacts,
+// loyalty members: the loyalty actor's key) and identifiers in their bytes (strings are stored as UTF-8 inside msgpack, so `encode(bytes, 'escape') ILIKE` finds an ASCII email,
 // number or id), read back decoded where a row must be taken apart. They carry no sandbox flag: scoped by tenant.
 // An erasure runs after the drain (everything published before the suppression consumed), so little is left here.
 
@@ -20,7 +21,7 @@ export const outboxStore: PrivacyStore = {
   holds: "events and commands not yet published (contact data, message content, webhook bodies)",
   retention: "until published: the relay deletes a row once its messages are on the stream (migration 032)",
   erase: async (tx, subject, limit) => {
-    const n = needlesOf(subject)
+    const n = await copyNeedlesOf(tx, subject)
     if (!hasWords(n)) return 0
     const rows = await tx`
       SELECT id, payload, batch FROM outbox
@@ -41,7 +42,7 @@ export const outboxStore: PrivacyStore = {
     return changed
   },
   export: async (tx, subject) => {
-    const n = needlesOf(subject)
+    const n = await copyNeedlesOf(tx, subject)
     if (!hasWords(n)) return []
     const rows = await tx`
       SELECT id, subject, payload, batch, created_at FROM outbox
@@ -67,7 +68,7 @@ export const inboxStore: PrivacyStore = {
   holds: "each applied envelope's answer (contact ids, contact details, reservation results) and actor key (a guest's phone or email)",
   retention: "while the envelope can still arrive again, then swept (actors/runtime/inboxRetention.ts: GEP_INBOX_RETENTION_MS and the deployments' floors)",
   erase: async (tx, subject, limit) => {
-    const n = needlesOf(subject)
+    const n = await copyNeedlesOf(tx, subject)
     if (!hasWords(n)) return 0
     return counted(tx`
       UPDATE inbox SET actor_key = 'erased', reply = ${erasedAnswer()}
@@ -77,7 +78,7 @@ export const inboxStore: PrivacyStore = {
         LIMIT ${limit})`)
   },
   export: async (tx, subject) => {
-    const n = needlesOf(subject)
+    const n = await copyNeedlesOf(tx, subject)
     if (!hasWords(n)) return []
     return tagged("inbox", await tx`
       SELECT jsonb_build_object('envelope_id', envelope_id, 'actor', actor, 'processed_at', processed_at) AS row FROM inbox
@@ -95,7 +96,7 @@ export const deadLettersStore: PrivacyStore = {
   holds: "whole envelopes that could not be applied (their payload: reservations, guests, events)",
   retention: "kept until an operator resolves them (no expiry): removed by an erasure",
   erase: async (tx, subject, limit) => {
-    const n = needlesOf(subject)
+    const n = await copyNeedlesOf(tx, subject)
     if (!hasWords(n)) return 0
     return counted(tx`DELETE FROM dead_letters WHERE envelope_id IN (
       SELECT envelope_id FROM dead_letters WHERE tenant_id = ${subject.scope.tenant_id}
@@ -103,7 +104,7 @@ export const deadLettersStore: PrivacyStore = {
       LIMIT ${limit})`)
   },
   export: async (tx, subject) => {
-    const n = needlesOf(subject)
+    const n = await copyNeedlesOf(tx, subject)
     if (!hasWords(n)) return []
     return tagged("dead_letters", await tx`
       SELECT jsonb_build_object('envelope_id', envelope_id, 'actor', actor, 'failed_at', failed_at) AS row FROM dead_letters

@@ -1,6 +1,6 @@
 import type { Tx } from "../../db/Database.ts"
 import type { Subject } from "../store.ts"
-import { needlesOf } from "./needles.ts"
+import { type Needles, needlesOf, withIds } from "./needles.ts"
 
 /**
  * The subject's loyalty members (not households): keyed by email, so found by the subject's emails, and by its phones
@@ -15,3 +15,6 @@ export const memberIdsOf = async (tx: Tx, subject: Subject): Promise<Array<strin
       AND kind = 'member' AND (email = ANY(${n.emails}::text[]) OR phone = ANY(${n.phones}::text[]))`
   return rows.map((r) => r.member_id as string)
 }
+
+/** The subject's needles and its member ids: what names it in copies of envelopes, answers and webhook bodies. */
+export const copyNeedlesOf = async (tx: Tx, subject: Subject): Promise<Needles> => withIds(needlesOf(subject), await memberIdsOf(tx, subject))

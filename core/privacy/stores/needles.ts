@@ -34,6 +34,12 @@ export const needlesOf = (subject: Subject): Needles => {
   }
 }
 
+/** The needles with more ids that name the subject in copies (its loyalty member ids: the loyalty actor's key). */
+export const withIds = (needles: Needles, ids: ReadonlyArray<string>): Needles => {
+  const more = ids.map((id) => id.toLowerCase()).filter((id) => !needles.words.includes(id))
+  return { ...needles, words: [...needles.words, ...more], patterns: [...needles.patterns, ...more.map((w) => `%${literal(w)}%`)] }
+}
+
 /** Whether decoded text names the subject (case-insensitive, as the patterns). */
 export const namesSubject = (needles: Needles, text: string): boolean => {
   const lower = text.toLowerCase()

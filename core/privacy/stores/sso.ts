@@ -1,4 +1,5 @@
 import type { Tx } from "../../db/Database.ts"
+import { signInEmailBucket } from "../rateBuckets.ts"
 import type { PrivacyStore, Subject } from "../store.ts"
 import { memberIdsOf } from "./members.ts"
 import { needlesOf } from "./needles.ts"
@@ -61,20 +62,25 @@ export const ssoStore: PrivacyStore = {
   }
 }
 
+/**
+ * The rate-limit buckets of the SSO sign-in (src/oidc/SignInCodes.ts, src/oidc/authentication.ts) naming the subject:
+ * by the address's digest, and by the plain address as releases before the digest wrote them.
+ */
+const bucketsOf = async (tx: Tx, subject: Subject) => [
+  ...needlesOf(subject).emails.flatMap((e) => [signInEmailBucket(subject.scope.tenant_id, e), `oidc-email:${subject.scope.tenant_id}:${e}`]),
+  ...(await memberIdsOf(tx, subject)).map((m) => `sso-member:${subject.scope.tenant_id}:${m}`)
+]
+
 /** Rate-limit buckets named after an email or a member (the SSO sign-in limits): counts of the last minutes. */
 export const rateCountersStore: PrivacyStore = {
   store: "rate_counters",
   action: "deleted",
   tables: ["rate_counters"],
-  holds: "rate-limit buckets named after a sign-in email or a member id",
-  retention: "5 minutes (src/auth/RateLimiter.ts)",
-  erase: async (tx, subject, limit) => {
-    const buckets = [
-      ...needlesOf(subject).emails.map((e) => `oidc-email:${subject.scope.tenant_id}:${e}`),
-      ...(await memberIdsOf(tx, subject)).map((m) => `sso-member:${subject.scope.tenant_id}:${m}`)
-    ]
-    return counted(tx`DELETE FROM rate_counters WHERE (bucket, window_start) IN (
-      SELECT bucket, window_start FROM rate_counters WHERE bucket = ANY(${buckets}::text[]) LIMIT ${limit})`)
-  },
-  export: async () => []
+  holds: "rate-limit buckets of the SSO sign-in named after an email's digest or a member id",
+  retention: "5 minutes (src/auth/RateLimiter.ts); an ingress writes back a bucket it used in the last 2 minutes, so a deleted one may return that long (a digest or member id, never the address)",
+  erase: async (tx, subject, limit) => counted(tx`DELETE FROM rate_counters WHERE (bucket, window_start) IN (
+    SELECT bucket, window_start FROM rate_counters WHERE bucket = ANY(${await bucketsOf(tx, subject)}::text[]) LIMIT ${limit})`),
+  export: async (tx, subject) => tagged("rate_counters", await tx`
+    SELECT jsonb_build_object('limit', split_part(bucket, ':', 1), 'window_start', window_start, 'count', count) AS row
+    FROM rate_counters WHERE bucket = ANY(${await bucketsOf(tx, subject)}::text[]) ORDER BY window_start`)
 }
