@@ -8,7 +8,8 @@ import { makePrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import type { Subject } from "../../core/privacy/store.ts"
 import { PrivacyStores } from "../../core/privacy/stores/registry.ts"
 import { needlesOfPerson, scanDatabase } from "./scanDatabase.ts"
-import { newPerson, type Person, type PrivacyHarness, type Seeded, seedEveryFamily, startPrivacyHarness } from "./seedGuest.ts"
+import { newPerson, type Person, type PrivacyHarness, startPrivacyHarness } from "./harness.ts"
+import { type Seeded, seedEveryFamily } from "./seedGuest.ts"
 
 // Issue 26, the first "Done when": one guest seeded through every family, erased by running every store of the
 // registry, and then found in no row of any table (every text, json and bytea column, msgpack decoded), while the
@@ -93,7 +94,7 @@ describe("privacy: erasure and export across every store", () => {
     expect(results.map((r) => r.store)).toEqual(PrivacyStores.map((s) => s.store))
     const counted = Object.fromEntries(results.map((r) => [r.store, r.count]))
     for (const store of ["contacts", "reservation_guests", "messages", "journeys", "website_events", "cdp", "calls", "loyalty", "sso",
-      "newsletter_subscriptions", "webhook_events", "events", "booking_events", "reservation_facts", "inbox", "outbox", "dead_letters",
+      "newsletter_subscriptions", "webhook_events", "events", "booking_events", "reservation_facts", "website_deliveries", "inbox", "outbox", "dead_letters",
       "idempotency_keys", "privacy_exports"]) {
       expect(counted[store], store).toBeGreaterThan(0)
     }
