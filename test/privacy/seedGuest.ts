@@ -48,6 +48,8 @@ export const seedEveryFamily = async (h: PrivacyHarness, s: Person, c: Person): 
     steps: [{ id: "hello", type: "email", category: "utility", subject: "Hello {{contact_first_name}}", text: "Dear {{contact_last_name}}" }, { id: "done", type: "end" }]
   })
   await createJourney(sql, tenant, { name: "Cart", trigger: { type: "event", event: "cart.abandoned" }, steps: [{ id: "pause", type: "wait", duration: "P1D" }] })
+  // A run waiting on its timer, started by the booking (its frozen event lists both guests' contact ids).
+  const bookedJourneyId = await createJourney(sql, tenant, { name: "Booked", trigger: { type: "event", event: "booking.created" }, steps: [{ id: "pause", type: "wait", duration: "P1D" }] })
   await api("PUT", "/api/v1/loyalty/program", { currency: "EUR", points_per_unit: 10, points_per_night: 100, expiry_months: 24, point_value: 0.01 })
   await api("POST", "/api/v1/fields", { fields: [{ field_key: "room_pref", field_label: "Room", field_type: "string" }] })
 
@@ -127,6 +129,7 @@ export const seedEveryFamily = async (h: PrivacyHarness, s: Person, c: Person): 
     VALUES (${randomUUID()}, ${tenant.tenant_id}, 'nowhere.batch', ${Buffer.from(encode([message(s), message(c)]))}, true)`
 
   await runIn(sql, journeyId, subjectContactId, ["completed"], 60_000)
+  await runIn(sql, bookedJourneyId, subjectContactId, ["waiting"], 60_000)
   await eventually("the emails sent", async () => h.sink.mails.filter((m) => m.to.includes(s.email)).length >= 3 ? true : undefined, 30_000)
   await settled(sql)
   return { subjectContactId, companionContactId, reservationId: booked.reservation_id as string, memberId }

@@ -20,7 +20,9 @@ export const journeysStore: PrivacyStore = {
     ])
   },
   export: async (tx, subject) => tagged("journey_runs", await tx`
-    SELECT (to_jsonb(r) - ${[...INTERNAL, "wake_seq", "wake_published", "steps_taken"]}::text[]) || jsonb_build_object(
+    SELECT (to_jsonb(r) - ${[...INTERNAL, "wake_seq", "wake_published", "steps_taken", "trigger"]}::text[]) || jsonb_build_object(
+        -- The starting event as the run froze it, without the other guests a booking event lists.
+        'trigger', r.trigger #- '{payload,contact_ids}',
         'journey_name', (SELECT d.name FROM journey_definitions d WHERE d.id = r.journey_id),
         'steps', (SELECT coalesce(jsonb_agg(to_jsonb(st) - ${[...INTERNAL, "run_id"]}::text[] ORDER BY st.seq), '[]'::jsonb)
           FROM journey_run_steps st WHERE st.run_id = r.id)) AS row
