@@ -8,6 +8,11 @@ export interface Subject {
   readonly contactIds: ReadonlyArray<string>
   /** Normalised phones and emails: the request's own and every resolved contact's. */
   readonly identifiers: ReadonlyArray<Identifier>
+  /**
+   * The keyed hashes of those identifiers (PrivacyKey.hash), when the caller has them: they find earlier requests on the
+   * same person (their export documents) when no contact id links them (a subject known only by a loyalty email).
+   */
+  readonly hashes?: ReadonlyArray<Uint8Array>
 }
 
 export type EraseAction = "deleted" | "anonymised"
@@ -21,6 +26,12 @@ export type EraseAction = "deleted" | "anonymised"
 export interface PrivacyStore {
   readonly store: string
   readonly action: EraseAction
+  /** Every table the store reads and erases (the guard test holds the schema to this list). */
+  readonly tables: ReadonlyArray<string>
+  /** What personal data it holds, in a few words (the README's retention table). */
+  readonly holds: string
+  /** What keeps it bounded today, without any request (the README's retention table). */
+  readonly retention: string
   readonly erase: (tx: Tx, subject: Subject, limit: number) => Promise<number>
   readonly export: (tx: Tx, subject: Subject) => Promise<ReadonlyArray<unknown>>
 }

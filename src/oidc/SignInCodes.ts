@@ -2,6 +2,7 @@ import { Config, Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { readEmailChannel, senderFor } from "../../core/channel/repository.ts"
 import { Database } from "../../core/db/Database.ts"
+import { signInEmailBucket } from "../../core/privacy/rateBuckets.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { CodeMailer } from "./CodeMailer.ts"
 import { digest, newSignInCode, sameDigest } from "./secrets.ts"
@@ -45,7 +46,7 @@ export class SignInCodes extends Context.Service<SignInCodes, {
     const limits = yield* Limits
 
     const issue = Effect.fn("SignInCodes.issue")(function*(interactionId: string, who: Who, address: string, ip: string) {
-      for (const [bucket, limit] of [[`oidc-ip:${ip}`, limits.perIp], [`oidc-email:${who.tenant_id}:${address}`, limits.perEmail]] as const) {
+      for (const [bucket, limit] of [[`oidc-ip:${ip}`, limits.perIp], [signInEmailBucket(who.tenant_id, address), limits.perEmail]] as const) {
         const d = yield* limiter.take(bucket, limit)
         if (!d.allowed) return { kind: "rate_limited", retryAfter: d.retryAfter } satisfies Issued
       }

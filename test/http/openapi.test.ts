@@ -3,6 +3,7 @@ import { WINDOW_MS, windowStartOf } from "../../src/auth/slidingWindow.ts"
 import { phone, reservation, uniqueId } from "../support/fixtures.ts"
 import { type JsonSchema, resolveRef, validate } from "../support/jsonSchema.ts"
 import { unsubscribeToken } from "../../core/message/unsubscribe.ts"
+import { signInEmailBucket } from "../../core/privacy/rateBuckets.ts"
 import { useEncryptionKey } from "../support/messaging.ts"
 import { suppress, usePrivacyKey } from "../privacy/support.ts"
 import { c, type Case, OWN_ERROR_SHAPES, rawRouteCases, type RouteCases } from "./rawRouteCases.ts"
@@ -1094,7 +1095,7 @@ const ssoRoutes: Record<string, RouteCases> = {
       c(429, "an email over its limit", async () => {
         const p = await ssoPage()
         const address = `limited${Date.now()}@gmail.com`
-        await exhaust(`oidc-email:${tenant.tenant_id}:${address}`)
+        await exhaust(signInEmailBucket(tenant.tenant_id, address))
         return asResult(await p.b.post(`${p.page}/login`, { email: address }))
       }),
       c(503, "a member's code that cannot be sent (no SMTP server here)", async () => {
