@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Uuid } from "./common.ts"
 import { Conflict, NotFound, Unprocessable, ValidationFailed } from "./errors.ts"
 import { listOf, ok, PageQuery } from "./list.ts"
@@ -105,6 +105,9 @@ export const PrivacyGroup = HttpApiGroup.make("privacy")
   )
   .middleware(PrivacyValidationErrors)
   .middleware(Authentication)
+  // An erasure is for good: a key the contract does not know (a misspelt `reference`, a `dry_run` it does not have) is
+  // refused, never dropped while the rest is carried out.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })
 
 /** The export: one document, a section per store, each a list of the rows that store holds on the subject. */
 export const PrivacyExportDocument = Schema.Struct({

@@ -1,4 +1,5 @@
 import type { Tx } from "../../core/db/Database.ts"
+import { hashesParameter } from "../../core/privacy/hashParameter.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { PrivacyRequestStatus, PrivacyRequestType, PrivacyRequestView } from "../../schemas/privacyApi.ts"
 import { exactTime } from "../http/cursor.ts"
@@ -50,7 +51,7 @@ export const insertRequest = async (tx: Tx, scope: TenantScope, r: NewRequest) =
     INSERT INTO privacy_requests (id, tenant_id, sandbox, namespace, type, subject_kind, subject_sealed, subject_hashes,
       contact_ids, reference, status, results, key_id, requested_by, started_at, completed_at)
     VALUES (${r.id}, ${scope.tenant_id}, ${scope.sandbox}, ${r.namespace}, ${r.type}, ${r.subject_kind}, ${r.subject_sealed},
-      ${r.subject_hashes as Array<Buffer>}::bytea[], ${r.contact_ids as Array<string>}::uuid[], ${r.reference}, ${r.status},
+      ${hashesParameter(tx, r.subject_hashes)}::bytea[], ${r.contact_ids as Array<string>}::uuid[], ${r.reference}, ${r.status},
       ${tx.json(r.results as never)}, ${r.key_id}, ${r.requested_by}, ${ended ? tx`now()` : null}, ${ended ? tx`now()` : null})`
 }
 
@@ -80,11 +81,11 @@ export const suppress = async (tx: Tx, scope: TenantScope, requestId: string, ke
   const rows = await tx`
     INSERT INTO privacy_suppressions (tenant_id, sandbox, id_hash, kind, request_id, key_id)
     SELECT ${scope.tenant_id}, ${scope.sandbox}, h, k, ${requestId}, ${keyId}
-    FROM unnest(${entries.map((e) => e.hash)}::bytea[], ${entries.map((e) => e.kind)}::text[]) AS x(h, k)
+    FROM unnest(${hashesParameter(tx, entries.map((e) => e.hash))}::bytea[], ${entries.map((e) => e.kind)}::text[]) AS x(h, k)
     ON CONFLICT DO NOTHING`
   return rows.count
 }
 
 export const unsuppress = async (tx: Tx, scope: TenantScope, hashes: ReadonlyArray<Buffer>) =>
   (await tx`DELETE FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-            AND id_hash = ANY(${hashes as Array<Buffer>}::bytea[])`).count
+            AND id_hash = ANY(${hashesParameter(tx, hashes)}::bytea[])`).count

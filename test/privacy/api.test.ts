@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { phone, reservation, uniqueId } from "../support/fixtures.ts"
+import { e164 as e164Of, reservation, uniqueId } from "../support/fixtures.ts"
+import { eventually } from "../support/webhook.ts"
 import { createKey, createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 
 // The privacy requests API on the real platform: the request's shape, its checks, suppression held from the 202 (and
@@ -50,12 +51,13 @@ describe("privacy requests", () => {
   })
 
   it("resolves a phone in any accepted format to the contact, and suppresses its email too", async () => {
-    const e164 = phone(Math.floor(Math.random() * 80_000_000))
+    const e164 = e164Of(Math.floor(Math.random() * 80_000_000))
     const email = address("res")
     const booked = await post(platform.baseUrl, "/api/v1/reservations", tenant.live_key,
       reservation({ hotel_id: tenant.hotel_id }, { guests: [{ first_name: "Ana", last_name: "Privacy", phone: e164, email }] }))
     expect(booked.status, JSON.stringify(booked.body)).toBeLessThan(300)
-    const [contact] = await sql`SELECT id::text AS id FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND phone = ${e164}`
+    const contact = await eventually("the guest's contact", async () =>
+      (await sql`SELECT id::text AS id FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND phone = ${e164}`)[0])
     const spaced = `00${e164.slice(1, 3)} ${e164.slice(3)}`
     const res = await ask({ type: "suppress", subject: { phone: spaced } })
     expect(res.status, JSON.stringify(res.body)).toBe(202)
