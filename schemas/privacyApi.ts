@@ -57,8 +57,14 @@ export const PrivacyRequestView = Schema.Struct({
   subject_kind: Schema.Literals(["contact_id", "email", "phone"]),
   reference: Schema.NullOr(Schema.String),
   status: Schema.Literals(PrivacyRequestStatuses),
-  /** The contacts the subject resolved to (identity conflicts included). */
+  /** The contacts the subject resolved to: the one named, or those holding its phone or email. */
   contact_ids: Schema.Array(Schema.String),
+  /**
+   * Contacts an identity conflict joins to the subject that its phone and email do not reach (a source sent the
+   * subject's phone with another contact's email): possibly the same person, possibly someone else. Not acted on:
+   * name them in a request of their own when they are the same person.
+   */
+  related_contact_ids: Schema.Array(Schema.String),
   results: Schema.Array(PrivacyResult),
   /** An export's document: a signed link valid for an hour, renewed by each read, until the document expires. */
   download_url: Schema.NullOr(Schema.String),

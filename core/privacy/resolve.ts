@@ -9,44 +9,46 @@ export interface ResolvedSubject {
   readonly contactIds: ReadonlyArray<string>
   /** The named identifier (if one) and every identifier of the contacts reached, each once. */
   readonly identifiers: ReadonlyArray<Identifier>
+  /**
+   * Contacts an identity conflict joins to the subject (a source sent the subject's phone with another contact's email,
+   * or the other way round) and that the subject's identifiers do not reach themselves: possibly the same person,
+   * possibly a companion whose email a PMS put on the wrong guest. Reported, never acted on.
+   */
+  readonly relatedContactIds: ReadonlyArray<string>
 }
 
 const key = (i: Identifier) => `${i.kind}:${i.value}`
 
 /**
- * Every contact of the account and mode the subject reaches: the contact named, or the contacts holding the phone or
- * email; then, one step further, the contacts an identity conflict joins to them (a source sent this phone with an
- * email another contact owns: the platform kept two contacts, but they are one person's), and every identifier those
- * contacts and conflicts carry. One step, not a closure: a conflict chain reaching a third person's contact is
- * something a reviewer decides, not an erasure. Contacts in id order.
+ * Every contact of the account and mode the subject reaches: the contact named, or the contact holding the phone and
+ * the one holding the email (an identity conflict keeps them two), and every identifier those contacts carry. The
+ * identity conflicts naming them are found too: the rows go with the erasure, and the other contacts they name are
+ * reported as related rather than erased, since the platform never merged them on one source's word and an erasure
+ * cannot be undone. Contacts in id order.
  */
 export const resolveSubject = async (tx: Tx, scope: TenantScope, named: NamedSubject): Promise<ResolvedSubject> => {
-  const direct = named.kind === "contact_id"
-    ? await tx<Array<{ id: string }>>`
-        SELECT id::text AS id FROM contacts WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id = ${named.value}`
-    : await tx<Array<{ id: string }>>`
-        SELECT id::text AS id FROM contacts WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-          AND ${named.kind === "phone" ? tx`phone` : tx`email`} = ${named.value}
-        UNION
-        SELECT unnest(ARRAY[contact_id, other_contact_id])::text FROM identity_conflicts
+  const contacts = named.kind === "contact_id"
+    ? await tx<Array<{ id: string; phone: string | null; email: string | null }>>`
+        SELECT id::text AS id, phone, email FROM contacts
+        WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id = ${named.value}`
+    : await tx<Array<{ id: string; phone: string | null; email: string | null }>>`
+        SELECT id::text AS id, phone, email FROM contacts
         WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
           AND ${named.kind === "phone" ? tx`phone` : tx`email`} = ${named.value}`
-  const first = direct.map((r) => r.id)
-  const rows = first.length === 0 ? [] : await tx<Array<{ id: string; phone: string | null; email: string | null }>>`
-    SELECT id::text AS id, phone, email FROM contacts
-    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND id IN (
-      SELECT unnest(${first}::uuid[])
-      UNION SELECT other_contact_id FROM identity_conflicts
-        WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND contact_id = ANY(${first}::uuid[])
-      UNION SELECT contact_id FROM identity_conflicts
-        WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox} AND other_contact_id = ANY(${first}::uuid[]))
-    UNION ALL
-    SELECT NULL, phone, email FROM identity_conflicts
-    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-      AND (contact_id = ANY(${first}::uuid[]) OR other_contact_id = ANY(${first}::uuid[]))`
+  const contactIds = contacts.map((c) => c.id).sort()
   const identifiers = new Map<string, Identifier>()
   if (named.kind !== "contact_id") identifiers.set(key(named), named)
-  for (const r of rows) for (const i of contactIdentifiers(r)) identifiers.set(key(i), i)
-  const contactIds = [...new Set(rows.flatMap((r) => (r.id === null ? [] : [r.id])))].sort()
-  return { contactIds, identifiers: [...identifiers.values()] }
+  for (const c of contacts) for (const i of contactIdentifiers(c)) identifiers.set(key(i), i)
+  const phones = [...identifiers.values()].filter((i) => i.kind === "phone").map((i) => i.value)
+  const emails = [...identifiers.values()].filter((i) => i.kind === "email").map((i) => i.value)
+  const related = await tx<Array<{ id: string }>>`
+    SELECT DISTINCT unnest(ARRAY[contact_id, other_contact_id])::text AS id FROM identity_conflicts
+    WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
+      AND (contact_id = ANY(${contactIds}::uuid[]) OR other_contact_id = ANY(${contactIds}::uuid[])
+        OR phone = ANY(${phones}::text[]) OR email = ANY(${emails}::text[]))`
+  return {
+    contactIds,
+    identifiers: [...identifiers.values()],
+    relatedContactIds: related.map((r) => r.id).filter((id) => !contactIds.includes(id)).sort()
+  }
 }

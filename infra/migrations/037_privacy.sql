@@ -18,6 +18,8 @@ CREATE TABLE privacy_requests (
   subject_hashes  bytea[] NOT NULL DEFAULT '{}',
   -- The contacts the subject resolved to (ids, not personal data by themselves): what the runner works through.
   contact_ids     uuid[] NOT NULL DEFAULT '{}',
+  -- Contacts an identity conflict joins to the subject that its identifiers do not reach: reported, not acted on.
+  related_contact_ids uuid[] NOT NULL DEFAULT '{}',
   reference       text,
   status          text NOT NULL DEFAULT 'received' CHECK (status IN ('received', 'running', 'completed', 'partial', 'failed')),
   -- The runner's place in the work (resumable after a crash): see src/privacy/PrivacyRunner.ts.

@@ -67,7 +67,7 @@ export class PrivacyRequests extends Context.Service<PrivacyRequests, {
       const link = r.export_expires_at === null ? null : downloadLink(key, publicBaseUrl, r.id, now, r.export_expires_at.getTime())
       return {
         request_id: r.id, type: r.type, subject_kind: r.subject_kind, reference: r.reference, status: r.status,
-        contact_ids: r.contact_ids, results: r.results, download_url: link?.url ?? null, download_expires_at: link?.expires_at ?? null,
+        contact_ids: r.contact_ids, related_contact_ids: r.related_contact_ids, results: r.results, download_url: link?.url ?? null, download_expires_at: link?.expires_at ?? null,
         error: r.error, key_id: r.key_id, created_at: r.created_at.toISOString(), started_at: iso(r.started_at),
         completed_at: iso(r.completed_at)
       }
@@ -103,7 +103,7 @@ export class PrivacyRequests extends Context.Service<PrivacyRequests, {
           id, namespace, type: r.type, subject_kind: named.kind,
           // Only a request still to be carried out keeps the subject (sealed to this row): the runner re-resolves it.
           subject_sealed: immediate ? null : key.seal(id, named.kind === "contact_id" ? named.value : `${named.kind}:${named.value}`),
-          subject_hashes: hashed.map((h) => h.hash), contact_ids: subject.contactIds, reference: r.reference ?? null,
+          subject_hashes: hashed.map((h) => h.hash), contact_ids: subject.contactIds, related_contact_ids: subject.relatedContactIds, reference: r.reference ?? null,
           status: immediate ? "completed" : "received",
           results: immediate ? [{ store: "privacy_suppressions", action: r.type === "suppress" ? "suppressed" : "unsuppressed", count }] : [],
           key_id: key.keyId, requested_by: by

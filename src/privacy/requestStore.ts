@@ -13,6 +13,7 @@ export interface RequestRecord {
   readonly subject_kind: PrivacyRequestView["subject_kind"]
   readonly subject_hashes: ReadonlyArray<Buffer>
   readonly contact_ids: ReadonlyArray<string>
+  readonly related_contact_ids: ReadonlyArray<string>
   readonly reference: string | null
   readonly status: PrivacyRequestStatus
   readonly results: PrivacyRequestView["results"]
@@ -25,7 +26,8 @@ export interface RequestRecord {
   readonly cursor_at: string
 }
 
-const COLUMNS = `r.id::text AS id, r.type, r.subject_kind, r.subject_hashes, r.contact_ids::text[] AS contact_ids, r.reference,
+const COLUMNS = `r.id::text AS id, r.type, r.subject_kind, r.subject_hashes, r.contact_ids::text[] AS contact_ids,
+  r.related_contact_ids::text[] AS related_contact_ids, r.reference,
   r.status, r.results, r.error, r.key_id, r.created_at, r.started_at, r.completed_at,
   (SELECT e.expires_at FROM privacy_exports e WHERE e.request_id = r.id AND e.expires_at > now()) AS export_expires_at,
   ${exactTime("r.created_at")} AS cursor_at`
@@ -38,6 +40,7 @@ export interface NewRequest {
   readonly subject_sealed: Buffer | null
   readonly subject_hashes: ReadonlyArray<Buffer>
   readonly contact_ids: ReadonlyArray<string>
+  readonly related_contact_ids: ReadonlyArray<string>
   readonly reference: string | null
   readonly status: PrivacyRequestStatus
   readonly results: PrivacyRequestView["results"]
@@ -49,9 +52,10 @@ export const insertRequest = async (tx: Tx, scope: TenantScope, r: NewRequest) =
   const ended = r.status === "completed"
   await tx`
     INSERT INTO privacy_requests (id, tenant_id, sandbox, namespace, type, subject_kind, subject_sealed, subject_hashes,
-      contact_ids, reference, status, results, key_id, requested_by, started_at, completed_at)
+      contact_ids, related_contact_ids, reference, status, results, key_id, requested_by, started_at, completed_at)
     VALUES (${r.id}, ${scope.tenant_id}, ${scope.sandbox}, ${r.namespace}, ${r.type}, ${r.subject_kind}, ${r.subject_sealed},
-      ${hashesParameter(tx, r.subject_hashes)}::bytea[], ${r.contact_ids as Array<string>}::uuid[], ${r.reference}, ${r.status},
+      ${hashesParameter(tx, r.subject_hashes)}::bytea[], ${r.contact_ids as Array<string>}::uuid[],
+      ${r.related_contact_ids as Array<string>}::uuid[], ${r.reference}, ${r.status},
       ${tx.json(r.results as never)}, ${r.key_id}, ${r.requested_by}, ${ended ? tx`now()` : null}, ${ended ? tx`now()` : null})`
 }
 

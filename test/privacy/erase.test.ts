@@ -1,26 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { randomBytes, randomUUID } from "node:crypto"
 import type postgres from "postgres"
-import { eraseSubject } from "../../core/privacy/erase.ts"
-import { exportSubject } from "../../core/privacy/export.ts"
-import { contactIdentifiers, identifierOf, type Identifier } from "../../core/privacy/identifier.ts"
-import { makePrivacyKey } from "../../core/privacy/PrivacyKey.ts"
-import type { Subject } from "../../core/privacy/store.ts"
+import { inject } from "vitest"
 import { PrivacyStores } from "../../core/privacy/stores/registry.ts"
+import { post, request } from "../support/platform.ts"
+import { eventually } from "../support/webhook.ts"
 import { needlesOfPerson, scanDatabase } from "./scanDatabase.ts"
+import { scanStreams } from "./scanStreams.ts"
 import { newPerson, type Person, type PrivacyHarness, startPrivacyHarness } from "./harness.ts"
 import { type Seeded, seedEveryFamily } from "./seedGuest.ts"
 
-// Issue 26, the first "Done when": one guest seeded through every family, erased by running every store of the
-// registry, and then found in no row of any table (every text, json and bytea column, msgpack decoded), while the
-// companion on the same reservation keeps every row of theirs. The export of the same guest holds every store's data
-// and nothing of the companion. (Retained stream messages are the stream side's own test.)
+// Issue 26, the first "Done when", through the API and the workers' runner: one guest seeded through every family,
+// exported (a signed download holding every store's data and nothing of the companion), then erased: afterwards no row
+// of any table (every text, json and bytea column, msgpack decoded) and no retained stream message names the guest,
+// while the companion on the same reservation keeps every row of theirs; webhook subscribers get contact.deleted.
 
 let h: PrivacyHarness
 let seeded: Seeded
 const subjectPerson: Person = newPerson("Ysolde", "Thornquist")
 const companion: Person = newPerson("Maelis", "Corvantes")
-const privacyKey = makePrivacyKey(randomBytes(32))
 
 beforeAll(async () => {
   h = await startPrivacyHarness("privacy-erase")
@@ -30,19 +27,17 @@ afterAll(async () => {
   await h?.stop()
 })
 
-/** The subject as the runner resolves it (until its routes exist): the contacts the email or phone reaches. */
-const subjectOf = async (sql: postgres.Sql, p: Person): Promise<Subject> => {
-  const scope = { tenant_id: h.tenant.tenant_id, sandbox: false }
-  const contacts = await sql<Array<{ id: string; phone: string | null; email: string | null }>>`
-    SELECT id, phone, email FROM contacts WHERE tenant_id = ${scope.tenant_id} AND sandbox = false AND (email = ${p.email} OR phone = ${p.phone})`
-  const identifiers = new Map<string, Identifier>()
-  for (const i of [identifierOf("email", p.email), identifierOf("phone", p.phone), ...contacts.flatMap(contactIdentifiers)]) {
-    if (i !== undefined) identifiers.set(`${i.kind}:${i.value}`, i)
-  }
-  return {
-    scope, contactIds: contacts.map((c) => c.id), identifiers: [...identifiers.values()],
-    hashes: [...identifiers.values()].map((i) => privacyKey.hash(scope.tenant_id, i))
-  }
+type View = { status: string; results: Array<{ store: string; action: string; count: number }>; download_url: string | null; contact_ids: Array<string> }
+
+/** A privacy request made and followed until it has ended. */
+const carriedOut = async (type: "export" | "erase", subject: Record<string, string>): Promise<View> => {
+  const asked = await post(h.platform.baseUrl, "/api/v1/privacy/requests", h.privacyKey, { type, subject })
+  expect(asked.status, JSON.stringify(asked.body)).toBe(202)
+  const id = asked.body.data.request_id as string
+  return eventually(`the ${type} request ended`, async () => {
+    const view = (await request(h.platform.baseUrl, "GET", `/api/v1/privacy/requests/${id}`, { key: h.privacyKey })).body.data as View
+    return ["completed", "partial", "failed"].includes(view.status) ? view : undefined
+  }, 120_000)
 }
 
 const companionRows = async (sql: postgres.Sql) => ({
@@ -56,11 +51,17 @@ const companionRows = async (sql: postgres.Sql) => ({
 const EXPORTED_ELSEWHERE = new Set(["reservation_facts"])
 
 describe("privacy: erasure and export across every store", () => {
-  it("exports every store's data on the subject, and nothing of the companion", async () => {
-    const subject = await subjectOf(h.sql, subjectPerson)
-    expect(subject.contactIds).toEqual([seeded.subjectContactId])
-    const doc = await exportSubject(h.sql, subject, new Date("2030-01-01T00:00:00Z"))
-    expect(doc).toMatchObject({ format: "gep.privacy.export/v1", generated_at: "2030-01-01T00:00:00.000Z", subject: { contact_ids: [seeded.subjectContactId] } })
+  it("exports every store's data on the subject, and nothing of the companion, by a signed link", async () => {
+    const view = await carriedOut("export", { phone: subjectPerson.phone })
+    expect(view.status).toBe("completed")
+    expect(view.contact_ids).toEqual([seeded.subjectContactId])
+    expect(view.download_url).toMatch(/\/api\/v1\/privacy\/exports\/.+\?expires=\d+&signature=/)
+    const path = new URL(view.download_url!).pathname + new URL(view.download_url!).search
+    const downloaded = await request(h.platform.baseUrl, "GET", path)
+    expect(downloaded.status).toBe(200)
+    expect(downloaded.headers.get("content-disposition")).toContain("attachment")
+    const doc = downloaded.body as { format: string; subject: { contact_ids: Array<string> }; stores: Record<string, Array<unknown>> }
+    expect(doc).toMatchObject({ format: "gep.privacy.export/v1", subject: { contact_ids: [seeded.subjectContactId] } })
     expect(Object.keys(doc.stores)).toEqual(PrivacyStores.map((s) => s.store))
     const empty = Object.entries(doc.stores).filter(([store, rows]) => rows.length === 0 && !EXPORTED_ELSEWHERE.has(store)).map(([store]) => store)
     // What this seed does not reach: bulk CDP jobs, B2B, broadcasts, earlier export documents.
@@ -71,13 +72,9 @@ describe("privacy: erasure and export across every store", () => {
     })
     expect(companionIn).toEqual([])
     expect(JSON.stringify(doc.stores.contacts)).toContain(subjectPerson.email)
-    // Kept as an earlier request's document: the erasure below must find it.
-    const requestId = randomUUID()
-    await h.sql`INSERT INTO privacy_requests (id, tenant_id, sandbox, namespace, type, subject_kind, subject_hashes, contact_ids, status, key_id)
-      VALUES (${requestId}, ${h.tenant.tenant_id}, false, ${h.platform.config.namespace}, 'export', 'email',
-        ARRAY(SELECT decode(x, 'hex') FROM unnest(${subject.hashes!.map((x) => Buffer.from(x).toString("hex"))}::text[]) x), ${subject.contactIds as Array<string>}::uuid[], 'completed', ${privacyKey.keyId})`
-    await h.sql`INSERT INTO privacy_exports (request_id, tenant_id, sandbox, document, expires_at)
-      VALUES (${requestId}, ${h.tenant.tenant_id}, false, ${Buffer.from(JSON.stringify(doc))}, now() + interval '7 days')`
+    // A link whose signature or expiry was changed opens nothing.
+    expect((await request(h.platform.baseUrl, "GET", path.replace(/signature=./, "signature=x"))).status).toBe(404)
+    expect((await request(h.platform.baseUrl, "GET", path.replace(/expires=\d+/, (m) => `expires=${Number(m.slice(8)) + 1}`))).status).toBe(404)
   })
 
   it("erases in batches until no text, json or bytea column of any table names the subject; the companion keeps every row", async () => {
@@ -92,10 +89,9 @@ describe("privacy: erasure and export across every store", () => {
     const companionBefore = await companionRows(h.sql)
     const companionHitsBefore = await scanDatabase(h.sql, needlesOfPerson(companion))
 
-    const subject = await subjectOf(h.sql, subjectPerson)
-    const results = await eraseSubject(h.sql, subject, 2)
-    expect(results.map((r) => r.store)).toEqual(PrivacyStores.map((s) => s.store))
-    const counted = Object.fromEntries(results.map((r) => [r.store, r.count]))
+    const view = await carriedOut("erase", { email: subjectPerson.email.toUpperCase() })
+    expect(view.status, JSON.stringify(view.results)).toBe("completed")
+    const counted = Object.fromEntries(view.results.map((r) => [r.store, r.count]))
     for (const store of ["contacts", "reservation_guests", "messages", "journeys", "website_events", "cdp", "calls", "loyalty", "sso",
       "newsletter_subscriptions", "webhook_events", "events", "booking_events", "reservation_facts", "website_deliveries", "inbox", "outbox", "dead_letters",
       "idempotency_keys", "privacy_exports"]) {
@@ -104,11 +100,24 @@ describe("privacy: erasure and export across every store", () => {
 
     const after = await scanDatabase(h.sql, needles)
     expect(after.map((x) => `${x.table}.${x.column} holds ${x.needle} (${x.rows} rows)`)).toEqual([])
+    // (The contact's id alone is no personal data: the contact.deleted command carries it on purpose.)
+    const retained = await scanStreams(inject("natsUrl"), h.platform.config.namespace, needles)
+    expect(retained.map((x) => `${x.stream} holds ${x.needle} (${x.messages} messages)`)).toEqual([])
+    // Subscribers are told, with the contact's id and nothing else.
+    const told = await eventually("contact.deleted delivered", async () => {
+      const bodies = h.receiver.on("/hooks").map((r) => JSON.parse(r.raw.toString("utf8")) as { event_type: string; data: unknown })
+      const deleted = bodies.filter((b) => b.event_type === "contact.deleted")
+      return deleted.length > 0 ? deleted : undefined
+    }, 30_000)
+    expect(told.map((b) => b.data)).toEqual([{ contact: { id: seeded.subjectContactId } }])
     // The subject's ids (not personal data by themselves) are left only where they are kept on purpose: the audit row of
     // the earlier request, inbox rows' envelope ids (the key that keeps a late redelivery a no-op), and a rate-limit
     // bucket named after the member that an ingress writes back for two minutes after its last use.
     const ids = await scanDatabase(h.sql, [seeded.subjectContactId, seeded.memberId])
-    const kept = new Set(["privacy_requests.contact_ids", "inbox.envelope_id", "rate_counters.bucket"])
+    // Besides: the contact.deleted event itself (its id and nothing else) and the webhook sequence it took.
+    const kept = new Set(["privacy_requests.contact_ids", "inbox.envelope_id", "rate_counters.bucket", "webhook_events.body", "webhook_sequences.object_key"])
+    const events = await h.sql`SELECT event_type FROM webhook_events WHERE body::text LIKE ${`%${seeded.subjectContactId}%`}`
+    expect(events.map((e) => e.event_type)).toEqual(["contact.deleted"])
     expect(ids.map((x) => `${x.table}.${x.column}`).filter((c) => !kept.has(c))).toEqual([])
 
     // The companion: their contact and guest row unchanged, their consents and hotels kept, and still found where a
@@ -131,8 +140,13 @@ describe("privacy: erasure and export across every store", () => {
     expect(anonymous[0]!.member_id).not.toBe(seeded.memberId)
     expect((await h.sql`SELECT count(*)::int AS n FROM loyalty_holds WHERE member_id = ${anonymous[0]!.member_id}`)[0]!.n).toBe(1)
 
-    // Resumable: a second run finds nothing left (but a rate-limit bucket an ingress used in the last two minutes, which
-    // it writes back by the address's digest: src/auth/RateLimiter.ts).
-    expect((await eraseSubject(h.sql, subject, 2)).filter((r) => r.count > 0 && r.store !== "rate_counters")).toEqual([])
+    // The erased guest stays gone: a later reservation naming them keeps its facts and makes no contact.
+    const later = await post(h.platform.baseUrl, "/api/v1/reservations", h.tenant.live_key, {
+      reservation_id: `after-${seeded.reservationId}`, hotel_id: h.tenant.hotel_id, check_in: "2027-01-10", check_out: "2027-01-12",
+      guests: [{ first_name: subjectPerson.first_name, last_name: subjectPerson.last_name, phone: subjectPerson.phone, email: subjectPerson.email }]
+    })
+    expect(later.status, JSON.stringify(later.body)).toBeLessThan(300)
+    expect(later.body.data.warnings.map((w: { code: string }) => w.code)).toContain("subject_suppressed")
+    expect(await scanDatabase(h.sql, needles)).toEqual([])
   })
 })

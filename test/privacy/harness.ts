@@ -43,6 +43,8 @@ export interface PrivacyHarness {
   readonly receiver: Receiver
   readonly whatsapp: WhatsAppNumber
   readonly ctiToken: string
+  /** A key of the tenant holding privacy:write (which `*` does not grant). */
+  readonly privacyKey: string
   readonly encryptionKey: Buffer
   readonly stop: () => Promise<void>
 }
@@ -64,21 +66,22 @@ export const startPrivacyHarness = async (name: string): Promise<PrivacyHarness>
     Layer.provideMerge(Database.layer),
     Layer.provide(Layer.succeed(AppConfig, AppConfig.of(testConfig(`${name}-admin`, { databaseUrl: own.url }))))
   ))
-  const { tenant, ctiToken } = await admin.runPromise(Effect.gen(function*() {
+  const { tenant, ctiToken, privacyKey } = await admin.runPromise(Effect.gen(function*() {
     const tenancy = yield* Tenancy
     const t = yield* tenancy.createTenant(`Tenant ${name} ${letters()}`)
     const hotel_code = `H-${letters()}`
     const hotel_name = `Hotel ${letters()}`
     const h = yield* tenancy.createHotel(t.tenant_id, { code: hotel_code, name: hotel_name, timezone: "Europe/Madrid" })
     const cti = yield* tenancy.createCtiIntegration(t.tenant_id, "aircall")
-    return { tenant: { ...t, hotel_id: h.hotel_id, hotel_code, hotel_name }, ctiToken: cti.token }
+    const privacy = yield* tenancy.createKey(t.tenant_id, ["*", "privacy:write"], false)
+    return { tenant: { ...t, hotel_id: h.hotel_id, hotel_code, hotel_name }, ctiToken: cti.token, privacyKey: privacy.key }
   })).finally(() => admin.dispose())
   const whatsapp = newWhatsAppNumber()
   await configureChannels(sql, encryptionKey, tenant, {
     email: { from_address: "stay@hotelexample.com", from_name: "Hotel Example" }, whatsapp
   })
   return {
-    platform, sql, tenant, sink, receiver, whatsapp, ctiToken, encryptionKey,
+    platform, sql, tenant, sink, receiver, whatsapp, ctiToken, privacyKey, encryptionKey,
     stop: async () => {
       await platform.stop()
       await receiver.close().catch(() => undefined)

@@ -1,3 +1,4 @@
+import { gunzipSync } from "node:zlib"
 import type postgres from "postgres"
 import { decode } from "../../streams/msgpack.ts"
 
@@ -30,6 +31,8 @@ const strings = (value: unknown, out: Array<string>, depth = 0): void => {
 
 /** The bytes as UTF-8, and every string of their msgpack decoding when they decode. */
 export const decodedText = (bytes: Uint8Array, depth = 0): string => {
+  // A gzip member (an export's document) is searched as what it holds.
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return decodedText(gunzipSync(bytes), depth)
   const out = [Buffer.from(bytes).toString("utf8")]
   try {
     strings(decode(bytes), out, depth)
