@@ -46,7 +46,7 @@ describe("the guides' examples answer as the pages show", () => {
     it(page.name, async () => {
       if (page.examples instanceof Error) throw page.examples
       const tenant = await createTenant("docs")
-      const key = await createKey(tenant.tenant_id, Scopes.filter((s) => s !== "*"))
+      const key = await createKey(tenant.tenant_id, Scopes)
       const outcome = await runPage(page.examples, {
         baseUrl: platform.baseUrl, apiKey: key.key, hotelId: tenant.hotel_id, hotelCode: tenant.hotel_code
       })

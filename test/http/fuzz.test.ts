@@ -75,7 +75,7 @@ beforeAll(async () => {
   tenant = await createTenant("fuzz")
   ;[key, ctiToken] = await Promise.all([
     // keys:manage besides *, which does not grant it: the key and telephony integration routes are fuzzed too.
-    createKey(tenant.tenant_id, ["*", "keys:manage"], { rate: 10_000_000 }).then((k) => k.key),
+    createKey(tenant.tenant_id, ["*", "keys:manage", "privacy:write"], { rate: 10_000_000 }).then((k) => k.key),
     createCtiIntegration(tenant.tenant_id, "aircall").then((i) => i.token)
   ])
   const guest = await request(platform.baseUrl, "POST", "/api/v1/guests", { key, body: { phone: e164(4_242), first_name: "Fuzz", last_name: "Target" } })

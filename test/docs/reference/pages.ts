@@ -2,6 +2,7 @@ import { cliPage } from "./cli.ts"
 import { configurationPage } from "./configuration.ts"
 import { errorsPage } from "./errors.ts"
 import { metricsPage } from "./metrics.ts"
+import { personalDataPage } from "./personalData.ts"
 import { webhookEventsPage } from "./webhookEvents.ts"
 
 /** docs/reference/<file> → how it is made from the code. */
@@ -10,7 +11,8 @@ export const REFERENCE_PAGES: ReadonlyArray<readonly [string, () => string | Pro
   ["cli.md", cliPage],
   ["metrics.md", metricsPage],
   ["webhook-events.md", webhookEventsPage],
-  ["errors.md", errorsPage]
+  ["errors.md", errorsPage],
+  ["personal-data.md", personalDataPage]
 ]
 
 const index = (): string =>
@@ -22,7 +24,8 @@ const index = (): string =>
   "- [CLI](cli.md): every `gep` command and flag\n" +
   "- [Metrics](metrics.md): what `/metrics` exports\n" +
   "- [Webhook events](webhook-events.md): every event type and its body\n" +
-  "- [Errors](errors.md): error shapes, statuses and codes per family\n"
+  "- [Errors](errors.md): error shapes, statuses and codes per family\n" +
+  "- [Personal data](personal-data.md): every store and stream holding guests' data, its retention and its erasure\n"
 
 /** Every page of docs/reference/, as the code makes it now. */
 export const referencePages = async (): Promise<ReadonlyMap<string, string>> => {
