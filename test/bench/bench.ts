@@ -7,9 +7,10 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments,broadcast (a subset of phases),
+ * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments,broadcast,privacy (a subset of phases),
  * BENCH_SEGMENT_CONTACTS (contacts of the segments phase's account, default 100,000), BENCH_BROADCAST_CONTACTS (contacts of
  * the broadcast phase's account, all mailed, default 100,000), BENCH_BROADCAST_DISPATCH_S (its dispatch measured this long, 120),
+ * BENCH_PRIVACY_CONTACTS (guests of the privacy phase's account, default 100,000), BENCH_PRIVACY_SUPPRESSIONS (suppress requests timed, 20),
  * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), BENCH_INBOX_RETENTION_MS (the platform's inbox retention window, default 60 s: the memory part waits it out
@@ -38,6 +39,7 @@ import { websiteEventsPhase } from "./websiteEvents.ts"
 import { cdpPhase } from "./cdp.ts"
 import { segmentsPhase } from "./segments.ts"
 import { broadcastPhase } from "./broadcast.ts"
+import { privacyPhase } from "./privacy.ts"
 import { ssoPhase } from "./sso.ts"
 import { newsletterPhase } from "./newsletter.ts"
 import { contactReadsPhase } from "./contactReads.ts"
@@ -206,7 +208,7 @@ const main = async () => {
     GEP_INBOX_RETENTION_MS: String(settings.inbox_retention_ms),
     ...(sink ? { GEP_SMTP_URL: sink.url, GEP_SEND_RATE_PER_MINUTE: "100000000" } : {})
   }
-  const needPlatform = ["single", "batch", "rates", "overload", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp", "segments", "broadcast"].some(want)
+  const needPlatform = ["single", "batch", "rates", "overload", "profile", "long", "messages", "journeys", "loyalty", "website", "newsletter", "sso", "cdp", "segments", "broadcast", "privacy"].some(want)
   let messages: Awaited<ReturnType<typeof messagesPhase>> | undefined
   let journeys: Awaited<ReturnType<typeof journeysPhase>> | undefined
   let loyalty: Awaited<ReturnType<typeof loyaltyPhase>> | undefined
@@ -214,6 +216,7 @@ const main = async () => {
   let cdp: Awaited<ReturnType<typeof cdpPhase>> | undefined
   let segments: Awaited<ReturnType<typeof segmentsPhase>> | undefined
   let broadcast: Awaited<ReturnType<typeof broadcastPhase>> | undefined
+  let privacy: Awaited<ReturnType<typeof privacyPhase>> | undefined
   let sso: Awaited<ReturnType<typeof ssoPhase>> | undefined
   let newsletter: Awaited<ReturnType<typeof newsletterPhase>> | undefined
   let reads: Awaited<ReturnType<typeof contactReadsPhase>> | undefined
@@ -506,6 +509,22 @@ const main = async () => {
       if (!want("newsletter")) await sink.close()
     }
 
+    // ---- privacy: suppress, export and erase through the API on an account of its own (100,000 guests) ------------
+    if (want("privacy")) {
+      const own = await gep(env, ["tenant", "create", "--name", `Bench privacy ${runId}`]) as { tenant_id: string }
+      const ownHotel = await gep(env, ["hotel", "create", "--tenant", own.tenant_id, "--code", "PV-MAD", "--name", "Privacy Hotel", "--timezone", "Europe/Madrid"]) as { hotel_id: string }
+      // `*` does not grant privacy:write: an erasure is asked for on purpose.
+      const ownKey = await gep(env, ["key", "create", "--tenant", own.tenant_id, "--scopes", "*,privacy:write"]) as { key: string }
+      // The erasure's drains wait for every consumer: a backlog left by an earlier phase would be timed as the erasure.
+      await waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
+      privacy = await privacyPhase({
+        sql, agent: singleAgent, port: ingress.port, tenantId: own.tenant_id, hotelId: ownHotel.hotel_id, key: ownKey.key,
+        nats: { js, jsm }, namespace: env.namespace,
+        contacts: num("BENCH_PRIVACY_CONTACTS", quick ? 10_000 : 100_000), suppressions: num("BENCH_PRIVACY_SUPPRESSIONS", 20)
+      })
+      say("privacy", privacy)
+    }
+
     // ---- Loyalty SSO: complete sign-ins per second, then member reads with their access tokens ----------------------
     if (want("sso")) {
       sso = await ssoPhase({ sql, baseUrl: ingress.baseUrl, coreKey: tenant.live_key, runId, durationS: quick ? 5 : settings.phase_s })
@@ -629,6 +648,7 @@ const main = async () => {
     broadcast_snapshot_per_s: broadcast?.snapshot_per_s ?? null,
     broadcast_emails_per_s: broadcast?.emails_per_s ?? null,
     broadcast: broadcast ?? null,
+    privacy: privacy ?? null,
     sso_sign_ins_per_s: sso?.sign_ins.per_s ?? null,
     sso_me_balance_per_s: sso?.me_balance.per_s ?? null,
     sso: sso ?? null,

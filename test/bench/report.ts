@@ -1,4 +1,5 @@
 /** Markdown rendering of a bench result, and the data-driven reading of where the limit is. */
+import { privacyLines } from "./privacyReport.ts"
 
 /** Issue 29's targets (runtime v3), and the read side's (issue 24) and overload's (issue 30). */
 export const TARGETS = [
@@ -369,6 +370,8 @@ export const renderMarkdown = (r: Json): string => {
       ""
     )
   }
+
+  push(...privacyLines(r.privacy))
 
   if (r.messages) {
     const mm = r.messages
