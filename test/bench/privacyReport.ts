@@ -57,8 +57,8 @@ export const privacyLines = (pv: Json): Array<string> => {
     "|---|---:|",
     ...STEPS.filter(([k]) => pv.erase_steps_ms[k] !== undefined).map(([k, label]) => `| ${k}: ${label} | ${n(pv.erase_steps_ms[k], 1)} |`),
     "",
-    `Each store erased for one guest (the runner's code and order, batches of 500, in the bench process) on the first ${n(pv.stores.contacts_at_tenth)} ` +
-      `guests of the account and again on all ${n(pv.contacts)}: ${n(pv.stores.at_tenth_total_ms, 1)} ms and ${n(pv.stores.at_whole_total_ms, 1)} ms in all. ` +
+    `Each store erased for one guest (the runner's code and order, batches of 500, in the bench process; the median of 5 runs, the first erasing, the rest searching) on the first ${n(pv.stores.contacts_at_tenth)} ` +
+      `guests of the account and again on all ${n(pv.contacts)}: ${n(pv.stores.at_tenth_total_ms, 1)} ms and ${n(pv.stores.at_whole_total_ms, 1)} ms in all (a pass; an erasure makes two). ` +
       (growing.length === 0
         ? "No store's time grows with the account."
         : `Growing with the account (3× or more, 5 ms or more): **${growing.join(", ")}**.`),
