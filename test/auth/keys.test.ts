@@ -7,11 +7,14 @@ describe("hasScope", () => {
     expect(hasScope(["guests:read"], "guests:write")).toBe(false)
   })
 
-  it("lets * grant every scope but keys:manage, which must be named", () => {
-    for (const scope of Scopes.filter((s) => s !== "keys:manage")) expect(hasScope(["*"], scope), scope).toBe(true)
-    expect(hasScope(["*"], "keys:manage")).toBe(false)
-    expect(hasScope(["keys:manage"], "keys:manage")).toBe(true)
-    expect(hasScope(["*", "keys:manage"], "keys:manage")).toBe(true)
+  it("lets * grant every scope but keys:manage and privacy:write, which must be named", () => {
+    const explicit = ["keys:manage", "privacy:write"]
+    for (const scope of Scopes.filter((s) => !explicit.includes(s))) expect(hasScope(["*"], scope), scope).toBe(true)
+    for (const scope of explicit) {
+      expect(hasScope(["*"], scope), scope).toBe(false)
+      expect(hasScope([scope], scope)).toBe(true)
+      expect(hasScope(["*", scope], scope)).toBe(true)
+    }
   })
 
   it("does not let keys:manage stand for other scopes", () => {

@@ -225,7 +225,8 @@ describe("the document says which bodies accept unknown keys", () => {
         expect(res.status, `${route}: ${JSON.stringify(res.body)}`).toBeLessThan(500)
         expect([401, 403], `${route} is reachable with an account key`).not.toContain(res.status)
         probed.push(route)
-        const refuses = res.status === 400 && JSON.stringify(res.body.error?.details ?? {}).includes("zz_not_a_field")
+        // 400 in the core shape; 422 where the group answers every schema failure so (segments, broadcasts, privacy).
+        const refuses = (res.status === 400 || res.status === 422) && JSON.stringify(res.body.error?.details ?? {}).includes("zz_not_a_field")
         if (refuses !== closed(schema)) verdicts.push(`${route}: ${refuses ? "refuses" : "accepts"} unknown keys, documented ${closed(schema) ? "closed" : "open"}`)
         if (!refuses && closedAnywhere(schema)) verdicts.push(`${route}: accepts unknown keys, a nested object documented closed`)
       }
