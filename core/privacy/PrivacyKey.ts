@@ -1,7 +1,6 @@
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
-import { fileURLToPath } from "node:url"
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
+import { decodeKey, developmentKey } from "../config/developmentKey.ts"
 import { decryptSecret, encryptSecret } from "../webhook/secrets.ts"
 import type { Identifier } from "./identifier.ts"
 
@@ -22,25 +21,6 @@ export interface PrivacyKeyShape {
   /** A signature over `text` (base64url), and its check in constant time. */
   readonly sign: (text: string) => string
   readonly verify: (text: string, signature: string) => boolean
-}
-
-const KEY_FILE = fileURLToPath(new URL("../../.data/privacy.key", import.meta.url))
-
-const decodeKey = (base64: string, origin: string): Buffer => {
-  const key = Buffer.from(base64.trim(), "base64")
-  if (key.length !== 32) throw new Error(`${origin} must be 32 bytes in base64 (got ${key.length} bytes)`)
-  return key
-}
-
-/** As the webhook key: a development machine gets one generated once into .data/ (mode 0600, never committed). */
-const localKey = async (): Promise<Buffer> => {
-  await mkdir(fileURLToPath(new URL("../../.data/", import.meta.url)), { recursive: true })
-  try {
-    await writeFile(KEY_FILE, randomBytes(32).toString("base64") + "\n", { mode: 0o600, flag: "wx" })
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
-  }
-  return decodeKey(await readFile(KEY_FILE, "utf8"), KEY_FILE)
 }
 
 const derive = (root: Buffer, purpose: string): Buffer => Buffer.from(hkdfSync("sha256", root, Buffer.alloc(0), `gep-privacy:${purpose}`, 32))
@@ -70,7 +50,7 @@ export class PrivacyKey extends Context.Service<PrivacyKey, PrivacyKeyShape>()("
     const configured = yield* Config.option(Config.Redacted("GEP_PRIVACY_KEY"))
     const root = Option.isSome(configured)
       ? decodeKey(Redacted.value(configured.value), "GEP_PRIVACY_KEY")
-      : yield* Effect.promise(localKey).pipe(Effect.tap(() =>
+      : yield* Effect.promise(() => developmentKey("privacy.key")).pipe(Effect.tap(() =>
         Effect.logWarning("GEP_PRIVACY_KEY is not set: using the development key in .data/privacy.key; production must set it")))
     return PrivacyKey.of(makePrivacyKey(root))
   }).pipe(Effect.orDie))

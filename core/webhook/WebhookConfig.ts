@@ -1,7 +1,5 @@
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
-import { fileURLToPath } from "node:url"
+import { decodeKey, developmentKey } from "../config/developmentKey.ts"
 
 export interface WebhookConfigShape {
   /** GEP_WEBHOOKS_ALLOW_LOOPBACK=1: loopback targets (and plain http to loopback) allowed. Development and tests only. */
@@ -10,28 +8,6 @@ export interface WebhookConfigShape {
   readonly encryptionKey: Redacted.Redacted<Buffer>
   /** Whole-attempt deadline: connect, TLS, request and response status. */
   readonly attemptTimeoutMs: number
-}
-
-const KEY_FILE = fileURLToPath(new URL("../../.data/webhook-encryption.key", import.meta.url))
-
-const decodeKey = (base64: string, origin: string): Buffer => {
-  const key = Buffer.from(base64.trim(), "base64")
-  if (key.length !== 32) throw new Error(`${origin} must be 32 bytes in base64 (got ${key.length} bytes)`)
-  return key
-}
-
-/**
- * Without GEP_WEBHOOK_ENCRYPTION_KEY a development machine gets a key generated once into .data/ (mode 0600, never
- * committed), so `npm start` works on a fresh clone; `wx` makes concurrent first starts agree on one key.
- */
-const localKey = async (): Promise<Buffer> => {
-  await mkdir(fileURLToPath(new URL("../../.data/", import.meta.url)), { recursive: true })
-  try {
-    await writeFile(KEY_FILE, randomBytes(32).toString("base64") + "\n", { mode: 0o600, flag: "wx" })
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
-  }
-  return decodeKey(await readFile(KEY_FILE, "utf8"), KEY_FILE)
 }
 
 export class WebhookConfig extends Context.Service<WebhookConfig, WebhookConfigShape>()("app/webhooks/WebhookConfig") {
@@ -46,7 +22,7 @@ export class WebhookConfig extends Context.Service<WebhookConfig, WebhookConfigS
     const c = yield* WebhookConfig.config
     const key = Option.isSome(c.key)
       ? decodeKey(Redacted.value(c.key.value), "GEP_WEBHOOK_ENCRYPTION_KEY")
-      : yield* Effect.promise(localKey).pipe(Effect.tap(() =>
+      : yield* Effect.promise(() => developmentKey("webhook-encryption.key")).pipe(Effect.tap(() =>
         Effect.logWarning("GEP_WEBHOOK_ENCRYPTION_KEY is not set: using the development key in .data/webhook-encryption.key; production must set it")))
     // Only the exact value 1 turns the switch on: no typo or "false" relaxes the SSRF checks by accident.
     const allowLoopback = c.allowLoopback === "1"
