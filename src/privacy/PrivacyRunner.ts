@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import { gzipSync } from "node:zlib"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { actAsTenant, Database } from "../../core/db/Database.ts"
@@ -10,13 +10,18 @@ import type { Subject } from "../../core/privacy/store.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { writeContactDeleted } from "../webhook/contactDeleted.ts"
-import { eraseSteps } from "./erasureSteps.ts"
+import { eraseSteps, SETTLE_MS } from "./erasureSteps.ts"
 import { claimRequest, dropExpiredExports, finishRequest, type HeldRequest } from "./runnerRows.ts"
 
 /** How long an export's document is kept (and downloadable). */
 const EXPORT_KEPT_SECONDS = 7 * 24 * 3600
 /** Failed runs of one request before it ends `failed` (each run resumes where the last saved step left it). */
 const MAX_FAILURES = 5
+/**
+ * Requests one worker carries out at once. Most of an erasure is waiting for consumers to drain; several at once let a
+ * controller's batch of requests through at several a second instead of one after another.
+ */
+const RUNNERS = 4
 
 /** The subject as the request named it, unsealed (only this row's id opens it). */
 const namedOf = (open: (id: string, sealed: Buffer) => string, r: HeldRequest): NamedSubject => {
@@ -98,8 +103,7 @@ export class PrivacyRunner extends Context.Service<PrivacyRunner, { readonly run
 
     /** Claims a request and carries it out to the end; false when none was waiting. */
     const runOnce: Effect.Effect<boolean> = Effect.gen(function*() {
-      yield* db.attempt(dropExpiredExports)
-      const r = yield* db.attempt((sql) => claimRequest(sql, config.namespace, leaseMs))
+      const r = yield* db.attempt((sql) => claimRequest(sql, config.namespace, leaseMs, SETTLE_MS))
       if (r === undefined) return false
       const scope = { tenant_id: r.tenant_id, sandbox: r.sandbox }
       yield* subjectNow(r, scope).pipe(
@@ -112,7 +116,10 @@ export class PrivacyRunner extends Context.Service<PrivacyRunner, { readonly run
       Effect.catchCause((cause) => Effect.logWarning("privacy runner pass failed", { cause: String(cause) }).pipe(Effect.as(false)))
     )
 
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(runOnce, (worked) => (worked ? Effect.void : Effect.sleep("500 millis")))))
+    const runner = Effect.forever(Effect.flatMap(runOnce, (worked) => (worked ? Effect.void : Effect.sleep("500 millis"))))
+    yield* Effect.forkScoped(Effect.forEach(Array.from({ length: RUNNERS }), () => runner, { concurrency: "unbounded", discard: true }))
+    // Export documents past their 7 days go, and their links with them.
+    yield* Effect.forkScoped(Effect.repeat(db.attempt(dropExpiredExports).pipe(Effect.ignore), Schedule.spaced("1 minute")))
     return PrivacyRunner.of({ runOnce })
   }))
 }

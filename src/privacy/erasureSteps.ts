@@ -23,7 +23,7 @@ const BATCH = 500
  * From the request's 202 until no ingress replica can still publish for the subject: the longest a suppression cache
  * may hold an old view, and a margin for a request that passed the check just before and is still publishing.
  */
-const SETTLE_MS = SUPPRESSION_CACHE_MAX_MS + 5_000
+export const SETTLE_MS = SUPPRESSION_CACHE_MAX_MS + 5_000
 /**
  * How long the drain waits for consumers other than the actors' (webhook deliveries to a partner that is down, sends
  * retrying at a provider can hold theirs for hours): past it only the ingress stream is waited for, and what those

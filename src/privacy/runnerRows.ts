@@ -29,13 +29,18 @@ export interface HeldRequest {
   readonly created_at: Date
 }
 
-/** Takes the oldest request of this deployment still to be carried out whose lease is free, SKIP LOCKED. */
-export const claimRequest = async (sql: Sql, namespace: string, leaseMs: number): Promise<HeldRequest | undefined> => {
+/**
+ * Takes the oldest request of this deployment still to be carried out whose lease is free, SKIP LOCKED. An erasure is
+ * taken only once `settleMs` have passed since it was asked (every ingress has seen its suppression by then), so no
+ * runner holds a request only to wait: a burst of erasures is worked through by all runners at once.
+ */
+export const claimRequest = async (sql: Sql, namespace: string, leaseMs: number, settleMs: number): Promise<HeldRequest | undefined> => {
   const [held] = await sql<Array<HeldRequest>>`
     UPDATE privacy_requests r SET owner = ${processId}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
       status = 'running', started_at = coalesce(r.started_at, now())
     WHERE r.id = (SELECT id FROM privacy_requests
                   WHERE namespace = ${namespace} AND status IN ('received', 'running') AND (lease_until IS NULL OR lease_until < now())
+                    AND (type = 'export' OR created_at < now() - make_interval(secs => ${settleMs / 1000}))
                   ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING r.id::text AS id, r.tenant_id::text AS tenant_id, r.sandbox, r.type, r.subject_sealed,
       r.contact_ids::text[] AS contact_ids, r.step, r.progress, r.created_at`

@@ -117,6 +117,24 @@ describe("privacy requests", () => {
     expect((await ask(body, reader)).status).toBe(403)
   })
 
+  it("carries a batch of erasures out side by side, each to completed, with nothing of the guests left in contacts", async () => {
+    const emails = Array.from({ length: 6 }, (_, i) => address(`batch${i}`))
+    for (const email of emails) {
+      const res = await post(platform.baseUrl, "/api/v1/guests", tenant.live_key, { phone: e164Of(Math.floor(Math.random() * 80_000_000)), first_name: "Batch", last_name: "Erased", email })
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300)
+    }
+    const ids = await Promise.all(emails.map(async (email) => (await ask({ type: "erase", subject: { email } })).body.data.request_id as string))
+    const done = await eventually("every erasure ended", async () => {
+      const views = await Promise.all(ids.map(async (id) => (await read(id)).body.data))
+      return views.every((v) => v.status === "completed") ? views : undefined
+    }, 90_000)
+    expect(done.every((v) => v.results.some((r: { store: string; count: number }) => r.store === "contacts" && r.count === 1))).toBe(true)
+    // Side by side: some erasure started before another had ended (a runner does not hold one while it waits).
+    const spans = done.map((v) => [Date.parse(v.started_at), Date.parse(v.completed_at)] as const).sort((a, b) => a[0] - b[0])
+    expect(spans.some(([start], i) => i > 0 && start < spans[i - 1]![1])).toBe(true)
+    expect(await sql`SELECT 1 FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND email = ANY(${emails})`).toHaveLength(0)
+  }, 120_000)
+
   it("keeps each account's requests to itself", async () => {
     const mine = (await ask({ type: "suppress", subject: { email: address("iso") } })).body.data.request_id as string
     const theirs = (await createKey(other.tenant_id, ["*", "privacy:write"])).key
