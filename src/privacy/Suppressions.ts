@@ -53,6 +53,11 @@ export interface SuppressionsShape {
    * checked must not be let through.
    */
   readonly suppressed: (scope: TenantScope, identifiers: ReadonlyArray<Identifier>) => Effect.Effect<ReadonlySet<string>>
+  /**
+   * Whether the scope has any suppression at all: most accounts have none, and their requests then skip normalising and
+   * hashing the people they name (an ingress's phone parsing is not free).
+   */
+  readonly any: (scope: TenantScope) => Effect.Effect<boolean>
   /** Drops what this process holds about the scope (a suppression or its lifting was just written here). */
   readonly forget: (scope: TenantScope) => Effect.Effect<void>
 }
@@ -83,13 +88,17 @@ export class Suppressions extends Context.Service<Suppressions, SuppressionsShap
       timeToLive: (exit) => (Exit.isSuccess(exit) ? cacheMs : 0)
     })
 
+    const any = Effect.fn("Suppressions.any")(function*(scope: TenantScope) {
+      const snapshot = yield* Cache.get(snapshots, keyOf(scope))
+      return snapshot.kind === "many" || snapshot.count > 0
+    })
+
     const suppressed = Effect.fn("Suppressions.suppressed")(function*(scope: TenantScope, identifiers: ReadonlyArray<Identifier>) {
       if (identifiers.length === 0) return new Set<string>()
-      const hashed = identifiers.map((identifier) => ({ identifier, hash: key.hash(scope.tenant_id, identifier) }))
       const snapshot = yield* Cache.get(snapshots, keyOf(scope))
-      if (snapshot.kind === "held") {
-        return new Set(snapshot.count === 0 ? [] : hashed.filter((h) => heldContains(snapshot, h.hash)).map((h) => h.identifier.value))
-      }
+      if (snapshot.kind === "held" && snapshot.count === 0) return new Set<string>()
+      const hashed = identifiers.map((identifier) => ({ identifier, hash: key.hash(scope.tenant_id, identifier) }))
+      if (snapshot.kind === "held") return new Set(hashed.filter((h) => heldContains(snapshot, h.hash)).map((h) => h.identifier.value))
       const found = yield* db.query((sql) => withTenant(sql, scope.tenant_id, (tx) => tx<Array<{ id_hash: Buffer }>>`
         SELECT id_hash FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
           AND id_hash = ANY(${hashesParameter(tx, hashed.map((h) => h.hash))})`))
@@ -99,6 +108,6 @@ export class Suppressions extends Context.Service<Suppressions, SuppressionsShap
     const forget = Effect.fn("Suppressions.forget")(function*(scope: TenantScope) {
       yield* Cache.invalidate(snapshots, keyOf(scope))
     })
-    return Suppressions.of({ suppressed, forget })
+    return Suppressions.of({ suppressed, any, forget })
   }))
 }

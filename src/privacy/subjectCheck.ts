@@ -61,6 +61,7 @@ export const makeSubjectCheck = Effect.gen(function*() {
    * when any identifier they are named by is: a guest sent with a suppressed email and a new phone is still that guest.
    */
   const suppressedPeople = Effect.fn("Privacy.suppressedPeople")(function*(scope: TenantScope, people: ReadonlyArray<NamedPerson>) {
+    if (people.length === 0 || !(yield* suppressions.any(scope))) return new Set<number>()
     const named = people.map(identifiersOf)
     const all = named.flat()
     if (all.length === 0) return new Set<number>()
