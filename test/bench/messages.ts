@@ -44,6 +44,8 @@ export const messagesPhase = async (o: {
   return {
     sends: contactIds.length,
     accepted,
+    // Every answer by status: a send not answered 202 is counted here, not lost from sight.
+    statuses: load.statuses,
     api_accept_per_s: load.requests_per_s,
     api_latency_ms: load.latency_ms,
     mails_caught: caught,
