@@ -62,7 +62,7 @@ export const HotelOverrides = Schema.Record(Schema.String, SenderOverride).check
 })).annotate({ description: "Per hotel id (one of the account's hotels): the sender for mail about that hotel. Replaced whole when sent." })
 
 export const EmailChannelRequest = Schema.Struct({
-  from_address: EmailAddress,
+  from_address: EmailAddress.annotate({ description: "Required on every PUT (a PUT replaces the whole sender): the address mail is sent from" }),
   from_name: Schema.optionalKey(Schema.NullOr(DisplayName)),
   reply_to: Schema.optionalKey(Schema.NullOr(EmailAddress)),
   hotel_overrides: Schema.optionalKey(HotelOverrides),

@@ -80,11 +80,11 @@ export const ReservationRequest = Schema.Struct({
   hotel_code: opt(NonEmptyString),
   hotel_name: opt(NonEmptyString),
   check_in: DateString,
-  check_out: DateString,
+  check_out: DateString.annotate({ description: "The departure date (YYYY-MM-DD): not before check_in (a 0-night day use is allowed)" }),
   booking_date: nullable(DateString),
   status: opt(oneOf(ReservationStatuses)),
   channel: nullable(SafeString),
-  source: opt(oneOf(ReservationSources)),
+  source: opt(oneOf(ReservationSources).annotate({ description: "Which kind of system sent it; `api` when not sent" })),
   company: nullable(SafeString),
   amount: nullable(Amount),
   amount_net: nullable(Amount),
@@ -97,9 +97,11 @@ export const ReservationRequest = Schema.Struct({
   external_created_at: nullable(DateTimeWithOffset),
   external_updated_at: nullable(DateTimeWithOffset),
   // An empty array is allowed: it keeps the existing guest links (see the Reservations rules).
-  guests: Schema.Array(ReservationGuest).check(maxItems(20, "guests")),
-  stays: opt(Schema.Array(Stay).check(maxItems(10, "stays"))),
-  extras: opt(Schema.Array(Extra).check(maxItems(100, "extras"))),
+  guests: Schema.Array(ReservationGuest).check(maxItems(20, "guests")).annotate({
+    description: "Required on every upsert, at most 20; an empty array on an update keeps the guests already linked"
+  }),
+  stays: opt(Schema.Array(Stay).check(maxItems(10, "stays")).annotate({ description: "At most 10 room stays" })),
+  extras: opt(Schema.Array(Extra).check(maxItems(100, "extras")).annotate({ description: "At most 100 extras (services, packages)" })),
   comments: nullable(SafeString),
   metadata: nullable(FreeFormObject())
 }).check(Schema.makeFilter((r) => {
