@@ -74,11 +74,19 @@ export const LedgerPage = Schema.Struct({
 
 export const Enrolled = Schema.Struct({ member_id: S, is_new: B, reactivated: B, email: S, ...Balances.fields })
 export const Unsubscribed = Schema.Struct({ ...member, status: Schema.Literal("unsubscribed"), already_unsubscribed: B })
+/**
+ * A retry recognised by its `external_reference_id`: answered without applying anything again. A retry with the same
+ * `Idempotency-Key` header is answered with the first answer itself, byte for byte (this field then reads false, and
+ * the `Idempotent-Replayed: true` header marks it).
+ */
+const IdempotentReplay = B.annotate({
+  description: "true for a retry recognised by its external_reference_id (nothing applied again); an Idempotency-Key retry replays the first answer byte for byte, marked by the Idempotent-Replayed header"
+})
 export const Earned = Schema.Struct({
-  ...member, transaction_id: S, status: EarnStatus, points_awarded: N, expires_at: NullStr, idempotent_replay: B, points_deducted: N
+  ...member, transaction_id: S, status: EarnStatus, points_awarded: N, expires_at: NullStr, idempotent_replay: IdempotentReplay, points_deducted: N
 })
 export const EarnResolved = Schema.Struct({
-  ...member, transaction_id: S, status: Schema.Literals(["confirmed", "voided"]), points_confirmed: N, points_voided: N, idempotent_replay: B
+  ...member, transaction_id: S, status: Schema.Literals(["confirmed", "voided"]), points_confirmed: N, points_voided: N, idempotent_replay: IdempotentReplay
 })
 const redemption = { redemption_id: S, transaction_id: S, status: RedeemStatus, reward_id: NullStr, points_deducted: N, idempotent_replay: B }
 export const Redeemed = Schema.Struct({ ...member, ...redemption })

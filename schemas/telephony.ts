@@ -21,7 +21,9 @@ export const CallEvent = Schema.Struct({
   call_id: NonEmptyString.check(Schema.makeFilter((s: string) => s.length <= 200 || "must be at most 200 characters")),
   user_id: nullable(ProviderId),
   from_number: nullable(SafeString),
-  to_number: nullable(SafeString),
+  to_number: nullable(SafeString.annotate({
+    description: "The number called (the hotel's line or an extension on an inbound call, the guest on an outbound one); a value that is not E.164 is kept as sent with warning not_e164"
+  })),
   direction: nullable(oneOf(["inbound", "outbound"])),
   duration: nullable(CallSeconds),
   recording_url: nullable(maxLength(2048)),
