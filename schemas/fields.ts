@@ -15,7 +15,9 @@ export const FieldDefinitionInput = Schema.Struct({
   field_type: Schema.Literals(FieldTypes).annotate({ message: `must be one of: ${FieldTypes.join(", ")}` }),
   options: opt(Schema.Array(maxLength(200)).check(Schema.makeFilter((a) => a.length <= 200 || "at most 200 options"))),
   description: opt(maxLength(1000)),
-  is_required: opt(Schema.Boolean),
+  is_required: opt(Schema.Boolean.annotate({
+    description: "A hint for forms that show the field; the API does not enforce it (partners send partial updates)"
+  })),
   is_visible: opt(Schema.Boolean),
   display_order: opt(boundedInt(-1_000_000, 1_000_000))
 }).check(Schema.makeFilter((f) => {

@@ -53,7 +53,9 @@ export const GuestRequest = Schema.Struct({
   email: nullable(SafeString),
   language: nullable(SafeString),
   tags: opt(Schema.Array(maxLength(100)).check(Schema.makeFilter((a) => a.length <= 100 || "at most 100 tags"))),
-  custom_fields: opt(FreeFormObject()),
+  custom_fields: opt(FreeFormObject().annotate({
+    description: "Values by field_key, each of its defined field's type (unknown keys are refused, naming the defined ones); null clears a value; multiselect values are de-duplicated, datetimes stored in UTC"
+  })),
   hotel_name: opt(NonEmptyString),
   hotel_code: opt(NonEmptyString),
   source: opt(maxLength(100)),

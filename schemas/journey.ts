@@ -31,7 +31,7 @@ const isoDuration = (check: (ms: number, hasTime: boolean) => true | string) =>
 
 /** A wait's length: 1 second to 365 days. */
 export const WaitDuration = isoDuration((ms) => (ms >= 1_000 && ms <= 365 * 86_400_000) || "must be from 1 second (PT1S) to 365 days (P365D)")
-  .annotate({ description: "ISO 8601 duration, 1 second to 365 days", examples: ["PT1H", "P2D"] })
+  .annotate({ description: "ISO 8601 duration in weeks, days, hours, minutes or seconds, 1 second to 365 days (no months or years: their length varies)", examples: ["PT1H", "P2D"] })
 
 /** How long after a run's start the same contact may enter again (same scope): 1 minute to 365 days. */
 const Cooldown = isoDuration((ms) => (ms >= 60_000 && ms <= 365 * 86_400_000) || "must be from 1 minute (PT1M) to 365 days (P365D)")
