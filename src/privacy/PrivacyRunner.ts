@@ -1,7 +1,7 @@
 import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import { gzipSync } from "node:zlib"
 import { AppConfig } from "../../core/config/AppConfig.ts"
-import { actAsTenant, Database } from "../../core/db/Database.ts"
+import { Database } from "../../core/db/Database.ts"
 import { exportSubject } from "../../core/privacy/export.ts"
 import type { Identifier } from "../../core/privacy/identifier.ts"
 import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
@@ -9,6 +9,7 @@ import { type NamedSubject, resolveSubject } from "../../core/privacy/resolve.ts
 import type { Subject } from "../../core/privacy/store.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { Nats } from "../../streams/Nats.ts"
+import { inTenantOf } from "../http/inTenant.ts"
 import { writeContactDeleted } from "../webhook/contactDeleted.ts"
 import { eraseSteps, SETTLE_MS } from "./erasureSteps.ts"
 import { claimRequest, dropExpiredExports, finishRequest, type HeldRequest } from "./runnerRows.ts"
@@ -44,11 +45,7 @@ export class PrivacyRunner extends Context.Service<PrivacyRunner, { readonly run
     const leaseMs = Math.max(10_000, 3 * config.leaseTtlMs)
     const context = { db, key, jsm, js, namespace: config.namespace, leaseMs }
 
-    const inTenant = <A>(scope: TenantScope, f: Parameters<typeof db.attemptTransaction<A>>[0]) =>
-      db.attemptTransaction(async (tx) => {
-        await actAsTenant(tx, scope.tenant_id)
-        return f(tx)
-      })
+    const inTenant = inTenantOf(db)
 
     /** The subject now: the contacts it reaches today plus those recorded before (erased ones are gone from today's). */
     const subjectNow = Effect.fn("PrivacyRunner.subject")(function*(r: HeldRequest, scope: TenantScope) {
@@ -60,7 +57,7 @@ export class PrivacyRunner extends Context.Service<PrivacyRunner, { readonly run
     const runExport = Effect.fn("PrivacyRunner.export")(function*(r: HeldRequest, subject: Subject) {
       const document = { ...(yield* db.attempt((sql) => exportSubject(sql, subject))), request_id: r.id }
       const results = Object.entries(document.stores).map(([store, rows]) => ({ store, action: "exported", count: rows.length }))
-      yield* inTenant(subject.scope, (tx) => tx`
+      yield* inTenant(subject.scope, async (tx) => tx`
         INSERT INTO privacy_exports (request_id, tenant_id, sandbox, document, expires_at)
         VALUES (${r.id}, ${subject.scope.tenant_id}, ${subject.scope.sandbox}, ${gzipSync(JSON.stringify(document))},
           now() + make_interval(secs => ${EXPORT_KEPT_SECONDS}))

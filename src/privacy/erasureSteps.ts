@@ -1,6 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream"
 import { Clock, Data, Effect, Schedule } from "effect"
-import { actAsTenant, type DatabaseShape } from "../../core/db/Database.ts"
+import type { DatabaseShape } from "../../core/db/Database.ts"
 import type { DatabaseFailure } from "../../core/db/DatabaseFailure.ts"
 import { eraseSubject } from "../../core/privacy/erase.ts"
 import type { PrivacyKeyShape } from "../../core/privacy/PrivacyKey.ts"
@@ -10,6 +10,7 @@ import { eraseStreamMessages } from "../../streams/eraseMessages.ts"
 import { namesSubject } from "../../streams/namesSubject.ts"
 import { natsFailure, type NatsFailure } from "../../streams/natsErrors.ts"
 import { ingressStream } from "../../streams/subjects.ts"
+import { inTenantOf } from "../http/inTenant.ts"
 import { suppress } from "./requestStore.ts"
 import { type HeldRequest, type Progress, renewLease, saveStep, type Step } from "./runnerRows.ts"
 import { SUPPRESSION_CACHE_MAX_MS } from "./Suppressions.ts"
@@ -105,10 +106,7 @@ export const eraseSteps = Effect.fn("PrivacyRunner.eraseSteps")(function*(c: Era
   if (step === "erase") {
     // Identifiers of contacts a feed created before the suppression held are suppressed too, then everything goes.
     const hashes = subject.identifiers.map((i) => ({ hash: c.key.hash(subject.scope.tenant_id, i), kind: i.kind }))
-    yield* c.db.attemptTransaction(async (tx) => {
-      await actAsTenant(tx, subject.scope.tenant_id)
-      return suppress(tx, subject.scope, r.id, c.key.keyId, hashes)
-    })
+    yield* inTenantOf(c.db)(subject.scope, (tx) => suppress(tx, subject.scope, r.id, c.key.keyId, hashes))
     yield* save("erase", progress, subject.contactIds)
     yield* eraseStores("streams")
     yield* save("streams", { ...progress, marks: yield* marks })

@@ -32,19 +32,11 @@ const COLUMNS = `r.id::text AS id, r.type, r.subject_kind, r.subject_hashes, r.c
   (SELECT e.expires_at FROM privacy_exports e WHERE e.request_id = r.id AND e.expires_at > now()) AS export_expires_at,
   ${exactTime("r.created_at")} AS cursor_at`
 
-export interface NewRequest {
-  readonly id: string
+export interface NewRequest extends Pick<RequestRecord,
+  "id" | "type" | "subject_kind" | "subject_hashes" | "contact_ids" | "related_contact_ids" | "reference" | "status" | "results" | "key_id"
+> {
   readonly namespace: string
-  readonly type: PrivacyRequestType
-  readonly subject_kind: PrivacyRequestView["subject_kind"]
   readonly subject_sealed: Buffer | null
-  readonly subject_hashes: ReadonlyArray<Buffer>
-  readonly contact_ids: ReadonlyArray<string>
-  readonly related_contact_ids: ReadonlyArray<string>
-  readonly reference: string | null
-  readonly status: PrivacyRequestStatus
-  readonly results: PrivacyRequestView["results"]
-  readonly key_id: string
   readonly requested_by: string | null
 }
 
