@@ -16,6 +16,7 @@ import { ContactsGroup } from "./contactApi.ts"
 import { SegmentsGroup } from "./segmentApi.ts"
 import { BroadcastsGroup } from "./broadcastApi.ts"
 import { PrivacyExportGroup, PrivacyGroup } from "./privacyApi.ts"
+import { AuditGroup, StaffGroup, StaffSessionGroup, StaffSignInGroup } from "./staffApi.ts"
 import { NewsletterConfigGroup, NewsletterConfirmGroup, NewsletterGroup } from "./newsletterApi.ts"
 import { LoyaltyGroup } from "./loyaltyApi.ts"
 import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
@@ -38,9 +39,9 @@ import {
   WebhookSettingsRequest, WebhookSettingsResponse, WebhookUpdatedResponse
 } from "./webhook.ts"
 
-export { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
+export { acceptedScopes, Audited, Authentication, CurrentPrincipal, OperatorAction, RequiredScope, ValidationErrors, type Principal } from "./security.ts"
 export { BodyLimit, BodyLimits } from "./limits.ts"
-import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { Audited, Authentication, OperatorAction, RequiredScope, ValidationErrors } from "./security.ts"
 import { operationScopes, withScopes } from "./scopeDocument.ts"
 
 /** Reservations are read by a booking integration (bookings:read) and by a guest-facing one (guests:read) alike. */
@@ -188,12 +189,14 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("test", "/api/v1/webhooks/:id/test", {
       params: webhook, success: TestEventSent.pipe(HttpApiSchema.status(202)), error: [NotFound, Unavailable]
     }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OperatorAction, true).annotate(Audited, { action: "webhook.tested" })
       .annotate(OpenApi.Summary, "Send a signed webhook.test event to this subscription now (attempts in its delivery log)")
   )
   .add(
     HttpApiEndpoint.post("resend", "/api/v1/webhooks/:id/deliveries/:delivery_id/resend", {
       params: { id: SafeString, delivery_id: SafeString }, success: ResendAccepted.pipe(HttpApiSchema.status(202)), error: [NotFound, Unavailable]
     }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OperatorAction, true).annotate(Audited, { action: "webhook_delivery.resent" })
       .annotate(OpenApi.Summary, "Send the event of a past delivery again: same event_id and sequence, new X-Webhook-Delivery")
   )
   .add(
@@ -201,6 +204,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       params: webhook, payload: ReplayRequest, success: ReplayAccepted.pipe(HttpApiSchema.status(202)),
       error: [ValidationFailed, NotFound, RateLimited, Unavailable]
     }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OperatorAction, true).annotate(Audited, { action: "webhook.replayed" })
       .annotate(OpenApi.Summary, "Send again what was emitted to this subscription in a window of at most 14 days; one replay at a time, 5 an hour")
   )
   .add(HttpApiEndpoint.get("getSettings", "/api/v1/webhook-settings", { success: WebhookSettingsResponse })
@@ -263,6 +267,10 @@ const ApiContract = HttpApi.make("gep")
   .add(BroadcastsGroup)
   .add(PrivacyGroup)
   .add(PrivacyExportGroup)
+  .add(StaffGroup)
+  .add(StaffSignInGroup)
+  .add(StaffSessionGroup)
+  .add(AuditGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

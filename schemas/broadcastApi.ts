@@ -8,7 +8,7 @@ import { Uuid } from "./common.ts"
 import { Conflict, InternalError, NotFound, PreconditionFailed, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BodyLimit, MiB } from "./limits.ts"
 import { listOf, ok, PageQuery } from "./list.ts"
-import { Authentication, RequiredScope } from "./security.ts"
+import { Audited, Authentication, OperatorAction, RequiredScope } from "./security.ts"
 import { SafeString } from "./text.ts"
 
 // The broadcasts API (issue 25): one-off sends to a segment, their lifecycle actions and their recipients.
@@ -133,9 +133,12 @@ export const BroadcastsGroup = HttpApiGroup.make("broadcasts")
   )
   .add(action("schedule", "Schedule a draft for its schedule.send_at (draft → scheduled)"))
   .add(action("send", "Send now: take the audience and start sending (draft or scheduled → sending)"))
-  .add(action("pause", "Stop handing sends over (sending → paused); sends already handed over still go"))
-  .add(action("resume", "Go on from where it paused (paused → sending), nobody sent twice; past its deadline it is cancelled"))
-  .add(action("cancel", "Cancel (draft, scheduled, sending or paused → cancelled): nothing is sent after this answer; the rest skipped as cancelled"))
+  .add(action("pause", "Stop handing sends over (sending → paused); sends already handed over still go")
+    .annotate(OperatorAction, true).annotate(Audited, { action: "broadcast.paused" }))
+  .add(action("resume", "Go on from where it paused (paused → sending), nobody sent twice; past its deadline it is cancelled")
+    .annotate(OperatorAction, true).annotate(Audited, { action: "broadcast.resumed" }))
+  .add(action("cancel", "Cancel (draft, scheduled, sending or paused → cancelled): nothing is sent after this answer; the rest skipped as cancelled")
+    .annotate(OperatorAction, true).annotate(Audited, { action: "broadcast.cancelled" }))
   .add(
     HttpApiEndpoint.post("test", "/api/v1/broadcasts/:id/test", {
       params: broadcast,

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ContactListResponse, ContactProfileResponse } from "./contact.ts"
 import { NotFound, ValidationFailed } from "./errors.ts"
 import { PageQuery } from "./list.ts"
-import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { Audited, Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
 import { TimelineResponse } from "./timeline.ts"
 import { Schema } from "effect"
@@ -19,6 +19,7 @@ export const ContactsGroup = HttpApiGroup.make("contacts")
       success: ContactProfileResponse,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
+      .annotate(Audited, { action: "contact.viewed", contactParam: "contact_id", staffOnly: true })
       .annotate(OpenApi.Summary, "A contact's whole profile: identity, consent with its evidence, opt-outs, suppressions, hotels, stage, conflicts")
   )
   .add(
@@ -43,6 +44,7 @@ export const ContactsGroup = HttpApiGroup.make("contacts")
       success: TimelineResponse,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
+      .annotate(Audited, { action: "contact.viewed", contactParam: "contact_id", staffOnly: true })
       .annotate(OpenApi.Summary, "Everything that happened to a contact, newest first, one item shape { at, kind, id, summary, data }")
   )
   .middleware(ValidationErrors)

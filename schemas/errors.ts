@@ -38,9 +38,9 @@ export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(fie
 
 export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(fields, {
   httpApiStatus: 403,
-  description: "The key lacks the scope this endpoint requires"
+  description: "The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token)"
 }) {
-  static readonly of = (message: string, details: Details = {}) => new Forbidden(body("FORBIDDEN", message, details))
+  static readonly of = (message: string, details: Details = {}, code = "FORBIDDEN") => new Forbidden(body(code, message, details))
 }
 
 export class NotFound extends Schema.Error<NotFound>("NotFound")(fields, { httpApiStatus: 404 }) {

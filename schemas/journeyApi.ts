@@ -4,7 +4,7 @@ import { oneOf } from "./common.ts"
 import { Conflict, InternalError, NotFound, PreconditionFailed, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { JourneyDefinition, JourneyStatuses, JourneyStep, JourneyTrigger, RunStates } from "./journey.ts"
 import { BodyLimit, MiB } from "./limits.ts"
-import { Authentication, RequiredScope } from "./security.ts"
+import { Audited, Authentication, OperatorAction, RequiredScope } from "./security.ts"
 import { SafeString } from "./text.ts"
 import { listOf, ok } from "./list.ts"
 
@@ -166,6 +166,7 @@ export const JourneysGroup = HttpApiGroup.make("journeys")
       success: ok(RunView),
       error: [NotFound, Unprocessable, Unavailable, InternalError]
     }).annotate(RequiredScope, "journeys:write")
+      .annotate(OperatorAction, true).annotate(Audited, { action: "journey_run.stopped" })
       .annotate(OpenApi.Summary, "Stop a run at once (also during a wait): exit reason manual; an ended run is answered as it is")
   )
   .middleware(JourneyValidationErrors)

@@ -5,7 +5,7 @@ import {
   ConversationResponse, MessagesPage, OptOutRequest, OptOutResponse, SendMessageAccepted, SendMessageRequest, StoredConversation
 } from "./message.ts"
 import { BodyLimit, MiB } from "./limits.ts"
-import { Authentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { Audited, Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
 import { ok } from "./list.ts"
 
@@ -35,6 +35,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
       success: MessagesPage,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
+      .annotate(Audited, { action: "contact.viewed", contactParam: "id", staffOnly: true })
       .annotate(OpenApi.Summary, "A contact's messages, newest first, with their status history; `next_cursor` pages on (limit 1-100, default 25)")
   )
   .add(

@@ -2,14 +2,26 @@ import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Forbidden, RateLimited, Unauthorized, ValidationFailed } from "./errors.ts"
 import type { Scope } from "./scopes.ts"
+import type { StaffRole } from "./staff.ts"
 
-/** Who is calling, derived from the API key: tenant, sandbox or live data, and the key's scopes. */
+/** A staff member signed in to the console, when the caller is a session (src/staff/StaffSessions.ts). */
+export interface StaffPrincipal {
+  readonly staff_id: string
+  readonly email: string
+  readonly role: StaffRole
+}
+
+/**
+ * Who is calling, derived from the API key (or a staff session's cookie: `staff` set, live data, `key_id` the staff
+ * member's `staff:<id>`): tenant, sandbox or live data, and the key's scopes.
+ */
 export interface Principal {
   readonly key_id: string
   readonly tenant_id: string
   readonly sandbox: boolean
   readonly scopes: ReadonlyArray<string>
   readonly rate_limit_per_minute: number | null
+  readonly staff?: StaffPrincipal | undefined
 }
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("app/http/CurrentPrincipal") {}
 
@@ -28,6 +40,25 @@ export type ScopeRequirement = Scope | readonly [Scope, ...Array<Scope>]
  * (a read open to `bookings:read` or `guests:read`).
  */
 export class RequiredScope extends Context.Service<RequiredScope, ScopeRequirement>()("app/http/RequiredScope") {}
+
+/**
+ * Endpoint annotation: an operator action, which a staff session of role `operator` may call besides reading (a
+ * viewer may not). One line on the endpoint makes a new action an operator's; API keys are checked by scope only.
+ */
+export class OperatorAction extends Context.Service<OperatorAction, true>()("app/http/OperatorAction") {}
+
+/** What the audit log records of a successful call (src/staff/auditEdge.ts). */
+export interface AuditSpec {
+  /** The action's name: `contact.viewed`, `webhook_delivery.resent`, ... */
+  readonly action: string
+  /** The path parameter holding the contact the call is about. */
+  readonly contactParam?: string
+  /** Recorded for staff sessions only (reads: an integration's reads are not a person's look at a guest). */
+  readonly staffOnly?: boolean
+}
+
+/** Endpoint annotation: a successful call is written to the audit log as this action, its path parameters as details. */
+export class Audited extends Context.Service<Audited, AuditSpec>()("app/http/Audited") {}
 
 /** The scopes an endpoint's annotation accepts, any one of them enough. */
 export const acceptedScopes = (required: ScopeRequirement): ReadonlyArray<string> =>

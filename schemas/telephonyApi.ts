@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BodyLimit, CTI_BODY_LIMIT } from "./limits.ts"
-import { Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
+import { Audited, Authentication, CtiAuthentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
 import { CallCreated, CallRecordResponse, CallsPage, CtiPayload, CtiResponse, DialRequest, DialRequested } from "./telephony.ts"
 import { PageQuery } from "./list.ts"
@@ -36,6 +36,7 @@ export const ContactCallsGroup = HttpApiGroup.make("contactCalls")
       success: CallsPage,
       error: [ValidationFailed, NotFound]
     }).annotate(RequiredScope, "guests:read")
+      .annotate(Audited, { action: "contact.viewed", contactParam: "id", staffOnly: true })
       .annotate(OpenApi.Summary, "A contact's calls, newest first; `next_cursor` pages on (limit 1-100, default 25)")
   )
   .add(

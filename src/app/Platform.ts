@@ -93,6 +93,11 @@ import { NewsletterSettings } from "../newsletter/NewsletterSettings.ts"
 import { TurnstileVerifier } from "../newsletter/TurnstileVerifier.ts"
 import { NewsletterValidationErrorsLive } from "../newsletter/widgetCaller.ts"
 import { Suppressions } from "../privacy/Suppressions.ts"
+import { AuditLive, StaffLive, StaffSessionAuthenticationLive, StaffSessionLive, StaffSignInLive, StaffValidationErrorsLive } from "../staff/http.ts"
+import { StaffAccounts } from "../staff/StaffAccounts.ts"
+import { StaffSessions } from "../staff/StaffSessions.ts"
+import { StaffSignIn } from "../staff/StaffSignIn.ts"
+import { Audit } from "../staff/Audit.ts"
 
 export type Role = "all" | "ingress" | "worker"
 
@@ -155,8 +160,12 @@ const ApiRoutes = Layer.mergeAll(
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive, PrivacyLive, PrivacyExportLive]),
   Layer.provide([HotelsLive, KeysLive, TelephonyIntegrationsLive]),
+  // Staff and the audit log: the console's sign-in, sessions (read by the authentication middleware too) and audit.
+  Layer.provide([StaffLive, StaffSignInLive, StaffSessionLive, AuditLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, SegmentValidationErrorsLive, BroadcastValidationErrorsLive, PrivacyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, Segments.layer, Broadcasts.layer, PrivacyRequests.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
-  // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
+  Layer.provide([StaffValidationErrorsLive, StaffSessionAuthenticationLive, StaffAccounts.layer, StaffSignIn.layer]),
+  Layer.provide([StaffSessions.layer, Audit.layer]),
+  // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email (also the staff sign-in's), sent from the ingress.
   Layer.provide([OidcProvider.layer, SignInMail]),
   // Idempotency-Key: checked by the authentication, answers stored by the edge; one store for both.
   Layer.provide(Idempotency.layer),

@@ -18,7 +18,7 @@ export const USAGE = `gep <command>
   tenant create --name NAME                    -> {"tenant_id","live_key","test_key"}
   key create --tenant ID --scopes a,b [--test] [--rate-limit N] [--name N] -> {"key_id","key"}
                                                scopes: ${Scopes.join(", ")}
-                                               (* grants all but keys:manage and privacy:write, which must be named)
+                                               (* grants all but keys:manage, privacy:write and staff:manage, which must be named)
   key revoke --key-id ID                       -> {"key_id","revoked"}
   hotel create --tenant ID --code C --name N --timezone IANA [--country ES] [--language es]
                [--check-in-time 15:00] [--check-out-time 12:00] -> the hotel, as GET /api/v1/hotels/{hotel_id}

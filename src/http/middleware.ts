@@ -1,7 +1,9 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiMiddleware } from "effect/http-api"
-import { acceptedScopes, Authentication, CurrentPrincipal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
+import { type HttpApiEndpoint, HttpApiMiddleware } from "effect/http-api"
+import { acceptedScopes, Authentication, CurrentPrincipal, type Principal, RequiredScope, ValidationErrors } from "../../schemas/api.ts"
+import { STAFF_SESSION_COOKIE } from "../../schemas/staffApi.ts"
+import { makeSessionEdge } from "../staff/sessionEdge.ts"
 import { Forbidden, Unauthorized, ValidationFailed } from "../../schemas/errors.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { displayPrefix, hasScope } from "../auth/keys.ts"
@@ -32,20 +34,56 @@ const scopeRefused = (accepted: ReadonlyArray<string>) =>
       accepted_scopes: accepted
     })
 
-/** Bearer key → principal; then the endpoint's scope; then the key's rate limit (headers on every answer). */
+/**
+ * Bearer key → principal; then the endpoint's scope; then the key's rate limit (headers on every answer). Without a
+ * bearer token, a staff session's cookie (src/staff/sessionEdge.ts): its role instead of scopes, rate-limited by its
+ * staff id; the cookie is not even parsed when a bearer token is sent.
+ */
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
   const keys = yield* ApiKeys
   const limiter = yield* RateLimiter
   const config = yield* AppConfig
   const idempotency = yield* Idempotency
   const admission = yield* Admission
+  const staff = yield* makeSessionEdge
+
+  /** Past the credential and its permission: the rate limit, admission, the call itself, then its audit and masking. */
+  const admitted = <E, R>(
+    principal: Principal, endpoint: HttpApiEndpoint.Top,
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) => Effect.gen(function*() {
+    const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
+    const decision = yield* limiter.take(principal.key_id, limit)
+    if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, limit)
+    // Overload is refused here, before the body is read or decoded: a shed request costs the ingress next to nothing.
+    // Reads are let through (they go to PostgreSQL, not to the workers whose backlog the limit measures).
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      const refused = yield* admission.refusal(principal.tenant_id)
+      if (refused !== undefined) return yield* overloaded(refused)
+    }
+    // Past the key, its scope and its rate limit: an Idempotency-Key request may be answered from what is stored.
+    const response = yield* idempotency.guard(principal, endpoint, Effect.provideService(httpEffect, CurrentPrincipal, principal))
+    return HttpServerResponse.setHeaders(yield* staff.afterCall(principal, endpoint, response), {
+      "x-ratelimit-limit": String(limit),
+      "x-ratelimit-remaining": String(decision.remaining),
+      "x-ratelimit-reset": String(decision.resetAfter)
+    })
+  })
+
   return Authentication.of({
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.gen(function*() {
         const token = Redacted.value(credential)
         if (!token) {
-          // Spec, Authentication 9: the early loyalty API's X-API-Key + X-Tenant-Slug are answered with the way forward.
           const request = yield* HttpServerRequest.HttpServerRequest
+          const cookie = request.cookies[STAFF_SESSION_COOKIE]
+          if (cookie) {
+            const principal = yield* staff.principal(cookie, request, endpoint, null)
+            yield* noteCredential(principal.tenant_id, principal.key_id)
+            return yield* admitted(principal, endpoint, httpEffect)
+          }
+          // Spec, Authentication 9: the early loyalty API's X-API-Key + X-Tenant-Slug are answered with the way forward.
           if (request.headers["x-api-key"] !== undefined) {
             return yield* Unauthorized.of("X-API-Key and X-Tenant-Slug are no longer accepted: send Authorization: Bearer <API_KEY> (svckr_ key; the tenant comes from the key)")
           }
@@ -58,23 +96,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         if (required !== undefined && !acceptedScopes(required).some((scope) => hasScope(principal.scopes, scope))) {
           return yield* scopeRefused(acceptedScopes(required))
         }
-        const limit = principal.rate_limit_per_minute ?? config.defaultRateLimitPerMinute
-        const decision = yield* limiter.take(principal.key_id, limit)
-        if (!decision.allowed) return rateLimitedResponse(decision.retryAfter, limit)
-        // Overload is refused here, before the body is read or decoded: a shed request costs the ingress next to nothing.
-        // Reads are let through (they go to PostgreSQL, not to the workers whose backlog the limit measures).
-        const request = yield* HttpServerRequest.HttpServerRequest
-        if (request.method !== "GET" && request.method !== "HEAD") {
-          const refused = yield* admission.refusal(principal.tenant_id)
-          if (refused !== undefined) return yield* overloaded(refused)
-        }
-        // Past the key, its scope and its rate limit: an Idempotency-Key request may be answered from what is stored.
-        const response = yield* idempotency.guard(principal, endpoint, Effect.provideService(httpEffect, CurrentPrincipal, principal))
-        return HttpServerResponse.setHeaders(response, {
-          "x-ratelimit-limit": String(limit),
-          "x-ratelimit-remaining": String(decision.remaining),
-          "x-ratelimit-reset": String(decision.resetAfter)
-        })
+        return yield* admitted(principal, endpoint, httpEffect)
       })
   })
 }))

@@ -7,8 +7,8 @@ describe("hasScope", () => {
     expect(hasScope(["guests:read"], "guests:write")).toBe(false)
   })
 
-  it("lets * grant every scope but keys:manage and privacy:write, which must be named", () => {
-    const explicit = ["keys:manage", "privacy:write"]
+  it("lets * grant every scope but keys:manage, privacy:write and staff:manage, which must be named", () => {
+    const explicit = ["keys:manage", "privacy:write", "staff:manage"]
     for (const scope of Scopes.filter((s) => !explicit.includes(s))) expect(hasScope(["*"], scope), scope).toBe(true)
     for (const scope of explicit) {
       expect(hasScope(["*"], scope), scope).toBe(false)

@@ -1,4 +1,5 @@
 import type { PrivacyStore } from "../store.ts"
+import { auditStore } from "./audit.ts"
 import { b2bAccountsStore, b2bPeopleStore } from "./b2b.ts"
 import { callsStore } from "./calls.ts"
 import { cdpBatchItemsStore, cdpStore } from "./cdp.ts"
@@ -48,6 +49,7 @@ export const PrivacyStores: ReadonlyArray<PrivacyStore> = [
   bookingEventsStore,
   reservationFactsStore,
   reservationGuestsStore,
+  auditStore,
   contactsStore
 ]
 
@@ -90,6 +92,9 @@ export const NoPersonalData: Readonly<Record<string, string>> = {
   webhook_replays: "replays asked for by a partner (time ranges, counts)",
   privacy_requests: "the audit record: keyed hashes, contact ids and counts, never the plain identifier (the sealed subject is cleared when the request ends)",
   privacy_suppressions: "keyed hashes of suppressed identifiers: kept on purpose, so nothing re-creates the subject",
+  staff_accounts: "the account's staff (their work addresses and roles): a staff member's data, not a guest's; removed by DELETE /api/v1/staff/{id}, the row kept so the audit log still names its actor",
+  staff_sign_in_codes: "staff sign-in codes (hashes; 10 minutes): a staff member's, not a guest's",
+  staff_sessions: "staff sessions (token digests; 12 h idle, 7 days at most): a staff member's, not a guest's",
   partition_leases: "worker machinery",
   worker_heartbeats: "worker machinery",
   inbox_floors: "worker machinery",
