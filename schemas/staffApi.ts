@@ -79,7 +79,6 @@ export const StaffSessionGroup = HttpApiGroup.make("staffSession")
   .add(HttpApiEndpoint.post("signOut", "/api/v1/staff/sign-out", {
     success: HttpApiSchema.NoContent.annotate({ description: "Signed out: the session ended, its cookie cleared" })
   }).annotate(OpenApi.Summary, "End the session of the cookie (X-CSRF-Token required)"))
-  .middleware(StaffValidationErrors)
   .middleware(StaffSessionAuthentication)
   .annotate(OpenApi.Description, "A staff session's own routes, for the cookie only")
 

@@ -18,6 +18,7 @@ import { privacyCommand } from "./privacy.ts"
 import { webSourceCommand } from "./webSource.ts"
 import { mailForStart } from "./mailCatcher.ts"
 import { oidcCommand } from "./oidc.ts"
+import { staffCommand } from "./staff.ts"
 import { OPTIONS, USAGE } from "./usage.ts"
 
 const out = (value: unknown) => Effect.sync(() => process.stdout.write(JSON.stringify(value) + "\n"))
@@ -102,6 +103,7 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
   if (cmd === "privacy") return admin(privacyCommand(positionals.slice(1), values))
   if (cmd === "web-source") return admin(webSourceCommand(positionals.slice(1), values))
   if (cmd === "oidc") return admin(oidcCommand(positionals.slice(1), values))
+  if (cmd === "staff") return admin(staffCommand(positionals.slice(1), values))
   switch (`${cmd} ${sub ?? ""}`.trim()) {
     case "start":
       // Without GEP_SMTP_URL, a local mail catcher for the life of the command; its UI is printed beside the base URL.

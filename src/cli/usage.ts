@@ -6,6 +6,7 @@ import { BROADCAST_USAGE } from "./broadcast.ts"
 import { PRIVACY_OPTIONS, PRIVACY_USAGE } from "./privacy.ts"
 import { WEB_SOURCE_OPTIONS, WEB_SOURCE_USAGE } from "./webSource.ts"
 import { OIDC_OPTIONS, OIDC_USAGE } from "./oidc.ts"
+import { STAFF_USAGE } from "./staff.ts"
 
 // The command line's definition, apart from main.ts (which runs the command it is given as soon as it is loaded), so
 // docs/reference/cli.md is generated from the same text `gep --help` prints (test/docs/reference/cli.ts).
@@ -32,6 +33,7 @@ ${BROADCAST_USAGE}
 ${PRIVACY_USAGE}
 ${WEB_SOURCE_USAGE}
 ${OIDC_USAGE}
+${STAFF_USAGE}
 A refused command prints {"error"} and exits 2; 75 when the database is unavailable (retry later), 1 on a database error.`
 
 /** Every flag of every command (node:util parseArgs options). */

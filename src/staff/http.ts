@@ -3,7 +3,7 @@ import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
-import { Forbidden, Unauthorized } from "../../schemas/errors.ts"
+import { Forbidden, RateLimited, Unauthorized } from "../../schemas/errors.ts"
 import { CurrentStaffSession, StaffSessionAuthentication, StaffValidationErrors } from "../../schemas/staffApi.ts"
 import { ok } from "../http/answers.ts"
 import { definitionSchemaErrors } from "../http/definitionErrors.ts"
@@ -27,6 +27,13 @@ const secureFor = (request: HttpServerRequest.HttpServerRequest) => !isLoopbackH
 const setCookie = (cookie: (secure: boolean) => string) =>
   HttpEffect.appendPreResponseHandler((request, response) =>
     Effect.succeed(HttpServerResponse.setHeaders(response, { "set-cookie": cookie(secureFor(request)), "cache-control": "no-store" })))
+
+/** A refusal for the rate limit tells when to come back (Retry-After), as every 429 of the API does. */
+const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (e) => e instanceof RateLimited
+    ? HttpEffect.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(e.error.details.retry_after_seconds))))
+    : Effect.void)
 
 /** Who acted, for the audit log: the staff member of a session, else the key. */
 const actorOf = Effect.gen(function*() {
@@ -74,11 +81,11 @@ export const StaffSignInLive = HttpApiBuilder.group(Api, "staffSignIn", (handler
     })
     return handlers
       .handle("signIn", Effect.fn("StaffSignIn.http.signIn")(function*({ payload }) {
-        yield* signIn.request(payload.email, yield* ipOf)
+        yield* withRetryAfter(signIn.request(payload.email, yield* ipOf))
         return ok({ status: "sent" as const })
       }))
       .handle("verify", Effect.fn("StaffSignIn.http.verify")(function*({ payload }) {
-        const signedIn = yield* signIn.verify(payload.email, payload.code, yield* ipOf)
+        const signedIn = yield* withRetryAfter(signIn.verify(payload.email, payload.code, yield* ipOf))
         yield* setCookie((secure) => sessionCookie(signedIn.token, secure))
         return ok(signedIn.session)
       }))

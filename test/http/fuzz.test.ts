@@ -31,6 +31,7 @@ import { Envelopes } from "../../streams/topics.ts"
 process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
 // Every sign-in of the run comes from 127.0.0.1 and test files share the rate counters: the per-IP limit would bind across files.
 process.env.GEP_SSO_CODES_PER_IP_PER_MINUTE = "100000"
+process.env.GEP_STAFF_CODES_PER_IP_PER_MINUTE = "100000"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 14)
 /**
@@ -74,8 +75,8 @@ beforeAll(async () => {
   platform = await startPlatform("fuzz")
   tenant = await createTenant("fuzz")
   ;[key, ctiToken] = await Promise.all([
-    // keys:manage besides *, which does not grant it: the key and telephony integration routes are fuzzed too.
-    createKey(tenant.tenant_id, ["*", "keys:manage", "privacy:write"], { rate: 10_000_000 }).then((k) => k.key),
+    // keys:manage and staff:manage besides *, which does not grant them: the key, telephony integration and staff routes are fuzzed too.
+    createKey(tenant.tenant_id, ["*", "keys:manage", "privacy:write", "staff:manage"], { rate: 10_000_000 }).then((k) => k.key),
     createCtiIntegration(tenant.tenant_id, "aircall").then((i) => i.token)
   ])
   const guest = await request(platform.baseUrl, "POST", "/api/v1/guests", { key, body: { phone: e164(4_242), first_name: "Fuzz", last_name: "Target" } })

@@ -15,6 +15,7 @@ import { segmentRoutes } from "../segment/openapiCases.ts"
 import { broadcastRoutes } from "../broadcast/openapiCases.ts"
 import { privacyRoutes } from "../privacy/openapiCases.ts"
 import { webhookRoutes } from "../webhook/openapiCases.ts"
+import { staffRoutes } from "../staff/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -32,6 +33,7 @@ import { absolute, authorizationCode, basic, browser, formOf, memberAccessToken,
 delete process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK
 // Every sign-in of the run comes from 127.0.0.1 and test files share the rate counters: the per-IP limit would bind across files.
 process.env.GEP_SSO_CODES_PER_IP_PER_MINUTE = "100000"
+process.env.GEP_STAFF_CODES_PER_IP_PER_MINUTE = "100000"
 /** The platform's at-rest key, known here so an unsubscribe link can be made as the platform makes it. */
 const encryptionKey = useEncryptionKey()
 /** The platform's privacy key, so a case can suppress a guest; read on every request, so it takes effect at once. */
@@ -1168,6 +1170,7 @@ const routes: Record<string, RouteCases> = {
   }),
   ...readRoutes({ call, keyCases, tenant: () => tenant }),
   ...tenancyRoutes({ c, call, keyCases, tenant: () => tenant, other: () => unconfigured }),
+  ...staffRoutes({ c, call, sql, tenant: () => tenant }),
   "POST /api/v1/reservations": {
     cases: [
       c(201, "a new reservation", () => as("POST", "/api/v1/reservations", reservation({ hotel_code: tenant.hotel_code }))),
