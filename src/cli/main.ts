@@ -10,6 +10,7 @@ import { errorText, log, Logging } from "../../core/observability/log.ts"
 import { ensureDemoTenant } from "./demo.ts"
 import { ensureDemoEmailChannel } from "./demoEmail.ts"
 import { ensureDemoWebSource } from "./sdkDemo.ts"
+import { ensureDemoStaff } from "./demoStaff.ts"
 import { channelCommand } from "./channel.ts"
 import { journeyCommand } from "./journey.ts"
 import { segmentCommand } from "./segment.ts"
@@ -118,7 +119,9 @@ const command = (): Effect.Effect<unknown, unknown, never> => {
             : yield* ensureDemoEmailChannel(demo, mail.announce.mail_ui).pipe(
               Effect.tapError((e) => Effect.logWarning("the demo tenant's email channel could not be configured").pipe(Effect.annotateLogs({ error: String(e) }))),
               Effect.orElseSucceed(() => undefined))
-          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, demo_tenant: demo, ...(demo_email && { demo_email }), sdk_demo })
+          // The operator console and its demo administrator: the line says where to sign in and where the code arrives.
+          const staff = yield* ensureDemoStaff(demo, (yield* AppConfig).port, mail.announce.mail_ui)
+          yield* out({ ...(yield* baseInfo("all")), ...mail.announce, ...staff, demo_tenant: demo, ...(demo_email && { demo_email }), sdk_demo })
         })).pipe(Effect.provide(withEnvironment({ GEP_SMTP_URL: mail.smtpUrl, GEP_SDK_DEMO: "true" })))
       }))
     case "serve": {

@@ -114,6 +114,23 @@ describe("the local mail catcher of gep start", () => {
       }
       expect(caught).toHaveLength(1)
       expect(caught[0]).toMatchObject({ to: [{ address: "ana.start@gmail.com" }], from: [{ address: "reservas@demo-hotels.example" }] })
+      // The console's demo administrator signs in with the code the catcher took.
+      expect(line).toMatchObject({
+        console: `http://127.0.0.1:${port}/console`,
+        staff_sign_in: { url: `http://127.0.0.1:${port}/console`, email: "admin@demo-hotels.example", role: "admin", code_arrives_at: line.mail_ui }
+      })
+      const asked = await fetch(`${line.base_url}/api/v1/staff/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: line.staff_sign_in.email }) })
+      expect(asked.status).toBe(202)
+      let code: string | undefined
+      for (const until = Date.now() + 30_000; code === undefined && Date.now() < until;) {
+        code = (await inbox(line.mail_ui)).map((m) => /^(\d{6}) is your .* console sign-in code$/.exec(m.subject)?.[1]).find((c) => c !== undefined)
+        if (code === undefined) await new Promise((r) => setTimeout(r, 200))
+      }
+      const verified = await fetch(`${line.base_url}/api/v1/staff/sign-in/verify`, {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: line.staff_sign_in.email, code })
+      })
+      expect(verified.status).toBe(200)
+      expect(((await verified.json()) as any).data.role).toBe("admin")
       for (const l of stderr.trim().split("\n")) expect(() => JSON.parse(l), l).not.toThrow()
       child.kill("SIGTERM")
       expect(await exited).toBe(0)
