@@ -59,6 +59,7 @@ import { KeysLive, TelephonyIntegrationsLive } from "../tenancy/keysHttp.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { MessagesLive } from "../message/http.ts"
+import { OverviewLive } from "../overview/http.ts"
 import { JourneyValidationErrorsLive } from "../journey/edge.ts"
 import { JourneysLive } from "../journey/http.ts"
 import { Segments } from "../segment/Segments.ts"
@@ -153,7 +154,7 @@ const ApiRoutes = Layer.mergeAll(
   SdkRoutes,
   OidcRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive, PrivacyLive, PrivacyExportLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive, PrivacyLive, PrivacyExportLive, OverviewLive]),
   Layer.provide([HotelsLive, KeysLive, TelephonyIntegrationsLive]),
   Layer.provide([AuthenticationLive, CtiAuthenticationLive, ValidationErrorsLive, JourneyValidationErrorsLive, SegmentValidationErrorsLive, BroadcastValidationErrorsLive, PrivacyValidationErrorsLive, ChannelSettings.layer, JourneyDefinitions.layer, Segments.layer, Broadcasts.layer, PrivacyRequests.layer, BodyLimitsLive, WebSources.layer, Catalogue.layer, NewsletterValidationErrorsLive, TurnstileVerifier.layer, MemberAuthenticationLive, ClubClientAuthenticationLive, CdpSettings.layer]),
   // Loyalty SSO: the provider (rebuilt on key rotation) and the sign-in code email, sent from the ingress.
