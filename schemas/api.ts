@@ -5,6 +5,7 @@ import { openAcceptingBodies, refusingOperations } from "./openBodies.ts"
 import { InternalError, NotFound, RateLimited, Unavailable, Unprocessable, ValidationFailed } from "./errors.ts"
 import { BATCH_BODY_LIMIT, BodyLimit, BodyLimits } from "./limits.ts"
 import { SafeString } from "./text.ts"
+import { PageQuery } from "./list.ts"
 import { EventCreated, EventRequest, EventResponse } from "./event.ts"
 import { FieldsList, FieldsRequest, FieldsSavedResponse } from "./fields.ts"
 import { GuestBatchRequest, GuestBatchResponse, GuestCreated, GuestProfile, GuestRequest, GuestResponse } from "./guest.ts"
@@ -23,6 +24,7 @@ import { LoyaltyCreditGroup } from "./loyaltyCreditApi.ts"
 import { LoyaltyAuctionsGroup } from "./loyaltyAuction.ts"
 import { LoyaltyClubGroup, LoyaltyMeGroup, OidcClientsGroup } from "./oidcApi.ts"
 import { MessagesGroup } from "./messageApi.ts"
+import { OverviewGroup } from "./overviewApi.ts"
 import { WebhookPayloads } from "./webhookPayloads.ts"
 import { RawRouteComponents, RawRoutePaths } from "./rawRoutes.ts"
 import { TagDescriptions } from "./tags.ts"
@@ -34,7 +36,7 @@ import { ReservationList, ReservationListQuery, ReservationRead, ReservationRead
 import { EventList, EventListQuery, EventParams, EventRead } from "./eventRead.ts"
 import { HotelsGroup, KeysGroup, TelephonyIntegrationsGroup } from "./tenancyApi.ts"
 import {
-  CreateWebhookRequest, DeliveryListResponse, ReplayAccepted, ReplayRequest, ResendAccepted, SecretRotatedResponse,
+  CreateWebhookRequest, DeliveryListResponse, TenantDeliveryListResponse, ReplayAccepted, ReplayRequest, ResendAccepted, SecretRotatedResponse,
   TestEventSent, UpdateWebhookRequest, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookResponse,
   WebhookSettingsRequest, WebhookSettingsResponse, WebhookUpdatedResponse
 } from "./webhook.ts"
@@ -186,6 +188,22 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Delivery attempts of the last 14 days, newest first; limit 1-100 (25), cursor = next_cursor")
   )
   .add(
+    HttpApiEndpoint.get("allDeliveries", "/api/v1/webhook-deliveries", {
+      query: {
+        ...PageQuery,
+        webhook_id: Schema.optionalKey(SafeString.annotate({ description: "one subscription's attempts" })),
+        event_type: Schema.optionalKey(SafeString.annotate({ description: "attempts of events of this type" })),
+        status: Schema.optionalKey(SafeString.annotate({ description: "the attempt's outcome: succeeded, failed, gone or skipped" })),
+        contact_id: Schema.optionalKey(SafeString.annotate({ description: "attempts of events about this contact" })),
+        from: Schema.optionalKey(SafeString.annotate({ description: "attempted at or after: a date-time with offset, or a date (YYYY-MM-DD, a UTC day)" })),
+        to: Schema.optionalKey(SafeString.annotate({ description: "attempted before: a date-time with offset, or a date (up to the end of that UTC day)" }))
+      },
+      success: TenantDeliveryListResponse,
+      error: ValidationFailed
+    }).annotate(RequiredScope, "webhooks:manage")
+      .annotate(OpenApi.Summary, "Delivery attempts of all the account's subscriptions (last 14 days), newest first, each with its URL and its event's newest attempt; filters webhook_id, event_type, status, contact_id, from, to")
+  )
+  .add(
     HttpApiEndpoint.post("test", "/api/v1/webhooks/:id/test", {
       params: webhook, success: TestEventSent.pipe(HttpApiSchema.status(202)), error: [NotFound, Unavailable]
     }).annotate(RequiredScope, "webhooks:manage")
@@ -271,6 +289,7 @@ const ApiContract = HttpApi.make("gep")
   .add(StaffSignInGroup)
   .add(StaffSessionGroup)
   .add(AuditGroup)
+  .add(OverviewGroup)
   // Every group above gets the body limits: add a new family's group before this line.
   .middleware(BodyLimits)
   .annotate(OpenApi.Title, "Guest Engagement Platform Integration API")

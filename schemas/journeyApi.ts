@@ -63,7 +63,16 @@ const JourneySaved = Schema.Struct({
 
 const JourneyChanged = Schema.Struct({ ...JourneyView.fields, warnings: Schema.Array(IssueView) })
 
-const JourneySummary = JourneyView.mapFields(({ trigger: _t, steps: _s, ...rest }) => ({ ...rest, steps: Schema.Number }))
+/** How many runs a journey has had, by where they are now (all its versions, this mode). */
+export const JourneyCounts = Schema.Struct({
+  entered: Schema.Number.annotate({ description: "every run ever started" }),
+  waiting: Schema.Number.annotate({ description: "runs still live: waiting for their next step's time, or running one now" }),
+  completed: Schema.Number,
+  stopped: Schema.Number.annotate({ description: "runs that left early: an exit condition, a stop, the journey paused or archived" }),
+  failed: Schema.Number.annotate({ description: "runs that ended on an error" })
+})
+
+const JourneySummary = JourneyView.mapFields(({ trigger: _t, steps: _s, ...rest }) => ({ ...rest, steps: Schema.Number, counts: JourneyCounts }))
 
 export const RunStepView = Schema.Struct({
   step_id: Schema.String,

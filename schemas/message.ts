@@ -76,12 +76,23 @@ const Timestamp = Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
 export const StoredStatus = Schema.Struct({
   status: Schema.String,
   occurred_at: Schema.String,
+  at: Schema.String.annotate({ description: "the same as occurred_at (the name the tenant-wide list and the timeline use)" }),
   applied: Schema.Boolean.annotate({ description: "false: reported out of order and kept only in the history" }),
   error_code: Schema.NullOr(Schema.String)
 })
 
+/** A message's provider error: its code and words as the provider gave them, and what they mean in one sentence. */
+export const MessageError = Schema.Struct({
+  code: Schema.NullOr(Schema.String).annotate({ description: "a WhatsApp Cloud API error code, an SMTP reply code, or the platform's own (SMTP_NOT_CONFIGURED, ...)" }),
+  message: Schema.NullOr(Schema.String),
+  meaning: Schema.NullOr(Schema.String).annotate({
+    description: "what the error means for the guest's message, in one plain sentence; null when the code is not one the platform knows"
+  })
+})
+
 export const StoredMessage = Schema.Struct({
   id: Schema.String,
+  message_id: Schema.String.annotate({ description: "the same as id" }),
   contact_id: Schema.String,
   conversation_id: Schema.NullOr(Schema.String),
   channel: Schema.String,
@@ -98,9 +109,12 @@ export const StoredMessage = Schema.Struct({
   text: Schema.NullOr(Schema.String),
   html: Schema.NullOr(Schema.String),
   provider_message_id: Schema.NullOr(Schema.String),
-  error: Schema.NullOr(Schema.Struct({ code: Schema.NullOr(Schema.String), message: Schema.NullOr(Schema.String) })),
+  error: Schema.NullOr(MessageError),
   attempts: Schema.Number,
   journey_run_id: Schema.NullOr(Schema.String),
+  run_id: Schema.NullOr(Schema.String).annotate({ description: "the same as journey_run_id" }),
+  journey_id: Schema.NullOr(Schema.String).annotate({ description: "the journey of the run that sent it" }),
+  broadcast_id: Schema.NullOr(Schema.String).annotate({ description: "the broadcast it was sent for" }),
   step_id: Schema.NullOr(Schema.String),
   created_at: Schema.String,
   sent_at: Timestamp,

@@ -7,7 +7,24 @@ import {
 import { BodyLimit, MiB } from "./limits.ts"
 import { Audited, Authentication, RequiredScope, ValidationErrors } from "./security.ts"
 import { SafeString } from "./text.ts"
-import { ok } from "./list.ts"
+import { ok, PageQuery } from "./list.ts"
+
+const filter = (description: string) => Schema.optionalKey(SafeString.annotate({ description }))
+
+/** The filters of the tenant-wide message list (src/message/listFilters.ts checks each, naming it). */
+const MessageListQuery = {
+  ...PageQuery,
+  channel: filter("email or whatsapp"),
+  status: filter("skipped, queued, sent, delivered, read, failed or received (the current status)"),
+  direction: filter("outbound or inbound"),
+  template: filter("a WhatsApp template's name, exactly"),
+  journey_id: filter("messages sent by runs of this journey"),
+  broadcast_id: filter("messages sent for this broadcast"),
+  hotel_id: filter("messages sent for this hotel"),
+  contact_id: filter("one contact's messages"),
+  from: filter("created at or after: a date-time with offset, or a date (YYYY-MM-DD, from the start of that UTC day)"),
+  to: filter("created before: a date-time with offset, or a date (YYYY-MM-DD, up to the end of that UTC day)")
+}
 
 
 export const MessagesGroup = HttpApiGroup.make("messages")
@@ -23,6 +40,14 @@ export const MessagesGroup = HttpApiGroup.make("messages")
       // An email's html may hold 500,000 characters.
       .annotate(BodyLimit, 1 * MiB)
       .annotate(OpenApi.Summary, "Send one contact an email or a WhatsApp template (or a reply inside the 24-hour window), through the consent gates")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/messages", {
+      query: MessageListQuery,
+      success: MessagesPage,
+      error: ValidationFailed
+    }).annotate(RequiredScope, "guests:read")
+      .annotate(OpenApi.Summary, "The account's messages across contacts, newest first, with their status history and what a provider error means; filters by channel, status, template, journey, broadcast, hotel, contact and time (limit 1-100, default 25)")
   )
   .add(
     HttpApiEndpoint.get("contactMessages", "/api/v1/contacts/:id/messages", {

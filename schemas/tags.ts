@@ -10,6 +10,7 @@ export const TagDescriptions: Readonly<Record<string, string>> = {
   webhooks: "Webhook subscriptions: where the platform posts its events, signed, with retries and a delivery log",
   telephony: "Call records from a telephony (CTI) provider, authenticated with the integration's webhook token",
   contactCalls: "The calls recorded for a contact",
+  overview: "The overview statistics: per day and hotel, what came in (reservations, contacts) and what went out (messages, journeys, webhooks)",
   messages: "Email and WhatsApp messages to guests: sent through the consent gates, with their status chain and conversations",
   b2b: "Business accounts (companies, agencies), the people at them and their deals",
   channels: "The account's sending channels: the email sender and the WhatsApp number with its templates",

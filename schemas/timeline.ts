@@ -62,6 +62,10 @@ export const MessageItem = item("message", "a message sent (or skipped) to the c
   template_name: nullable(Schema.String),
   subject: nullable(Schema.String),
   error_code: nullable(Schema.String),
+  error_message: nullable(Schema.String).annotate({ description: "the provider's own words (an SMTP reply, a WhatsApp error title)" }),
+  error_meaning: nullable(Schema.String).annotate({
+    description: "what the error means, in one plain sentence; null when the code is not one the platform knows"
+  }),
   journey_run_id: nullable(Id),
   statuses: Schema.Array(MessageStatusStep).annotate({ description: "every status reported, oldest first (at most 20)" })
 }))

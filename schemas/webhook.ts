@@ -201,6 +201,24 @@ export const DeliveryListResponse = Schema.Struct({
   has_more: Schema.Boolean.annotate({ description: "Deprecated (removed in the next release): the same as data.next_cursor !== null" })
 })
 
+/** An attempt in the tenant-wide delivery log: the subscription's attempt with where it went and how its event ended. */
+export const TenantDeliveryAttempt = Schema.Struct({
+  ...DeliveryAttempt.fields,
+  webhook_id: Schema.String.annotate({ description: "The subscription (resend with POST /api/v1/webhooks/{webhook_id}/deliveries/{id}/resend)" }),
+  url: Schema.String.annotate({ description: "The subscription's URL now" }),
+  contact_id: Schema.NullOr(Schema.String).annotate({ description: "The contact the event is about, when its data names one (kept 14 days with the body)" }),
+  last_attempt: Schema.Struct({
+    attempt: Schema.Int,
+    outcome: DeliveryAttempt.fields.outcome,
+    trigger: DeliveryAttempt.fields.trigger,
+    response_status: Schema.NullOr(Schema.Int).annotate({ description: "The receiver's HTTP status; null when none came (a timeout, a refused connection)" }),
+    error: Schema.NullOr(Schema.String),
+    attempted_at: Schema.String
+  }).annotate({ description: "The newest attempt of the same event to the same subscription (this one, or a later retry, resend or replay)" })
+})
+export type TenantDeliveryAttempt = typeof TenantDeliveryAttempt.Type
+export const TenantDeliveryListResponse = listOf("deliveries", TenantDeliveryAttempt)
+
 /** The body of `webhook.test` (POST /api/v1/webhooks/{id}/test), sent to that subscription only. */
 export const WebhookTestData = Schema.Struct({
   subscription_id: Schema.String,

@@ -59,6 +59,7 @@ import { KeysLive, TelephonyIntegrationsLive } from "../tenancy/keysHttp.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { MessagingConfig } from "../../core/message/MessagingConfig.ts"
 import { MessagesLive } from "../message/http.ts"
+import { OverviewLive } from "../overview/http.ts"
 import { JourneyValidationErrorsLive } from "../journey/edge.ts"
 import { JourneysLive } from "../journey/http.ts"
 import { Segments } from "../segment/Segments.ts"
@@ -158,7 +159,7 @@ const ApiRoutes = Layer.mergeAll(
   SdkRoutes,
   OidcRoutes
 ).pipe(
-  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive, PrivacyLive, PrivacyExportLive]),
+  Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive, PrivacyLive, PrivacyExportLive, OverviewLive]),
   Layer.provide([HotelsLive, KeysLive, TelephonyIntegrationsLive]),
   // Staff and the audit log: the console's sign-in, sessions (read by the authentication middleware too) and audit.
   Layer.provide([StaffLive, StaffSignInLive, StaffSessionLive, AuditLive]),

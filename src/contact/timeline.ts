@@ -4,6 +4,7 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import type { TimelineItem } from "../../schemas/timeline.ts"
 import { exactTime } from "../http/cursor.ts"
 import { isoTime } from "./profile.ts"
+import { errorMeaning } from "../../core/message/errorMeanings.ts"
 import { summaryOf } from "./timelineSummary.ts"
 import { TIMELINE_SOURCES, type TimelineSource } from "./timelineSources.ts"
 
@@ -54,6 +55,13 @@ export const TIMELINE_STATEMENTS = { first: statement(false), after: statement(t
 
 type Row = { at_iso: string; position: string; kind: TimelineItem["kind"]; id: string; data: Record<string, unknown> }
 
+/** A message item's provider error in a sentence (core/message/errorMeanings.ts); other kinds as they are. */
+const withMeaning = (r: Row) => {
+  if (r.kind !== "message") return r.data
+  const d = r.data as { channel: string; error_code: string | null; error_message: string | null }
+  return { ...r.data, error_meaning: errorMeaning(d.channel, d.error_code, d.error_message) }
+}
+
 /**
  * One page of the contact's timeline, newest first, or undefined when the contact is not the scope's: one round trip,
  * one index scan per source (each stops after limit + 1 rows), and one per message shown for its status chain.
@@ -74,7 +82,7 @@ export const readTimeline = async (
   const shown = rows.slice(0, page.limit)
   const last = shown[shown.length - 1]
   return {
-    items: shown.map((r) => ({ at: r.at_iso, kind: r.kind, id: r.id, summary: summaryOf(r.kind, r.data), data: r.data }) as TimelineItem),
+    items: shown.map((r) => ({ at: r.at_iso, kind: r.kind, id: r.id, summary: summaryOf(r.kind, r.data), data: withMeaning(r) }) as TimelineItem),
     next_cursor: rows.length > page.limit && last !== undefined ? encodeTimelineCursor({ at: last.position, kind: last.kind, id: last.id }) : null
   }
 }

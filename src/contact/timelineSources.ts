@@ -89,7 +89,8 @@ export const TIMELINE_SOURCES: ReadonlyArray<TimelineSource> = [
     data: `CASE m.direction WHEN 'inbound' THEN ${obj({ channel: "m.channel", conversation_id: "m.conversation_id", text: "m.body_text" })}
       ELSE ${obj({
         channel: "m.channel", category: "m.category", origin: "m.origin", status: "m.status", skip_reason: "m.skip_reason",
-        template_name: "m.template_name", subject: "m.subject", error_code: "m.error_code", journey_run_id: "m.journey_run_id",
+        template_name: "m.template_name", subject: "m.subject", error_code: "m.error_code",
+        error_message: "m.error_message", journey_run_id: "m.journey_run_id",
         statuses: STATUS_CHAIN
       })} END`,
     from: "messages m",

@@ -118,6 +118,24 @@ export const readJourney = async (tx: Tx, scope: TenantScope, id: string, lock =
   return row ? view(row) : undefined
 }
 
+const NO_RUNS = { entered: 0, waiting: 0, completed: 0, stopped: 0, failed: 0 }
+
+/**
+ * The run counts of a page's journeys, in one grouped query (index-only on `journey_runs_journey_state`, migration
+ * 040). `waiting` counts every live run: `active` is the moment a step runs, between two waits.
+ */
+const runCounts = async (tx: Tx, journeyIds: ReadonlyArray<string>) => {
+  if (journeyIds.length === 0) return new Map<string, typeof NO_RUNS>()
+  const rows = await tx<Array<{ journey_id: string } & typeof NO_RUNS>>`
+    SELECT journey_id, count(*)::int AS entered,
+      count(*) FILTER (WHERE state IN ('active', 'waiting'))::int AS waiting,
+      count(*) FILTER (WHERE state = 'completed')::int AS completed,
+      count(*) FILTER (WHERE state = 'stopped')::int AS stopped,
+      count(*) FILTER (WHERE state = 'failed')::int AS failed
+    FROM journey_runs WHERE journey_id = ANY(${journeyIds as Array<string>}::uuid[]) GROUP BY journey_id`
+  return new Map(rows.map(({ journey_id, ...c }) => [journey_id, c]))
+}
+
 export interface JourneyFilters {
   readonly status?: string | undefined
   readonly trigger_event?: string | undefined
@@ -137,10 +155,11 @@ export const listJourneys = async (tx: Tx, scope: TenantScope, f: JourneyFilters
      ORDER BY d.created_at DESC, d.id DESC LIMIT $8`,
     [scope.tenant_id, scope.sandbox, f.status ?? null, f.trigger_event ?? null, f.hotel_id ?? null, after?.at ?? null, after?.id ?? null, o.limit + 1])
   const { shown, next_cursor } = pageOf(rows, o.limit, (r) => ({ at: r.cursor_at, id: r.id }))
+  const counts = await runCounts(tx, shown.map((r) => r.id))
   return {
     journeys: shown.map((r) => {
       const { trigger: _t, steps, ...rest } = view(r)
-      return { ...rest, steps: steps.length }
+      return { ...rest, steps: steps.length, counts: counts.get(r.id) ?? NO_RUNS }
     }),
     next_cursor
   }

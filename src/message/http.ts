@@ -10,6 +10,8 @@ import { ActorClient } from "../../streams/ActorClient.ts"
 import { answered, ok } from "../http/answers.ts"
 import { pageRequest } from "../http/paging.ts"
 import { contactExists, contactMessages, conversation, conversationHeader } from "./read.ts"
+import { listMessages } from "./list.ts"
+import { messageFilters } from "./listFilters.ts"
 
 const refused = (e: SendRefused) =>
   e.status === 404
@@ -42,6 +44,13 @@ export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
           origin: r.channel === "whatsapp" && r.template === undefined ? "reply" : "api"
         })).pipe(Effect.catchTag("SendRefused", (e) => Effect.fail(refused(e))))
         return { success: true as const, data: { message_id: outcome.message_id, status: outcome.status as "queued", skip_reason: outcome.skip_reason } }
+      }))
+      .handle("list", Effect.fn("Messages.list")(function*({ query }) {
+        const principal = yield* CurrentPrincipal
+        const { limit: _l, cursor: _c, ...filters } = query
+        const page = yield* pageRequest(query)
+        const f = yield* messageFilters(filters)
+        return ok(yield* db.query((sql) => withTenant(sql, principal.tenant_id, (tx) => listMessages(tx, principal, f, page))))
       }))
       .handle("contactMessages", Effect.fn("Messages.contactMessages")(function*({ params, query }) {
         const principal = yield* CurrentPrincipal

@@ -4,13 +4,14 @@ import type { StoredMessage } from "../../schemas/message.ts"
 import { exactTime } from "../http/cursor.ts"
 import { type PageRequest, pageOf } from "../http/paging.ts"
 import { isUuid } from "../../schemas/common.ts"
+import { errorMeaning } from "../../core/message/errorMeanings.ts"
 
 // Reads of messages and conversations, in a transaction confined to the caller's tenant (row-level security) and
 // filtered by its mode.
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString())
 
-interface MessageRecord {
+export interface MessageRecord {
   id: string
   contact_id: string
   conversation_id: string | null
@@ -34,6 +35,8 @@ interface MessageRecord {
   error_message: string | null
   attempts: number
   journey_run_id: string | null
+  journey_id: string | null
+  broadcast_id: string | null
   step_id: string | null
   created_at: Date
   sent_at: Date | null
@@ -42,16 +45,20 @@ interface MessageRecord {
   failed_at: Date | null
 }
 
-const COLUMNS = `id, contact_id, conversation_id, channel, direction, category, origin, status, skip_reason, hotel_id, to_address,
+/** A message row's columns, read from `messages` (unaliased); its run's journey looked up by the run's primary key. */
+export const COLUMNS = `id, contact_id, conversation_id, channel, direction, category, origin, status, skip_reason, hotel_id, to_address,
   from_address, template_name, template_language, template_parameters, subject, body_text, body_html, provider_message_id,
-  error_code, error_message, attempts, journey_run_id, step_id, created_at, sent_at, delivered_at, read_at, failed_at`
+  error_code, error_message, attempts, journey_run_id, broadcast_id, step_id, created_at, sent_at, delivered_at, read_at, failed_at,
+  (SELECT r.journey_id FROM journey_runs r WHERE r.id = messages.journey_run_id) AS journey_id`
 
-const withHistory = async (tx: Tx, rows: ReadonlyArray<MessageRecord>): Promise<Array<StoredMessage>> => {
+/** The rows as the API shows them, each with its status history (one query for the page). */
+export const withHistory = async (tx: Tx, rows: ReadonlyArray<MessageRecord>): Promise<Array<StoredMessage>> => {
   const history = rows.length === 0 ? [] : await tx<Array<{ message_id: string; status: string; occurred_at: Date; applied: boolean; error_code: string | null }>>`
     SELECT message_id, status, occurred_at, applied, error_code FROM message_statuses
     WHERE message_id = ANY(${rows.map((r) => r.id)}::uuid[]) ORDER BY id`
   return rows.map((m) => ({
     id: m.id,
+    message_id: m.id,
     contact_id: m.contact_id,
     conversation_id: m.conversation_id,
     channel: m.channel,
@@ -68,9 +75,14 @@ const withHistory = async (tx: Tx, rows: ReadonlyArray<MessageRecord>): Promise<
     text: m.body_text,
     html: m.body_html,
     provider_message_id: m.provider_message_id,
-    error: m.error_code === null && m.error_message === null ? null : { code: m.error_code, message: m.error_message },
+    error: m.error_code === null && m.error_message === null
+      ? null
+      : { code: m.error_code, message: m.error_message, meaning: errorMeaning(m.channel, m.error_code, m.error_message) },
     attempts: m.attempts,
     journey_run_id: m.journey_run_id,
+    run_id: m.journey_run_id,
+    journey_id: m.journey_id,
+    broadcast_id: m.broadcast_id,
     step_id: m.step_id,
     created_at: m.created_at.toISOString(),
     sent_at: iso(m.sent_at),
@@ -78,7 +90,7 @@ const withHistory = async (tx: Tx, rows: ReadonlyArray<MessageRecord>): Promise<
     read_at: iso(m.read_at),
     failed_at: iso(m.failed_at),
     statuses: history.filter((h) => h.message_id === m.id).map((h) => ({
-      status: h.status, occurred_at: h.occurred_at.toISOString(), applied: h.applied, error_code: h.error_code
+      status: h.status, occurred_at: h.occurred_at.toISOString(), at: h.occurred_at.toISOString(), applied: h.applied, error_code: h.error_code
     }))
   }))
 }

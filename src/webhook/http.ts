@@ -12,6 +12,7 @@ import * as Repo from "../../core/webhook/repository.ts"
 import { encryptSecret, generateSigningSecret } from "../../core/webhook/secrets.ts"
 import { checkSubscriptionUrl, fieldsForCreate, fieldsForUpdate, isRefusal, isUuid } from "./subscriptionRules.ts"
 import { deliveryPage } from "./deliveryList.ts"
+import { deliveryFilters, tenantDeliveryPage } from "./tenantDeliveries.ts"
 import { replayWindow } from "./replayRules.ts"
 import { WebhookSends } from "./WebhookSends.ts"
 import { callerScope as scope, orDieOnDatabase } from "../http/handlerContext.ts"
@@ -118,6 +119,14 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
           const page = yield* db(() => deliveryPage(sql, row.id, request))
           // has_more: the shape before the one list shape, kept one release.
           return { ...ok(page), has_more: page.next_cursor !== null }
+        }))
+      .handle("allDeliveries", ({ query }) =>
+        Effect.gen(function*() {
+          const s = yield* scope
+          const { limit: _l, cursor: _c, ...filters } = query
+          const request = yield* pageRequest(query)
+          const f = yield* deliveryFilters(filters)
+          return ok(yield* db(() => tenantDeliveryPage(sql, s, f, request)))
         }))
       .handle("test", ({ params }) =>
         Effect.gen(function*() {

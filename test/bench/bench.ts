@@ -7,9 +7,10 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments,broadcast,privacy (a subset of phases),
+ * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments,broadcast,privacy,overview (a subset of phases),
  * BENCH_SEGMENT_CONTACTS (contacts of the segments phase's account, default 100,000), BENCH_BROADCAST_CONTACTS (contacts of
  * the broadcast phase's account, all mailed, default 100,000), BENCH_BROADCAST_DISPATCH_S (its dispatch measured this long, 120),
+ * BENCH_OVERVIEW_RESERVATIONS (the overview phase's account, default 1,000,000; filled by SQL in about 9 minutes),
  * BENCH_PRIVACY_CONTACTS (guests of the privacy phase's account, default 100,000), BENCH_PRIVACY_SUPPRESSIONS (suppress requests timed, 20),
  * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
@@ -40,6 +41,7 @@ import { cdpPhase } from "./cdp.ts"
 import { segmentsPhase } from "./segments.ts"
 import { broadcastPhase } from "./broadcast.ts"
 import { privacyPhase } from "./privacy.ts"
+import { overviewPhase } from "./overview.ts"
 import { ssoPhase } from "./sso.ts"
 import { newsletterPhase } from "./newsletter.ts"
 import { contactReadsPhase } from "./contactReads.ts"
@@ -577,6 +579,20 @@ const main = async () => {
     }
   }
 
+  // ---- overview statistics (issue 27): the route's read on an account of its own filled by SQL, no platform needed ----
+  let overview: Awaited<ReturnType<typeof overviewPhase>> | undefined
+  if (want("overview")) {
+    const own = await gep(env, ["tenant", "create", "--name", `Bench overview ${runId}`]) as { tenant_id: string }
+    const ownHotels = await Promise.all(["OV-MAD", "OV-BCN", "OV-LON", "OV-PAR"].map((code, i) =>
+      gep(env, ["hotel", "create", "--tenant", own.tenant_id, "--code", code, "--name", `Overview Hotel ${i + 1}`, "--timezone", "Europe/Madrid"])
+    )) as Array<{ hotel_id: string }>
+    overview = await overviewPhase(env.databaseUrl, {
+      tenantId: own.tenant_id, hotelIds: ownHotels.map((h) => h.hotel_id), fill: true,
+      reservations: num("BENCH_OVERVIEW_RESERVATIONS", quick ? 50_000 : 1_000_000)
+    })
+    say("overview", overview)
+  }
+
   // ---- report ------------------------------------------------------------------------------------------------
   const rawPublish = rawJs?.publish.ops_per_s ?? null
   const rawUpsert = rawPg?.single_row.ops_per_s ?? null
@@ -649,6 +665,8 @@ const main = async () => {
     broadcast_emails_per_s: broadcast?.emails_per_s ?? null,
     broadcast: broadcast ?? null,
     privacy: privacy ?? null,
+    overview_92_days_ms: overview?.read_ms_median_of_5.days_92 ?? null,
+    overview: overview ?? null,
     sso_sign_ins_per_s: sso?.sign_ins.per_s ?? null,
     sso_me_balance_per_s: sso?.me_balance.per_s ?? null,
     sso: sso ?? null,
