@@ -22,9 +22,9 @@ export const Header = ({ onSignedOut }: { onSignedOut: () => void }) => {
         </ul>
       </nav>
       <div class="who">
-        <span title="Tenant">{session.tenant_id}</span>
-        <span class="badge">{session.role}</span>
-        <span>{session.staff.email}</span>
+        <span title={session.tenant_id}><span class="visually-hidden">Tenant </span>{session.tenant_id.slice(0, 8)}</span>
+        <span class="badge"><span class="visually-hidden">Role </span>{session.role}</span>
+        <span class="email" title={session.staff.email}>{session.staff.email}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </div>
     </header>

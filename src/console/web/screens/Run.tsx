@@ -25,7 +25,7 @@ export const Run = () => {
         <dl class="facts">
           <dt>Journey</dt><dd><a href={`/console/journeys/${run.journey_id}`}>{run.journey_id}</a> (version {run.version})</dd>
           <dt>Contact</dt><dd><a href={`/console/contacts/${run.contact_id}`}>{run.contact_id}</a></dd>
-          <dt>State</dt><dd><Badge value={run.state} />{run.exit_reason && ` ${run.exit_reason}`}{run.error && ` ${run.error.code}: ${run.error.message}`}</dd>
+          <dt>State</dt><dd><Badge value={run.state} />{run.exit_reason && run.exit_reason !== run.state && ` ${run.exit_reason}`}{run.error && ` ${run.error.code}: ${run.error.message}`}</dd>
           <dt>Started</dt><dd>{when(run.started_at)}</dd>
           <dt>Next wake</dt><dd>{when(run.wake_at)}</dd>
           <dt>Ended</dt><dd>{when(run.ended_at)}</dd>
