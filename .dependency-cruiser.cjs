@@ -93,6 +93,16 @@ module.exports = {
       to: { path: "^actors/", pathNot: ["^actors/(shared|runtime)/", "^actors/[^/]+/protocol\\.ts$"] }
     },
     {
+      name: "console-web-is-a-browser-island",
+      severity: "error",
+      comment:
+        "src/console/web/ runs in the staff's browser, bundled by src/console/bundle.ts: it reaches the platform through " +
+        "the public API only (its types generated from /openapi.json), never by importing server code, which would " +
+        "ship server internals to the browser and give the console a private way in.",
+      from: { path: "^src/console/web/" },
+      to: { path: OURS, pathNot: "^src/console/web/" }
+    },
+    {
       name: "no-test-code-in-the-product",
       severity: "error",
       comment: "Production modules never import the test suite or its helpers (test/ is not shipped: see .dockerignore).",

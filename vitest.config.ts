@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // The browser tests run on their own after this suite (vitest.browser.config.ts); the other docs tests run here.
-    exclude: ["test/sdk/**", "test/docs/scalar.test.ts", "**/node_modules/**"],
+    exclude: ["test/sdk/**", "test/docs/scalar.test.ts", "test/console/**/*.browser.test.ts", "**/node_modules/**"],
     globalSetup: ["test/support/globalSetup.ts"],
     // Generous: end-to-end tests wait for what platforms do in the background on a shared two-core machine.
     testTimeout: 180_000,

@@ -1,3 +1,4 @@
+import { ConsolePaths } from "./rawRoutes/console.ts"
 import { MessagingPaths } from "./rawRoutes/messaging.ts"
 import { OidcPaths } from "./rawRoutes/oidc.ts"
 import { OperationsPaths } from "./rawRoutes/operations.ts"
@@ -10,4 +11,4 @@ export { RawRouteComponents } from "./rawRoutes/document.ts"
 // document lists every route the platform answers (but itself and its viewer, /openapi.json and /docs), and the
 // contract and fuzz tests reach them too.
 
-export const RawRoutePaths: Record<string, Record<string, unknown>> = { ...WebsiteEventPaths, ...SdkPaths, ...MessagingPaths, ...OperationsPaths, ...OidcPaths }
+export const RawRoutePaths: Record<string, Record<string, unknown>> = { ...WebsiteEventPaths, ...SdkPaths, ...MessagingPaths, ...OperationsPaths, ...OidcPaths, ...ConsolePaths }

@@ -32,6 +32,7 @@ export const TagDescriptions: Readonly<Record<string, string>> = {
   newsletterConfirm: "The confirmation link of a newsletter sign-up email",
   "website events": "Website events in: a site's server or a browser beacon, or a partner's webhook mapped onto the contract; the page of their error codes",
   "browser sdk": "The browser script sending website events, its integrity value and the development demo page",
+  console: "The operator console at /console: one page and its hashed assets, served with a strict Content-Security-Policy; it calls this public API only",
   messaging: "Routes providers and guests reach: WhatsApp Cloud API's webhook and the unsubscribe links of emails",
   operations: "For operators: liveness, readiness and Prometheus metrics",
   oidc: "Loyalty single sign-on: the OpenID Connect provider's endpoints and the passwordless sign-in pages"

@@ -78,6 +78,7 @@ import { WebsiteEventRoutes } from "../website/routes.ts"
 import { WebSources } from "../website/WebSources.ts"
 import { WebsiteSourcesLive } from "../website/sourcesHttp.ts"
 import { SdkRoutes } from "../sdk/routes.ts"
+import { ConsoleRoutes } from "../console/routes.ts"
 import { CdpBulkRunner } from "../cdp/BulkRunner.ts"
 import { CdpSettings } from "../cdp/CdpSettings.ts"
 import { CdpLive } from "../cdp/http.ts"
@@ -157,6 +158,7 @@ const ApiRoutes = Layer.mergeAll(
   UnsubscribeRoutes,
   WebsiteEventRoutes,
   SdkRoutes,
+  ConsoleRoutes,
   OidcRoutes
 ).pipe(
   Layer.provide([ReservationsLive, GuestsLive, FieldsLive, EventsLive, WebhooksLive, TelephonyLive, ContactCallsLive, MessagesLive, B2bLive, ChannelsLive, LoyaltyLive, LoyaltyCreditLive, LoyaltyAuctionsLive, JourneysLive, WebsiteSourcesLive, NewsletterConfigLive, NewsletterLive, NewsletterConfirmLive, OidcClientsLive, LoyaltyMeLive, LoyaltyClubLive, CdpLive, ContactsLive, SegmentsLive, BroadcastsLive, PrivacyLive, PrivacyExportLive, OverviewLive]),

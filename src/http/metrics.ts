@@ -28,6 +28,8 @@ export const routeLabel = (path: string): string => {
   const bare = path.split("?")[0]!
   const documented = DOCUMENTED.find((d) => d.pattern.test(bare))
   if (documented !== undefined) return documented.label
+  // The console's screens are one page whatever the path (the client routes): one label, not one per screen and id.
+  if (bare.startsWith("/console/")) return "/console/:path"
   // Not in the document (OIDC, the SDK, probes, unknown paths): ids out, probes' subpaths folded.
   return bare.replace(UUID, ":id").replace(/^(\/(?:docs|openapi\.json|healthz|readyz|metrics))\/.*$/, "$1")
 }

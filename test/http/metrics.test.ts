@@ -18,4 +18,10 @@ describe("route labels (metrics and the access log)", () => {
     expect(routeLabel("/api/v1/reservations/batch")).toBe("/api/v1/reservations/batch")
     expect(routeLabel("/api/v1/reservations/PMS-123")).toBe("/api/v1/reservations/:id")
   })
+
+  it("fold every console screen into one label, however deep its path", () => {
+    expect(routeLabel("/console/contacts/3f1e2d4c-0000-4000-8000-000000000000")).toBe("/console/:path")
+    expect(routeLabel("/console/a/b/c?q=ana@example.com")).toBe("/console/:path")
+    expect(routeLabel("/console/assets/main-ABC.js")).toBe("/console/assets/:file")
+  })
 })

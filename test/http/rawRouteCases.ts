@@ -117,6 +117,7 @@ export const rawRouteCases = (f: RawRouteFixtures): Record<string, RouteCases> =
     "GET /sdk/svc-events.js.sri": { cases: [c(200, "the integrity value", () => call("GET", "/sdk/svc-events.js.sri"))] },
     ...messagingCases(f),
     ...operationsCases(call),
+    ...consoleCases(call),
     "GET /sdk/demo.html": {
       cases: [c(404, "outside development", () => call("GET", "/sdk/demo.html"))],
       notCaused: { 200: "development only: test/sdk/demo.test.ts starts `gep start` (which sets GEP_SDK_DEMO) and loads the page in Chromium" }
@@ -196,3 +197,33 @@ export const OWN_ERROR_SHAPES: ReadonlyArray<{ readonly prefix: string; readonly
   valid: { status: "not_ready", checks: { postgres: true, nats: false, streams: false } },
   wrong: [{ status: "not_ready" }, { success: false, error: { message: "m", code: "C", details: {} } }]
 }]
+
+/** The operator console: the page for any path under /console, its hashed assets (test/console/serving.test.ts checks the headers). */
+const consoleCases = (call: Call): Record<string, RouteCases> => {
+  const BUILD = "a console that does not compile: test/console/walk.browser.test.ts builds it and walks it in Chromium"
+  const pageEtag = async () => (await call("GET", "/console")).headers.get("etag") ?? ""
+  const script = async () => /src="(\/console\/assets\/[^"]+\.js)"/.exec(String((await call("GET", "/console")).body))?.[1] ?? ""
+  return {
+    "GET /console": {
+      cases: [
+        c(200, "the page", () => call("GET", "/console")),
+        c(304, "If-None-Match with the page's ETag", async () => call("GET", "/console", { headers: { "if-none-match": await pageEtag() } }))
+      ],
+      notCaused: { 500: BUILD }
+    },
+    "GET /console/{path}": {
+      cases: [
+        c(200, "a screen's path", () => call("GET", "/console/contacts/00000000-0000-4000-8000-000000000000")),
+        c(304, "If-None-Match with the page's ETag", async () => call("GET", "/console/deliveries", { headers: { "if-none-match": await pageEtag() } }))
+      ],
+      notCaused: { 500: BUILD }
+    },
+    "GET /console/assets/{file}": {
+      cases: [
+        c(200, "the script the page names", async () => call("GET", await script())),
+        c(404, "a name no build made", () => call("GET", "/console/assets/main-NOTAHASH.js"))
+      ],
+      notCaused: { 500: BUILD }
+    }
+  }
+}

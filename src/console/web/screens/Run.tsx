@@ -1,0 +1,48 @@
+import { useRoute } from "preact-iso"
+import { useEffect, useState } from "preact/hooks"
+import type { paths } from "../api.d.ts"
+import { api, dataOf } from "../client.ts"
+import { mayAct, useSession } from "../session.ts"
+import { Badge, ErrorNote, Json, Screen, when } from "../ui.tsx"
+
+type RunView = paths["/api/v1/journey-runs/{run_id}"]["get"]["responses"]["200"]["content"]["application/json"]["data"]
+
+/** The run inspector: what started the run, each step with its time and outcome, the wait it is in, why it ended. */
+export const Run = () => {
+  const { params } = useRoute()
+  const runId = params.run_id ?? ""
+  const { role } = useSession()
+  const [run, setRun] = useState<RunView | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const load = () => dataOf(api.GET("/api/v1/journey-runs/{run_id}", { params: { path: { run_id: runId } } })).then(setRun, (e: Error) => setError(e.message))
+  useEffect(() => { load() }, [runId])
+  const stop = () => dataOf(api.POST("/api/v1/journey-runs/{run_id}/stop", { params: { path: { run_id: runId } } })).then(load, (e: Error) => setError(e.message))
+  const ended = run !== null && ["completed", "stopped", "failed"].includes(run.state)
+  return (
+    <Screen title="Journey run" busy={run === null && error === null}>
+      <ErrorNote message={error} />
+      {run === null ? <p class="placeholder">Loading…</p> : <>
+        <dl class="facts">
+          <dt>Journey</dt><dd><a href={`/console/journeys/${run.journey_id}`}>{run.journey_id}</a> (version {run.version})</dd>
+          <dt>Contact</dt><dd><a href={`/console/contacts/${run.contact_id}`}>{run.contact_id}</a></dd>
+          <dt>State</dt><dd><Badge value={run.state} />{run.exit_reason && run.exit_reason !== run.state && ` ${run.exit_reason}`}{run.error && ` ${run.error.code}: ${run.error.message}`}</dd>
+          <dt>Started</dt><dd>{when(run.started_at)}</dd>
+          <dt>Next wake</dt><dd>{when(run.wake_at)}</dd>
+          <dt>Ended</dt><dd>{when(run.ended_at)}</dd>
+        </dl>
+        {mayAct(role) && !ended && <button type="button" onClick={stop}>Stop this run</button>}
+        <h2>Trigger</h2>
+        <Json value={{ ...run.trigger, scope: run.scope, hotel_id: run.hotel_id, reservation_id: run.reservation_id }} />
+        <h2>Steps</h2>
+        <ol class="steps">
+          {run.steps.map((s, i) => <li key={i} data-testid="run-step">
+            <time dateTime={s.at}>{when(s.at)}</time> <b>{s.step_id}</b> ({s.type}) <Badge value={s.outcome} />
+            {s.reason && <> {s.reason}</>}
+            {s.message_status && <> · message <Badge value={s.message_status} /></>}
+          </li>)}
+          {run.state === "waiting" && <li class="waiting">waiting until {when(run.wake_at)}</li>}
+        </ol>
+      </>}
+    </Screen>
+  )
+}

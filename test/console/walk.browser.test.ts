@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { join } from "node:path"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { keySession, noSession, readRoutes, type Role } from "./harness.ts"
+import { axeViolations, overflow, pageRecords, READ_ROUTES, recordViolationsAndShifts, SCREENSHOTS, signInCode, STAFF_ROUTES } from "./support.ts"
+import { launchChromium } from "../sdk/support.ts"
+import { reservation } from "../support/fixtures.ts"
+import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
+import { createJourney } from "../support/journeys.ts"
+import { type MailingPlatform, startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
+import { createKey, post, request, testSql } from "../support/platform.ts"
+import { eventually, subscribe } from "../support/webhook.ts"
+
+declare const window: any // inside page.evaluate callbacks (run in Chromium)
+declare const document: any
+
+// Issue 27's "Done when", walked in Debian's Chromium on one platform and one browser: sign in with the emailed code,
+// find a guest by email, read their timeline (the reservation, the journey run, the email with its status), find the
+// failed webhook delivery, resend it as an operator (the receiver gets it), and as a viewer see masked data and be
+// refused the resend. On every screen: axe-core finds no serious or critical violation and the CSP reports nothing.
+// Screenshots for docs/guide/console.md are written as it goes.
+//
+// Until the staff and reads branches are merged, ./harness.ts stands in for their routes (a key instead of the session,
+// the missing reads answered from the existing ones) and the steps that need the real ones are skipped.
+
+process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
+const key = useEncryptionKey()
+const sql = testSql()
+let mailing: MailingPlatform
+let receiver: Receiver
+let browser: Browser
+let webhook: { id: string; url: string }
+const GUEST = `ana.console.${Date.now()}@gmail.com`
+const OPERATOR = `operator.${Date.now()}@gmail.com`
+const VIEWER = `viewer.${Date.now()}@gmail.com`
+
+const base = () => mailing.platform.baseUrl
+const tenant = () => mailing.tenant
+
+beforeAll(async () => {
+  const cert = makeCertificate()
+  trustForThisProcess(cert)
+  receiver = await startReceiver(cert)
+  // The first delivery fails (and, with one attempt allowed, stays failed); the resend is answered 200.
+  receiver.respond("/hook", (_, index) => (index === 0 ? 500 : 200))
+  const launching = launchChromium()
+  mailing = await startMailingPlatform(sql, key, "console_walk", { GEP_JOURNEY_TIMER_MS: "200", GEP_SEND_BACKOFF_MS: "200" })
+  const sub = await subscribe(base(), tenant().live_key, {
+    url: receiver.url("/hook"), event_types: ["contact.created"], retry_policy: { max_attempts: 1 }
+  })
+  webhook = { id: sub.id, url: receiver.url("/hook") }
+  await createJourney(sql, tenant(), {
+    name: "Pre-arrival welcome", trigger: { type: "event", event: "booking.created" },
+    steps: [{ id: "welcome", type: "email", category: "utility", subject: "Welcome {{contact_first_name}}", text: "See you soon" }]
+  })
+  const res = await post(base(), "/api/v1/reservations", tenant().live_key, reservation({ hotel_code: tenant().hotel_code }, {
+    guests: [{ first_name: "Ana", last_name: "Console", email: GUEST, phone: "+34610000123", is_holder: true }]
+  }))
+  expect(res.status, JSON.stringify(res.body)).toBe(201)
+  if (STAFF_ROUTES) {
+    const adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
+    for (const [email, role] of [[OPERATOR, "operator"], [VIEWER, "viewer"]] as const) {
+      const added = await post(base(), "/api/v1/staff", adminKey, { email, role })
+      expect(added.status, JSON.stringify(added.body)).toBe(201)
+    }
+  }
+  // The guest mailed and the webhook delivery failed before the walk starts.
+  await mailing.sink.waitFor(1, 30_000)
+  await eventually("the failed webhook delivery", async () => {
+    const d = await request(base(), "GET", `/api/v1/webhooks/${webhook.id}/deliveries`, { key: tenant().live_key })
+    return d.body.data.deliveries.some((x: { outcome: string }) => x.outcome === "failed") ? true : undefined
+  }, 30_000)
+  browser = await launching
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await mailing?.stop()
+  await receiver?.close()
+  await sql.end()
+  delete process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK
+})
+
+/** A fresh browser context (its own cookies) at 1280 px, recording CSP violations and layout shifts. */
+const newContext = async (): Promise<{ context: BrowserContext; page: Page }> => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base() })
+  await recordViolationsAndShifts(context)
+  return { context, page: await context.newPage() }
+}
+
+/** What every screen must hold: no serious or critical axe violation, no CSP violation, no horizontal scrolling. */
+const checkScreen = async (page: Page, screen: string, screenshot?: string) => {
+  await page.waitForFunction(() => document.querySelector("[aria-busy='true']") === null, undefined, { timeout: 10_000 })
+  expect(await axeViolations(page), `axe on ${screen}`).toEqual([])
+  expect((await pageRecords(page)).csp, `CSP violations on ${screen}`).toEqual([])
+  expect(await overflow(page), `horizontal overflow on ${screen}`).toBeLessThanOrEqual(0)
+  if (screenshot !== undefined) await page.screenshot({ path: join(SCREENSHOTS, `console-${screenshot}.png`) })
+}
+
+/** Signs in through the console's form with the emailed code (or, before the staff branch, with the harness). */
+const signIn = async (context: BrowserContext, page: Page, email: string, role: Role, screenshot = false) => {
+  if (!STAFF_ROUTES) {
+    await keySession(context, { key: tenant().live_key, tenantId: tenant().tenant_id, email, role })
+    await page.goto("/console/contacts")
+    return
+  }
+  await page.goto("/console/contacts")
+  await page.getByTestId("signin-email").fill(email)
+  const before = mailing.sink.mails.filter((m) => m.to.includes(email)).length
+  await page.getByTestId("signin-submit").click()
+  await page.getByTestId("signin-code").waitFor()
+  const code = await signInCode(mailing.sink, email, before)
+  await page.getByTestId("signin-code").fill(code)
+  if (screenshot) await checkScreen(page, "sign-in", "signin")
+  await page.getByTestId("signin-submit").click()
+  await page.getByTestId("contact-search").waitFor()
+}
+
+const openGuest = async (page: Page) => {
+  await page.getByTestId("contact-search").fill(GUEST)
+  await page.getByTestId("contact-search").press("Enter")
+  await page.getByRole("link", { name: "Ana Console" }).click()
+  await page.getByTestId("contact-timeline").waitFor()
+}
+
+describe("the console walked in Chromium", () => {
+  let operator: { context: BrowserContext; page: Page }
+
+  it("shows the sign-in to a browser without a session", async () => {
+    const { context, page } = await newContext()
+    if (!STAFF_ROUTES) await noSession(context)
+    await page.goto("/console")
+    await page.getByTestId("signin-email").waitFor()
+    await checkScreen(page, "sign-in", STAFF_ROUTES ? undefined : "signin")
+    await context.close()
+  })
+
+  it("signs an operator in with the code emailed to them, finds the guest by email and shows the timeline", async () => {
+    operator = await newContext()
+    const { context, page } = operator
+    await signIn(context, page, OPERATOR, "operator", true)
+    await openGuest(page)
+    const items = page.getByTestId("timeline-item")
+    await eventually("the reservation, the journey run and the email on the timeline", async () => {
+      const kinds = await items.evaluateAll((els) => els.map((e: any) => e.dataset.kind))
+      if (kinds.includes("reservation") && kinds.includes("journey_entered") && kinds.includes("message")) return true
+      await page.reload()
+      await page.getByTestId("contact-timeline").waitFor()
+      return undefined
+    }, 30_000)
+    const email = page.locator("[data-testid='timeline-item'][data-kind='message']").first()
+    await expect.poll(() => email.textContent()).toMatch(/sent|delivered/)
+    expect(await page.locator(".profile").textContent()).toContain(GUEST)
+    expect((await pageRecords(page)).cls, "layout shift while the contact page loaded").toBeLessThan(0.1)
+    await checkScreen(page, "contact", "contact")
+    // Readable on a tablet: nothing wider than 768 px.
+    await page.setViewportSize({ width: 768, height: 1024 })
+    expect(await overflow(page), "horizontal overflow at 768 px").toBeLessThanOrEqual(0)
+    await page.setViewportSize({ width: 1280, height: 860 })
+  })
+
+  it("opens the journey run from the timeline: its trigger and each step with its time", async () => {
+    const { page } = operator
+    await page.locator("[data-testid='timeline-item'][data-kind='journey_entered'] a").first().click()
+    await page.getByTestId("run-step").first().waitFor()
+    expect(await page.getByTestId("run-step").first().textContent()).toContain("welcome")
+    await checkScreen(page, "journey run", "journey-run")
+  })
+
+  it("shows the failed webhook delivery; the operator resends it and the receiver gets it", async () => {
+    const { context, page } = operator
+    if (!READ_ROUTES) await readRoutes(context, { baseUrl: base(), key: tenant().live_key, webhookId: webhook.id, webhookUrl: webhook.url })
+    // Keyboard: the header's link to Deliveries, then the webhook tab.
+    await page.getByRole("link", { name: "Deliveries" }).focus()
+    await page.keyboard.press("Enter")
+    await page.getByRole("link", { name: "Webhook deliveries" }).click()
+    const failed = page.locator("[data-testid='delivery-row'][data-outcome='failed']").first()
+    await failed.waitFor()
+    await checkScreen(page, "deliveries", "deliveries")
+    const before = receiver.on("/hook").length
+    await failed.getByTestId("resend-button").click()
+    await page.getByRole("status").filter({ hasText: "Resent" }).waitFor()
+    const [, resent] = await receiver.waitFor("/hook", before + 1, 20_000)
+    expect(resent?.status ?? (await receiver.waitFor("/hook", before + 1))[before]!.status).toBe(200)
+  })
+
+  it("shows the overview's charts with their tables", async () => {
+    const { page } = operator
+    await page.getByRole("link", { name: "Overview" }).click()
+    await page.locator(".chart canvas").first().waitFor()
+    expect(await page.locator("figure.chart-figure").count()).toBe(4)
+    await checkScreen(page, "overview", "overview")
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByTestId("signin-email").waitFor()
+    await operator.context.close()
+  })
+
+  it.skipIf(!STAFF_ROUTES)("shows a viewer masked data and refuses them the resend", async () => {
+    const { context, page } = await newContext()
+    await signIn(context, page, VIEWER, "viewer")
+    await openGuest(page)
+    const profile = (await page.locator(".profile").textContent()) ?? ""
+    expect(profile).not.toContain(GUEST)
+    expect(profile).toMatch(/an\*+@gmail\.com/)
+    await page.goto("/console/deliveries?view=webhooks")
+    const resend = page.getByTestId("resend-button").first()
+    await resend.waitFor()
+    expect(await resend.isDisabled()).toBe(true)
+    // The disabled button is a courtesy: the API itself refuses the viewer (403 naming the role it needs).
+    const refusal = await page.evaluate(async (w: { id: string }) => {
+      const me = await (await fetch("/api/v1/staff/me")).json()
+      const list = await (await fetch(`/api/v1/webhooks/${w.id}/deliveries`)).json()
+      const failed = list.data.deliveries.find((d: any) => d.outcome === "failed")
+      const res = await fetch(`/api/v1/webhooks/${w.id}/deliveries/${failed.id}/resend`, { method: "POST", headers: { "x-csrf-token": me.data.csrf_token } })
+      return { status: res.status, body: await res.json() }
+    }, webhook)
+    expect(refusal.status).toBe(403)
+    expect(refusal.body.error.code).toBe("FORBIDDEN")
+    expect(refusal.body.error.details.role).toBe("viewer")
+    await checkScreen(page, "deliveries as a viewer")
+    await context.close()
+  })
+})
+
+// Kept for the page.evaluate callbacks' sake (they run in Chromium, where `window` exists).
+void (typeof window)
