@@ -13,7 +13,7 @@ export const CreateKeyRequest = Schema.Struct({
   name: NonEmptyString.check(Schema.makeFilter((s: string) => [...s].length <= 100 || "must be at most 100 characters"))
     .annotate({ description: "what the key is for, shown in the list (never secret)" }),
   scopes: Schema.Array(oneOf(Scopes)).check(Schema.isMinLength(1), Schema.isMaxLength(Scopes.length))
-    .annotate({ description: "`*` grants every scope but keys:manage, which must be named" }),
+    .annotate({ description: "`*` grants every scope but keys:manage, privacy:write and staff:manage, which must be named" }),
   mode: Mode.annotate({ description: "live keys read and write live data, sandbox keys the sandbox" }),
   rate_limit_per_minute: Schema.optionalKey(boundedInt(1, 1_000_000).annotate({ description: "requests per minute; the platform default when absent" }))
 })

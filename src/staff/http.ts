@@ -3,7 +3,7 @@ import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
 import { Api, CurrentPrincipal } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
-import { Forbidden, RateLimited, Unauthorized } from "../../schemas/errors.ts"
+import { RateLimited, Unauthorized } from "../../schemas/errors.ts"
 import { CurrentStaffSession, StaffSessionAuthentication, StaffValidationErrors } from "../../schemas/staffApi.ts"
 import { ok } from "../http/answers.ts"
 import { definitionSchemaErrors } from "../http/definitionErrors.ts"
@@ -11,10 +11,9 @@ import { callerScope, orDieOnDatabase } from "../http/handlerContext.ts"
 import { pageRequest } from "../http/paging.ts"
 import { malformedId } from "../tenancy/edge.ts"
 import { Audit } from "./Audit.ts"
-import { clearedCookie, csrfMatches, isLoopbackHost, sessionCookie } from "./cookie.ts"
-import { isReadMethod } from "./roles.ts"
-import { publicStaff } from "./StaffAccounts.ts"
-import { StaffAccounts } from "./StaffAccounts.ts"
+import { clearedCookie, isLoopbackHost, sessionCookie } from "./cookie.ts"
+import { forgeryRefusal } from "./sessionEdge.ts"
+import { publicStaff, StaffAccounts } from "./StaffAccounts.ts"
 import { StaffSessions } from "./StaffSessions.ts"
 import { StaffSignIn } from "./StaffSignIn.ts"
 
@@ -126,12 +125,8 @@ export const StaffSessionAuthenticationLive = Layer.effect(StaffSessionAuthentic
       const live = yield* sessions.authenticate(token)
       if (live === undefined) return yield* Unauthorized.of("The staff session has ended or expired: sign in again")
       const request = yield* HttpServerRequest.HttpServerRequest
-      if (request.headers["sec-fetch-site"] === "cross-site") {
-        return yield* Forbidden.of("A staff session is not accepted from another site", {}, "CSRF_TOKEN_INVALID")
-      }
-      if (!isReadMethod(request.method) && !csrfMatches(token, request.headers["x-csrf-token"])) {
-        return yield* Forbidden.of("Missing or wrong X-CSRF-Token: send the csrf_token of the session", { "x-csrf-token": ["must be the session's csrf_token"] }, "CSRF_TOKEN_INVALID")
-      }
+      const forged = forgeryRefusal(token, request)
+      if (forged !== undefined) return yield* forged
       return yield* Effect.provideService(httpEffect, CurrentStaffSession, live)
     })
   })

@@ -25,6 +25,21 @@ export const staffPrincipal = ({ session }: LiveSession, rateLimit: number | nul
   staff: { staff_id: session.staff.staff_id, email: session.staff.email, role: session.role }
 })
 
+/**
+ * A cookie request another site may have made: refused when the browser says it came from another site (SameSite=Strict
+ * already keeps the cookie off such requests; refused all the same), and a write without the session's CSRF token.
+ */
+export const forgeryRefusal = (token: string, request: HttpServerRequest.HttpServerRequest): Forbidden | undefined => {
+  if (request.headers["sec-fetch-site"] === "cross-site") {
+    return Forbidden.of("A staff session is not accepted from another site", {}, "CSRF_TOKEN_INVALID")
+  }
+  if (!isReadMethod(request.method) && !csrfMatches(token, request.headers["x-csrf-token"])) {
+    return Forbidden.of("Missing or wrong X-CSRF-Token: send the csrf_token of the session on every request but GET, HEAD and OPTIONS",
+      { "x-csrf-token": ["must be the session's csrf_token"] }, "CSRF_TOKEN_INVALID")
+  }
+  return undefined
+}
+
 /** A role may not call the endpoint: 403 naming the role and the one it needs (an admin's refusal names the scope). */
 const roleRefusal = (principal: Principal, endpoint: HttpApiEndpoint.Top): Forbidden | undefined => {
   const role = principal.staff!.role
@@ -69,14 +84,8 @@ export const makeSessionEdge = Effect.gen(function*() {
   ) {
     const live = yield* sessions.authenticate(token)
     if (live === undefined) return yield* Unauthorized.of("The staff session has ended or expired: sign in again")
-    // SameSite=Strict already keeps the cookie off other sites' requests; a browser saying so is refused all the same.
-    if (request.headers["sec-fetch-site"] === "cross-site") {
-      return yield* Forbidden.of("A staff session is not accepted from another site", {}, "CSRF_TOKEN_INVALID")
-    }
-    if (!isReadMethod(request.method) && !csrfMatches(token, request.headers["x-csrf-token"])) {
-      return yield* Forbidden.of("Missing or wrong X-CSRF-Token: send the csrf_token of the session on every request but GET, HEAD and OPTIONS",
-        { "x-csrf-token": ["must be the session's csrf_token"] }, "CSRF_TOKEN_INVALID")
-    }
+    const forged = forgeryRefusal(token, request)
+    if (forged !== undefined) return yield* forged
     const p = staffPrincipal(live, rateLimit)
     const refused = roleRefusal(p, endpoint)
     if (refused !== undefined) return yield* refused

@@ -97,7 +97,7 @@ describe("privacy: erasure and export across every store", () => {
     const counted = Object.fromEntries(view.results.map((r) => [r.store, r.count]))
     for (const store of ["contacts", "reservation_guests", "messages", "journeys", "website_events", "cdp", "calls", "loyalty", "sso",
       "newsletter_subscriptions", "webhook_events", "events", "booking_events", "reservation_facts", "website_deliveries", "inbox", "outbox", "dead_letters",
-      "idempotency_keys", "privacy_exports"]) {
+      "idempotency_keys", "privacy_exports", "audit_log"]) {
       expect(counted[store], store).toBeGreaterThan(0)
     }
 

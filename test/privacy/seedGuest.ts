@@ -128,6 +128,10 @@ export const seedEveryFamily = async (h: PrivacyHarness, s: Person, c: Person): 
   await sql`INSERT INTO outbox (id, tenant_id, subject, payload, batch)
     VALUES (${randomUUID()}, ${tenant.tenant_id}, 'nowhere.batch', ${Buffer.from(encode([message(s), message(c)]))}, true)`
 
+  // A staff member opened the subject's contact (the audit log: anonymised by an erasure, listed by an export).
+  await sql`INSERT INTO audit_log (id, tenant_id, sandbox, at, actor_type, actor_id, action, contact_id)
+    VALUES (${randomUUID()}, ${tenant.tenant_id}, false, now(), 'staff', ${randomUUID()}, 'contact.viewed', ${subjectContactId})`
+
   await runIn(sql, journeyId, subjectContactId, ["completed"], 60_000)
   await runIn(sql, bookedJourneyId, subjectContactId, ["waiting"], 60_000)
   await eventually("the emails sent", async () => h.sink.mails.filter((m) => m.to.includes(s.email)).length >= 3 ? true : undefined, 30_000)

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { e164 } from "../support/fixtures.ts"
-import { type MailingPlatform, startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
+import type { MailingPlatform } from "../support/messaging.ts"
 import { createKey, createTenant, request, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import type { SmtpSink } from "../support/smtpSink.ts"
-import { addStaff, asStaff, signIn, staffEmail, type StaffSession } from "./support.ts"
+import { addStaff, asStaff, signIn, staffEmail, staffPlatform, type StaffSession } from "./support.ts"
 
 // A staff session on the whole API: CSRF, roles per endpoint, a viewer's masked reads, the audit log, expiry, removal
 // and tenant isolation.
 
-const key = useEncryptionKey()
-process.env.GEP_STAFF_CODES_PER_IP_PER_MINUTE = "100000"
+const { start } = staffPlatform()
 const sql = testSql()
 let mailing: MailingPlatform
 let sink: SmtpSink
@@ -25,7 +24,7 @@ let contact: { id: string; email: string; phone: string }
 const url = () => platform.baseUrl
 
 beforeAll(async () => {
-  mailing = await startMailingPlatform(sql, key, "staff_session")
+  mailing = await start(sql, "staff_session")
   ;({ sink, platform, tenant } = mailing)
   otherTenant = await createTenant("staff-other")
   manager = (await createKey(tenant.tenant_id, ["staff:manage"])).key

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { configureChannels, type MailingPlatform, startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
+import { configureChannels, type MailingPlatform } from "../support/messaging.ts"
 import { createKey, createTenant, request, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import type { SmtpSink } from "../support/smtpSink.ts"
-import { addStaff, asStaff, codeFor, signIn, staffEmail } from "./support.ts"
+import { addStaff, asStaff, codeFor, signIn, staffEmail, staffPlatform } from "./support.ts"
 
-const key = useEncryptionKey()
-// Every sign-in of the run comes from 127.0.0.1 and test files share the rate counters: the per-IP limit would bind across files.
-process.env.GEP_STAFF_CODES_PER_IP_PER_MINUTE = "100000"
+const { key, start } = staffPlatform()
 const sql = testSql()
 let mailing: MailingPlatform
 let sink: SmtpSink
@@ -17,7 +15,7 @@ let admin: string
 let otherAdmin: string
 
 beforeAll(async () => {
-  mailing = await startMailingPlatform(sql, key, "staff_signin")
+  mailing = await start(sql, "staff_signin")
   ;({ sink, platform, tenant } = mailing)
   other = await createTenant("staff-b")
   await configureChannels(sql, key, other, { email: { from_address: "desk@otherhotel.com", from_name: "Other Hotel" } })

@@ -1,4 +1,6 @@
 import { expect } from "@effect/vitest"
+import type postgres from "postgres"
+import { startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
 import type { SmtpSink } from "../support/smtpSink.ts"
 import { type HttpResult, request } from "../support/platform.ts"
 
@@ -49,4 +51,14 @@ export const asStaff = (baseUrl: string, s: StaffSession, method: string, path: 
     ...(options.body === undefined ? {} : { body: options.body }),
     headers: { cookie: s.cookie, ...(csrf === null ? {} : { "x-csrf-token": csrf }), ...options.headers }
   })
+}
+
+/**
+ * A platform whose email reaches the SMTP sink, with a tenant whose channel sends from stay@hotelexample.com. Every
+ * sign-in of the run comes from 127.0.0.1 and test files share the rate counters: the per-IP limit would bind across files.
+ */
+export const staffPlatform = () => {
+  const key = useEncryptionKey()
+  process.env.GEP_STAFF_CODES_PER_IP_PER_MINUTE = "100000"
+  return { key, start: (sql: postgres.Sql, name: string) => startMailingPlatform(sql, key, name) }
 }

@@ -61,7 +61,9 @@ export const SECTIONS: ReadonlyArray<Section> = [
       GEP_ADMISSION_TENANT_SHARE: { meaning: "The part of the admission limit one tenant may hold while another tenant is active." },
       GEP_SSO_CODES_PER_EMAIL_PER_MINUTE: { meaning: "Loyalty SSO sign-in emails per minute per address (a mailbox is not flooded)." },
       GEP_SSO_CODES_PER_IP_PER_MINUTE: { meaning: "Loyalty SSO sign-in emails per minute per client address (addresses are not probed)." },
-      GEP_SSO_MEMBER_REQUESTS_PER_MINUTE: { meaning: "Requests per minute per member on the loyalty SSO member routes, whatever client or token they come through." }
+      GEP_SSO_MEMBER_REQUESTS_PER_MINUTE: { meaning: "Requests per minute per member on the loyalty SSO member routes, whatever client or token they come through." },
+      GEP_STAFF_CODES_PER_EMAIL_PER_MINUTE: { meaning: "Staff console sign-in codes asked for per minute per address (a mailbox is not flooded); code checks per address are five times this." },
+      GEP_STAFF_CODES_PER_IP_PER_MINUTE: { meaning: "Staff console sign-in codes asked for, and codes checked, per minute per client address (addresses are not probed, codes not guessed)." }
     }
   },
   {
