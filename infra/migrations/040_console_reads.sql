@@ -8,6 +8,9 @@
 -- the overview reads every message of the range from the table (92 days: twice the time). A status report (sent,
 -- delivered, read) then writes this index too, like the sent report already writes messages_provider_id.
 CREATE INDEX messages_tenant_created ON messages (tenant_id, sandbox, created_at DESC, id DESC) INCLUDE (hotel_id, channel, direction, status);
+-- ?status=failed, the console's first question ("which messages failed?"): the failed ones only, a few of every
+-- thousand, newest first; with other filters too (a hotel, a channel) the walk stays among the failed.
+CREATE INDEX messages_failed ON messages (tenant_id, sandbox, created_at DESC, id DESC) INCLUDE (hotel_id, channel) WHERE status = 'failed';
 -- ?journey_id=: a journey's runs (journey_runs_journey) and then their messages.
 CREATE INDEX messages_run ON messages (journey_run_id) WHERE journey_run_id IS NOT NULL;
 -- ?broadcast_id=: a broadcast's messages newest first, without sorting them all.

@@ -8,7 +8,8 @@ export interface PageRequest {
   readonly after: { readonly at: string; readonly id: string } | undefined
 }
 
-const refused = (parameter: string, message: string) =>
+/** 400 VALIDATION_ERROR naming one query parameter: the refusal of every list's bad paging or filter value. */
+export const refused = (parameter: string, message: string) =>
   ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 /**

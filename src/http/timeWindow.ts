@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { DateString, DateTimeWithOffset } from "../../schemas/common.ts"
-import { ValidationFailed } from "../../schemas/errors.ts"
+import { refused } from "./paging.ts"
 
 // The `from` / `to` window of the tenant-wide logs (messages, webhook deliveries): each a date-time with its offset or
 // a plain date, read as a UTC day. `from` is inclusive; `to` is exclusive as a date-time and inclusive as a date (the
@@ -9,9 +9,6 @@ import { ValidationFailed } from "../../schemas/errors.ts"
 const isDateTime = Schema.is(DateTimeWithOffset)
 const isDate = Schema.is(DateString)
 const DAY_MS = 86_400_000
-
-const refused = (parameter: string, message: string) =>
-  ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 const MUST = "must be a date (YYYY-MM-DD, a UTC day) or an ISO 8601 date-time with a timezone offset (encode + as %2B)"
 

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { isUuid } from "../../schemas/common.ts"
-import { ValidationFailed } from "../../schemas/errors.ts"
 import { MessageChannels, MessageStatuses } from "../../schemas/message.ts"
+import { refused } from "../http/paging.ts"
 import { timeWindow } from "../http/timeWindow.ts"
 
 /** The query of GET /api/v1/messages (paging apart), each value as the caller sent it. */
@@ -23,9 +23,6 @@ export interface MessageFilters extends Omit<MessageListQuery, "from" | "to"> {
   readonly from: string | undefined
   readonly to: string | undefined
 }
-
-const refused = (parameter: string, message: string) =>
-  ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 const among = (values: ReadonlyArray<string>) => `must be one of: ${values.join(", ")}`
 const ID_FILTERS = ["journey_id", "broadcast_id", "hotel_id", "contact_id"] as const

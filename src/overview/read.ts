@@ -41,14 +41,15 @@ const statements = (tx: postgres.ReservedSql, scope: TenantScope, r: OverviewRan
         count(*) FILTER (WHERE x.status = 'read')::int AS read,
         count(*) FILTER (WHERE x.status = 'failed')::int AS failed,
         count(*) FILTER (WHERE x.status = 'skipped')::int AS skipped
-      FROM messages x WHERE ${inScope("x", "x.created_at")} AND x.direction = 'outbound' ${hotel("x.hotel_id")}
+      FROM messages x WHERE ${inScope("x", "x.created_at")} AND x.direction = 'outbound'
+        AND x.status IN ('sent', 'delivered', 'read', 'failed', 'skipped') ${hotel("x.hotel_id")}
       GROUP BY ${tx.unsafe(DAY_KEY("x.created_at"))}, 2, 3`,
     // Webhook attempts belong to no hotel: left out of one hotel's figures.
     r.hotel_id === undefined
       ? tx`SELECT ${tx.unsafe(DAY("x.attempted_at"))} AS day, NULL::uuid AS hotel_id,
           count(*) FILTER (WHERE x.outcome = 'succeeded')::int AS succeeded,
           count(*) FILTER (WHERE x.outcome IN ('failed', 'gone'))::int AS failed
-        FROM webhook_deliveries x WHERE ${inScope("x", "x.attempted_at")} GROUP BY ${tx.unsafe(DAY_KEY("x.attempted_at"))}`
+        FROM webhook_deliveries x WHERE ${inScope("x", "x.attempted_at")} AND x.outcome <> 'skipped' GROUP BY ${tx.unsafe(DAY_KEY("x.attempted_at"))}`
       : tx`SELECT NULL::text AS day WHERE false`
   ] as const
 }

@@ -2,10 +2,9 @@ import { Effect } from "effect"
 import type { Sql } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { isUuid } from "../../schemas/common.ts"
-import { ValidationFailed } from "../../schemas/errors.ts"
 import type { TenantDeliveryAttempt } from "../../schemas/webhook.ts"
 import { exactTime } from "../http/cursor.ts"
-import { type PageRequest, pageOf } from "../http/paging.ts"
+import { type PageRequest, pageOf, refused } from "../http/paging.ts"
 import { timeWindow } from "../http/timeWindow.ts"
 
 // GET /api/v1/webhook-deliveries: every subscription's delivery log of the caller's tenant and mode in one list.
@@ -20,9 +19,6 @@ export interface TenantDeliveryQuery {
   readonly from?: string | undefined
   readonly to?: string | undefined
 }
-
-const refused = (parameter: string, message: string) =>
-  ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 /** Each filter checked, or 400 naming the first one at fault. */
 export const deliveryFilters = Effect.fn("WebhookDeliveries.filters")(function*(q: TenantDeliveryQuery) {

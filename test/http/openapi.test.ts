@@ -16,6 +16,8 @@ import { broadcastRoutes } from "../broadcast/openapiCases.ts"
 import { privacyRoutes } from "../privacy/openapiCases.ts"
 import { webhookRoutes } from "../webhook/openapiCases.ts"
 import { staffRoutes } from "../staff/openapiCases.ts"
+import { messageRoutes } from "../message/openapiCases.ts"
+import { overviewRoutes } from "../overview/openapiCases.ts"
 import {
   createCtiIntegration, createKey, createTenant, type HttpResult, request, resultOf, startPlatform, testSql, type RunningPlatform, type TestTenant
 } from "../support/platform.ts"
@@ -1164,6 +1166,12 @@ const routes: Record<string, RouteCases> = {
   ...broadcastRoutes({ c, as, call, keyCases, tenant: () => tenant, emailChannel }),
   ...privacyRoutes({ c, call, keyCases, tenant: () => tenant, privacyKey: () => privacyWriteKey }),
   ...webhookRoutes({ c, as, keyCases, nulParam, sql, tenant: () => tenant, newSubscription, noSuchId: NO_SUCH_ID }),
+  ...messageRoutes({ c, as, keyCases, contactWithMessage: async () => {
+    const conversation = await newConversation()
+    const [row] = await sql`SELECT contact_id FROM conversations WHERE id = ${conversation}`
+    return row!.contact_id as string
+  } }),
+  ...overviewRoutes({ c, as, keyCases, hotelId: () => tenant.hotel_id }),
   ...newsletterRoutes({
     c, call, keyCases, sql, tenant: () => tenant, unconfigured: () => unconfigured, limitedKey: () => limitedKey, emailChannel,
     notCausedActorFailures: ACTOR_FAILURES

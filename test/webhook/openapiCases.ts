@@ -60,6 +60,17 @@ export const webhookRoutes = (x: WebhookCaseContext) => {
       ],
       notCaused: { 503: UNAVAILABLE }
     },
+    "GET /api/v1/webhook-deliveries": {
+      cases: [
+        c(200, "every subscription's attempts, a failed one with its URL and last attempt", async () => {
+          const { sub } = await pastDelivery()
+          return as("GET", `/api/v1/webhook-deliveries?webhook_id=${sub.id}&status=failed&limit=5`)
+        }),
+        c(400, "a status that is no outcome", () => as("GET", "/api/v1/webhook-deliveries?status=bounced")),
+        c(400, "a from that is no date", () => as("GET", "/api/v1/webhook-deliveries?from=yesterday")),
+        ...x.keyCases("GET", "/api/v1/webhook-deliveries")
+      ]
+    },
     [`POST ${W}/{id}/replay`]: {
       cases: [
         c(202, "a window replayed", async () => as("POST", `${W}/${(await x.newSubscription()).id}/replay`, { since: since(), event_types: ["broadcast.completed"] })),
