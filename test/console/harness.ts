@@ -27,10 +27,15 @@ export const noSession = (context: BrowserContext) => context.route("**/api/v1/s
 
 /**
  * GET /api/v1/webhook-deliveries from the per-subscription route that exists (GET /api/v1/webhooks/{id}/deliveries),
- * and GET /api/v1/overview from the counts the walk's own setup made (one reservation, contact, journey entry and email
+ * GET /api/v1/messages from the guest's (GET /api/v1/contacts/{id}/messages), and GET /api/v1/overview from the counts the walk's own setup made (one reservation, contact, journey entry and email
  * today, and the failed webhook delivery).
  */
-export const readRoutes = async (context: BrowserContext, o: { baseUrl: string; key: string; webhookId: string; webhookUrl: string }) => {
+export const readRoutes = async (context: BrowserContext, o: { baseUrl: string; key: string; webhookId: string; webhookUrl: string; contactId: string }) => {
+  await context.route("**/api/v1/messages*", async (route) => {
+    const res = await request(o.baseUrl, "GET", `/api/v1/contacts/${o.contactId}/messages`, { key: o.key })
+    const messages = res.body.data.messages.map((m: { error: Record<string, unknown> | null }) => ({ ...m, error: m.error && { ...m.error, meaning: null } }))
+    await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ success: true, data: { messages, next_cursor: null } }) })
+  })
   await context.route("**/api/v1/webhook-deliveries*", async (route) => {
     const res = await request(o.baseUrl, "GET", `/api/v1/webhooks/${o.webhookId}/deliveries`, { key: o.key })
     const deliveries = res.body.data.deliveries.map((d: Record<string, unknown>) => ({ ...d, webhook_id: o.webhookId, url: o.webhookUrl }))

@@ -1,8 +1,9 @@
-import { useEffect, useMemo, useState } from "preact/hooks"
+import { useMemo } from "preact/hooks"
 import { api, dataOf } from "../client.ts"
 import type { Overview as OverviewData, OverviewDay } from "../contract.ts"
 import { Chart, type Series } from "../Chart.tsx"
 import { FilterForm, type FilterField, useFilters } from "../filters.tsx"
+import { useLoaded } from "../paging.ts"
 import { ErrorNote, Screen } from "../ui.tsx"
 
 const BASE_FILTERS: ReadonlyArray<FilterField> = [{ name: "from", label: "From", type: "date" }, { name: "to", label: "To", type: "date" }]
@@ -31,14 +32,11 @@ const charts = (days: ReadonlyArray<OverviewDay>) => {
 }
 
 export const Overview = () => {
-  const [hotels, setHotels] = useState<ReadonlyArray<{ hotel_id: string; name: string }>>([])
-  useEffect(() => { dataOf(api.GET("/api/v1/hotels", { params: { query: { limit: "100" } } })).then((d) => setHotels(d.hotels), () => setHotels([])) }, [])
+  // The hotels to choose from (the first hundred: a group with more filters by id in the URL).
+  const hotels = useLoaded("hotels", () => dataOf(api.GET("/api/v1/hotels", { params: { query: { limit: "100" } } })).then((d) => d.hotels)).value ?? []
   const fields = useMemo(() => [...BASE_FILTERS, { name: "hotel_id", label: "Hotel", options: hotels.map((h) => h.hotel_id) }], [hotels])
   const { values, apply } = useFilters(fields)
-  const [data, setData] = useState<OverviewData | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const key = JSON.stringify(values)
-  useEffect(() => { dataOf(api.GET("/api/v1/overview", { params: { query: values } })).then(setData, (e: Error) => setError(e.message)) }, [key])
+  const { value: data, error } = useLoaded<OverviewData>(JSON.stringify(values), () => dataOf(api.GET("/api/v1/overview", { params: { query: values } })))
   const shown = useMemo(() => data && charts(data.days), [data])
   const hotelName = (id: string | null) => id === null ? "no hotel" : hotels.find((h) => h.hotel_id === id)?.name ?? id
   return (
