@@ -237,11 +237,11 @@ describe("the console walked in Chromium", () => {
     expect(await resend.isDisabled()).toBe(true)
     // The disabled button is a courtesy: the API itself refuses the viewer (403 naming the role it needs).
     const refusal = await page.evaluate(async (w: { id: string }) => {
-      const me = await (await fetch("/api/v1/staff/me")).json()
-      const list = await (await fetch(`/api/v1/webhooks/${w.id}/deliveries`)).json()
+      const me: any = await (await fetch("/api/v1/staff/me")).json()
+      const list: any = await (await fetch(`/api/v1/webhooks/${w.id}/deliveries`)).json()
       const failed = list.data.deliveries.find((d: any) => d.outcome === "failed")
       const res = await fetch(`/api/v1/webhooks/${w.id}/deliveries/${failed.id}/resend`, { method: "POST", headers: { "x-csrf-token": me.data.csrf_token } })
-      return { status: res.status, body: await res.json() }
+      return { status: res.status, body: (await res.json()) as any }
     }, webhook)
     expect(refusal.status).toBe(403)
     expect(refusal.body.error.code).toBe("FORBIDDEN")
