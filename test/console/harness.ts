@@ -27,24 +27,27 @@ export const noSession = (context: BrowserContext) => context.route("**/api/v1/s
 
 /**
  * GET /api/v1/webhook-deliveries from the per-subscription route that exists (GET /api/v1/webhooks/{id}/deliveries),
- * and GET /api/v1/overview from the counts the walk's own setup made (one reservation, contact, journey entry and email
+ * GET /api/v1/messages from the guest's (GET /api/v1/contacts/{id}/messages), and GET /api/v1/overview from the counts the walk's own setup made (one reservation, contact, journey entry and email
  * today, and the failed webhook delivery).
  */
-export const readRoutes = async (context: BrowserContext, o: { baseUrl: string; key: string; webhookId: string; webhookUrl: string }) => {
+export const readRoutes = async (context: BrowserContext, o: { baseUrl: string; key: string; webhookId: string; webhookUrl: string; contactId: string }) => {
+  await context.route("**/api/v1/messages*", async (route) => {
+    const res = await request(o.baseUrl, "GET", `/api/v1/contacts/${o.contactId}/messages`, { key: o.key })
+    const messages = res.body.data.messages.map((m: { error: Record<string, unknown> | null }) => ({ ...m, error: m.error && { ...m.error, meaning: null } }))
+    await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ success: true, data: { messages, next_cursor: null } }) })
+  })
   await context.route("**/api/v1/webhook-deliveries*", async (route) => {
     const res = await request(o.baseUrl, "GET", `/api/v1/webhooks/${o.webhookId}/deliveries`, { key: o.key })
     const deliveries = res.body.data.deliveries.map((d: Record<string, unknown>) => ({ ...d, webhook_id: o.webhookId, url: o.webhookUrl }))
     await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ success: true, data: { deliveries, next_cursor: null } }) })
   })
   await context.route("**/api/v1/overview*", async (route) => {
-    const today = new Date()
+    // Like the real answer: a row per day and hotel with activity, here today's only.
+    const today = new Date().toISOString().slice(0, 10)
+    const from = new Date(Date.now() - 13 * 86_400_000).toISOString().slice(0, 10)
     const outcomes = (sent: number) => ({ sent, delivered: 0, read: 0, failed: 0, skipped: 0 })
-    const days = Array.from({ length: 14 }, (_, i) => {
-      const date = new Date(today.getTime() - (13 - i) * 86_400_000).toISOString().slice(0, 10)
-      const n = i === 13 ? 1 : 0
-      return { date, hotel_id: null, reservations_received: n, contacts_created: n, journey_entries: n,
-        messages: { email: outcomes(n), whatsapp: outcomes(0) }, webhooks: { succeeded: 0, failed: n } }
-    })
-    await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ success: true, data: { from: days[0]!.date, to: days[13]!.date, days } }) })
+    const days = [{ date: today, hotel_id: null, reservations_received: 1, contacts_created: 1, journey_entries: 1,
+      messages: { email: outcomes(1), whatsapp: outcomes(0) }, webhooks: { succeeded: 0, failed: 1 } }]
+    await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ success: true, data: { from, to: today, days } }) })
   })
 }

@@ -6,10 +6,12 @@ import { axeViolations, overflow, pageRecords, READ_ROUTES, recordViolationsAndS
 import { launchChromium } from "../sdk/support.ts"
 import { reservation } from "../support/fixtures.ts"
 import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
+import { insertBroadcast, insertRecipient } from "../support/broadcasts.ts"
 import { createJourney } from "../support/journeys.ts"
 import { type MailingPlatform, startMailingPlatform, useEncryptionKey } from "../support/messaging.ts"
 import { createKey, post, request, testSql } from "../support/platform.ts"
 import { eventually, subscribe } from "../support/webhook.ts"
+import { createSource } from "../website/support.ts"
 
 declare const window: any // inside page.evaluate callbacks (run in Chromium)
 declare const document: any
@@ -30,6 +32,8 @@ let mailing: MailingPlatform
 let receiver: Receiver
 let browser: Browser
 let webhook: { id: string; url: string }
+let contactId: string
+let journeyId: string
 const GUEST = `ana.console.${Date.now()}@gmail.com`
 const OPERATOR = `operator.${Date.now()}@gmail.com`
 const VIEWER = `viewer.${Date.now()}@gmail.com`
@@ -49,7 +53,7 @@ beforeAll(async () => {
     url: receiver.url("/hook"), event_types: ["contact.created"], retry_policy: { max_attempts: 1 }
   })
   webhook = { id: sub.id, url: receiver.url("/hook") }
-  await createJourney(sql, tenant(), {
+  journeyId = await createJourney(sql, tenant(), {
     name: "Pre-arrival welcome", trigger: { type: "event", event: "booking.created" },
     steps: [{ id: "welcome", type: "email", category: "utility", subject: "Welcome {{contact_first_name}}", text: "See you soon" }]
   })
@@ -57,6 +61,7 @@ beforeAll(async () => {
     guests: [{ first_name: "Ana", last_name: "Console", email: GUEST, phone: "+34610000123", is_holder: true }]
   }))
   expect(res.status, JSON.stringify(res.body)).toBe(201)
+  contactId = res.body.data.contacts[0].contact_id
   if (STAFF_ROUTES) {
     const adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
     for (const [email, role] of [[OPERATOR, "operator"], [VIEWER, "viewer"]] as const) {
@@ -169,7 +174,7 @@ describe("the console walked in Chromium", () => {
 
   it("shows the failed webhook delivery; the operator resends it and the receiver gets it", async () => {
     const { context, page } = operator
-    if (!READ_ROUTES) await readRoutes(context, { baseUrl: base(), key: tenant().live_key, webhookId: webhook.id, webhookUrl: webhook.url })
+    if (!READ_ROUTES) await readRoutes(context, { baseUrl: base(), key: tenant().live_key, webhookId: webhook.id, webhookUrl: webhook.url, contactId })
     // Keyboard: the header's link to Deliveries, then the webhook tab.
     await page.getByRole("link", { name: "Deliveries" }).focus()
     await page.keyboard.press("Enter")
@@ -190,6 +195,30 @@ describe("the console walked in Chromium", () => {
     await page.locator(".chart canvas").first().waitFor()
     expect(await page.locator("figure.chart-figure").count()).toBe(4)
     await checkScreen(page, "overview", "overview")
+  })
+
+  it("passes axe and the CSP on every other screen: messages, journeys and runs, website sources and a log, broadcasts", async () => {
+    const { page } = operator
+    const source = await createSource(base(), tenant().live_key)
+    await post(base(), "/api/v1/website-events", source.server_key, { event: "cart.viewed", properties: { step: 1 } })
+    const broadcastId = await insertBroadcast(sql, tenant(), {
+      status: "paused", definition: { version: 1, match: { field: "contact.tags", op: "contains_any", value: ["console"] } } as never
+    })
+    await insertRecipient(sql, tenant(), broadcastId, contactId, null)
+    const screens: ReadonlyArray<readonly [string, string]> = [
+      ["/console/deliveries?view=messages", "[data-testid='delivery-row']"],
+      ["/console/journeys", "table a"],
+      [`/console/journeys/${journeyId}`, "table a"],
+      ["/console/sources", "table a"],
+      [`/console/sources/${source.source_id}`, "[data-testid='delivery-row']"],
+      ["/console/broadcasts", "table a"],
+      [`/console/broadcasts/${broadcastId}`, "progress"]
+    ]
+    for (const [path, shown] of screens) {
+      await page.goto(path)
+      await page.locator(shown).first().waitFor()
+      await checkScreen(page, path)
+    }
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.getByTestId("signin-email").waitFor()
     await operator.context.close()
@@ -208,11 +237,11 @@ describe("the console walked in Chromium", () => {
     expect(await resend.isDisabled()).toBe(true)
     // The disabled button is a courtesy: the API itself refuses the viewer (403 naming the role it needs).
     const refusal = await page.evaluate(async (w: { id: string }) => {
-      const me = await (await fetch("/api/v1/staff/me")).json()
-      const list = await (await fetch(`/api/v1/webhooks/${w.id}/deliveries`)).json()
+      const me: any = await (await fetch("/api/v1/staff/me")).json()
+      const list: any = await (await fetch(`/api/v1/webhooks/${w.id}/deliveries`)).json()
       const failed = list.data.deliveries.find((d: any) => d.outcome === "failed")
       const res = await fetch(`/api/v1/webhooks/${w.id}/deliveries/${failed.id}/resend`, { method: "POST", headers: { "x-csrf-token": me.data.csrf_token } })
-      return { status: res.status, body: await res.json() }
+      return { status: res.status, body: (await res.json()) as any }
     }, webhook)
     expect(refusal.status).toBe(403)
     expect(refusal.body.error.code).toBe("FORBIDDEN")

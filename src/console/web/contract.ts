@@ -17,11 +17,17 @@ export type Role = "viewer" | "operator" | "admin"
 export interface Staff { staff_id: string; email: string; role: Role; created_at: string; last_signed_in_at: string | null }
 export interface Session { staff: Staff; tenant_id: string; role: Role; csrf_token: string; expires_at: string }
 
-export interface ProviderError { code: string; message: string; meaning: string | null }
+export interface ProviderError { code: string | null; message: string | null; meaning: string | null }
+/**
+ * The contract names `message_id`, `template`, `run_id` and `statuses: [{ status, at }]`, and asks the reads branch to
+ * extend the item of GET /api/v1/contacts/{id}/messages (`id`, `template: { name }`, `journey_run_id`,
+ * `statuses: [{ status, occurred_at }]`): either spelling is read (Deliveries.tsx, `deliveryView`).
+ */
 export interface MessageDelivery {
-  message_id: string; contact_id: string | null; channel: string; to: string | null; template: string | null
-  journey_id: string | null; run_id: string | null; broadcast_id: string | null; hotel_id: string | null; status: string
-  statuses: Array<{ status: string; at: string }>; error: ProviderError | null; skip_reason: string | null; created_at: string
+  message_id?: string; id?: string; contact_id: string | null; channel: string; to: string | null
+  template: string | { name: string } | null; journey_id?: string | null; run_id?: string | null; journey_run_id?: string | null
+  broadcast_id?: string | null; hotel_id: string | null; status: string
+  statuses: Array<{ status: string; at?: string; occurred_at?: string }>; error: ProviderError | null; skip_reason: string | null; created_at: string
 }
 export interface WebhookDelivery {
   id: string; webhook_id: string; url: string; event_id: string; event_type: string; attempt: number; outcome: string

@@ -50,3 +50,35 @@ export const usePaged = <T>(key: string, load: (cursor: string | undefined) => P
     reload: () => setTick((t) => t + 1)
   }
 }
+
+export interface Loaded<T> {
+  readonly value: T | null
+  readonly error: string | null
+  /** Reads it again (after an action changed it). */
+  readonly reload: () => void
+  /** Runs an action, then reads again; a refusal shows as the error. */
+  readonly act: (action: () => Promise<unknown>) => void
+}
+
+/** One answer (a profile, a run, a broadcast) read when `key` changes, with what went wrong in words. */
+export const useLoaded = <T>(key: string, load: () => Promise<T>): Loaded<T> => {
+  const [state, setState] = useState<{ key: string; value: T | null; error: string | null }>({ key, value: null, error: null })
+  const [tick, setTick] = useState(0)
+  useEffect(() => {
+    let live = true
+    load().then(
+      (value) => { if (live) setState({ key, value, error: null }) },
+      (e: unknown) => { if (live) setState({ key, value: null, error: e instanceof Error ? e.message : String(e) }) }
+    )
+    return () => { live = false }
+  }, [key, tick])
+  const current = state.key === key ? state : { value: null, error: null }
+  return {
+    value: current.value,
+    error: current.error,
+    reload: () => setTick((t) => t + 1),
+    act: (action) => {
+      action().then(() => setTick((t) => t + 1), (e: unknown) => setState((s) => ({ ...s, error: e instanceof Error ? e.message : String(e) })))
+    }
+  }
+}

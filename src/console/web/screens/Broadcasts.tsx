@@ -1,9 +1,8 @@
 import { useRoute } from "preact-iso"
-import { useEffect, useState } from "preact/hooks"
 import type { paths } from "../api.d.ts"
 import { api, dataOf } from "../client.ts"
 import { FilterForm, type FilterField, useFilters } from "../filters.tsx"
-import { usePaged } from "../paging.ts"
+import { useLoaded, usePaged } from "../paging.ts"
 import { mayAct, useSession } from "../session.ts"
 import { Badge, ErrorNote, num, PagedList, Screen, when } from "../ui.tsx"
 
@@ -45,12 +44,10 @@ export const Broadcast = () => {
   const { params } = useRoute()
   const id = params.id ?? ""
   const { role } = useSession()
-  const [b, setB] = useState<BroadcastView | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const load = () => dataOf(api.GET("/api/v1/broadcasts/{id}", { params: { path: { id } } })).then(setB, (e: Error) => setError(e.message))
-  useEffect(() => { load() }, [id])
+  const loaded = useLoaded<BroadcastView>(id, () => dataOf(api.GET("/api/v1/broadcasts/{id}", { params: { path: { id } } })))
+  const { value: b, error } = loaded
   const act = (action: "pause" | "resume" | "cancel") =>
-    dataOf(api.POST(`/api/v1/broadcasts/{id}/${action}`, { params: { path: { id } } })).then(load, (e: Error) => setError(e.message))
+    loaded.act(() => dataOf(api.POST(`/api/v1/broadcasts/{id}/${action}`, { params: { path: { id } } })))
   const { values, apply } = useFilters(RECIPIENT_FILTERS)
   const recipients = usePaged(`recipients:${id}:${JSON.stringify(values)}`, async (cursor) => {
     const data = await dataOf(api.GET("/api/v1/broadcasts/{id}/recipients", {

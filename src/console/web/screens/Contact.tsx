@@ -1,8 +1,7 @@
 import { useRoute } from "preact-iso"
-import { useEffect, useState } from "preact/hooks"
 import type { paths } from "../api.d.ts"
 import { api, dataOf } from "../client.ts"
-import { usePaged } from "../paging.ts"
+import { useLoaded, usePaged } from "../paging.ts"
 import { Badge, ErrorNote, PagedList, Screen, when } from "../ui.tsx"
 import { Timeline } from "./Timeline.tsx"
 
@@ -52,12 +51,7 @@ const Reservations = ({ contactId }: { contactId: string }) => {
 export const Contact = () => {
   const { params } = useRoute()
   const id = params.id ?? ""
-  const [profile, setProfile] = useState<Profile | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  useEffect(() => {
-    setProfile(null)
-    dataOf(api.GET("/api/v1/contacts/{contact_id}", { params: { path: { contact_id: id } } })).then(setProfile, (e: Error) => setError(e.message))
-  }, [id])
+  const { value: profile, error } = useLoaded<Profile>(id, () => dataOf(api.GET("/api/v1/contacts/{contact_id}", { params: { path: { contact_id: id } } })))
   const name = profile ? [profile.first_name, profile.last_name].filter(Boolean).join(" ") || "(no name)" : "Contact"
   return (
     <Screen title={name} busy={profile === null && error === null}>

@@ -1,7 +1,7 @@
 import { useLocation } from "preact-iso"
 import { useState } from "preact/hooks"
 import { api, dataOf } from "../client.ts"
-import type { WebhookDelivery } from "../contract.ts"
+import type { MessageDelivery, WebhookDelivery } from "../contract.ts"
 import { FilterForm, type FilterField, useFilters } from "../filters.tsx"
 import { usePaged } from "../paging.ts"
 import { mayAct, useSession } from "../session.ts"
@@ -20,6 +20,14 @@ const WEBHOOK_FILTERS: ReadonlyArray<FilterField> = [
   { name: "from", label: "From", type: "date" }, { name: "to", label: "To", type: "date" }
 ]
 
+/** A message delivery in the contract's words, whichever spelling of the item the API answered (see contract.ts). */
+const deliveryView = (m: MessageDelivery) => ({
+  id: m.message_id ?? m.id ?? "",
+  template: typeof m.template === "string" ? m.template : m.template?.name ?? null,
+  runId: m.run_id ?? m.journey_run_id ?? null,
+  steps: m.statuses.map((s) => ({ status: s.status, at: s.at ?? s.occurred_at ?? "" }))
+})
+
 const Messages = () => {
   const { values, apply } = useFilters(MESSAGE_FILTERS, { view: "messages" })
   const paged = usePaged(`messages:${JSON.stringify(values)}`, async (cursor) => {
@@ -31,14 +39,17 @@ const Messages = () => {
     <PagedList paged={paged} label="Messages" empty="No message matches.">
       {(messages) => <table>
         <thead><tr><th scope="col">Created</th><th scope="col">To</th><th scope="col">Channel</th><th scope="col">Template</th><th scope="col">Status</th><th scope="col">Error or reason</th></tr></thead>
-        <tbody>{messages.map((m) => <tr key={m.message_id} data-testid="delivery-row">
-          <td>{when(m.created_at)}</td>
-          <td>{m.contact_id ? <a href={`/console/contacts/${m.contact_id}`}>{m.to ?? m.contact_id}</a> : m.to ?? "—"}</td>
-          <td>{m.channel}</td><td>{m.template ?? "—"}</td>
-          <td><StatusChain steps={m.statuses} /></td>
-          <td>{m.error ? <><code>{m.error.code}</code> {m.error.meaning ?? m.error.message}</> : m.skip_reason ?? "—"}
-            {m.run_id && <> · <a href={`/console/runs/${m.run_id}`}>journey run</a></>}</td>
-        </tr>)}</tbody>
+        <tbody>{messages.map((m) => {
+          const v = deliveryView(m)
+          return <tr key={v.id} data-testid="delivery-row" data-outcome={m.status}>
+            <td>{when(m.created_at)}</td>
+            <td>{m.contact_id ? <a href={`/console/contacts/${m.contact_id}`}>{m.to ?? m.contact_id}</a> : m.to ?? "—"}</td>
+            <td>{m.channel}</td><td>{v.template ?? "—"}</td>
+            <td><StatusChain steps={v.steps} /></td>
+            <td>{m.error ? <><code>{m.error.code}</code> {m.error.meaning ?? m.error.message}</> : m.skip_reason ?? "—"}
+              {v.runId && <> · <a href={`/console/runs/${v.runId}`}>journey run</a></>}</td>
+          </tr>
+        })}</tbody>
       </table>}
     </PagedList>
   </>

@@ -1,22 +1,33 @@
-import { useEffect, useMemo, useState } from "preact/hooks"
+import { useMemo } from "preact/hooks"
 import { api, dataOf } from "../client.ts"
 import type { Overview as OverviewData, OverviewDay } from "../contract.ts"
 import { Chart, type Series } from "../Chart.tsx"
 import { FilterForm, type FilterField, useFilters } from "../filters.tsx"
+import { useLoaded } from "../paging.ts"
 import { ErrorNote, Screen } from "../ui.tsx"
 
 const BASE_FILTERS: ReadonlyArray<FilterField> = [{ name: "from", label: "From", type: "date" }, { name: "to", label: "To", type: "date" }]
 const COLORS = ["#1f5fa8", "#b3541e", "#2e7d32", "#6a1b9a", "#c62828", "#00695c"]
 
-/** The days summed over hotels (the answer has one row per day and hotel). */
-const perDay = (days: ReadonlyArray<OverviewDay>) => {
-  const dates = [...new Set(days.map((d) => d.date))].sort()
+/** Every day from `from` to `to` (YYYY-MM-DD, UTC), so a day without activity is a zero, not a gap. */
+export const daysBetween = (from: string, to: string): Array<string> => {
+  const dates: Array<string> = []
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`) && dates.length <= 92; t += 86_400_000) {
+    dates.push(new Date(t).toISOString().slice(0, 10))
+  }
+  return dates
+}
+
+/** The days summed over hotels (the answer has a row per day and hotel with activity). */
+const perDay = (data: OverviewData) => {
+  const { days } = data
+  const dates = daysBetween(data.from, data.to)
   const sum = (f: (d: OverviewDay) => number) => dates.map((date) => days.filter((d) => d.date === date).reduce((n, d) => n + f(d), 0))
   return { dates, sum }
 }
 
-const charts = (days: ReadonlyArray<OverviewDay>) => {
-  const { dates, sum } = perDay(days)
+const charts = (data: OverviewData) => {
+  const { dates, sum } = perDay(data)
   const series = (list: ReadonlyArray<[string, (d: OverviewDay) => number]>): ReadonlyArray<Series> =>
     list.map(([label, f], i) => ({ label, values: sum(f), color: COLORS[i % COLORS.length]! }))
   const succeeded = sum((d) => d.webhooks.succeeded)
@@ -31,15 +42,12 @@ const charts = (days: ReadonlyArray<OverviewDay>) => {
 }
 
 export const Overview = () => {
-  const [hotels, setHotels] = useState<ReadonlyArray<{ hotel_id: string; name: string }>>([])
-  useEffect(() => { dataOf(api.GET("/api/v1/hotels", { params: { query: { limit: "100" } } })).then((d) => setHotels(d.hotels), () => setHotels([])) }, [])
+  // The hotels to choose from (the first hundred: a group with more filters by id in the URL).
+  const hotels = useLoaded("hotels", () => dataOf(api.GET("/api/v1/hotels", { params: { query: { limit: "100" } } })).then((d) => d.hotels)).value ?? []
   const fields = useMemo(() => [...BASE_FILTERS, { name: "hotel_id", label: "Hotel", options: hotels.map((h) => h.hotel_id) }], [hotels])
   const { values, apply } = useFilters(fields)
-  const [data, setData] = useState<OverviewData | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const key = JSON.stringify(values)
-  useEffect(() => { dataOf(api.GET("/api/v1/overview", { params: { query: values } })).then(setData, (e: Error) => setError(e.message)) }, [key])
-  const shown = useMemo(() => data && charts(data.days), [data])
+  const { value: data, error } = useLoaded<OverviewData>(JSON.stringify(values), () => dataOf(api.GET("/api/v1/overview", { params: { query: values } })))
+  const shown = useMemo(() => data && charts(data), [data])
   const hotelName = (id: string | null) => id === null ? "no hotel" : hotels.find((h) => h.hotel_id === id)?.name ?? id
   return (
     <Screen title="Overview" busy={data === null && error === null}>

@@ -1,7 +1,7 @@
 import { useRoute } from "preact-iso"
-import { useEffect, useState } from "preact/hooks"
 import type { paths } from "../api.d.ts"
 import { api, dataOf } from "../client.ts"
+import { useLoaded } from "../paging.ts"
 import { mayAct, useSession } from "../session.ts"
 import { Badge, ErrorNote, Json, Screen, when } from "../ui.tsx"
 
@@ -12,11 +12,9 @@ export const Run = () => {
   const { params } = useRoute()
   const runId = params.run_id ?? ""
   const { role } = useSession()
-  const [run, setRun] = useState<RunView | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const load = () => dataOf(api.GET("/api/v1/journey-runs/{run_id}", { params: { path: { run_id: runId } } })).then(setRun, (e: Error) => setError(e.message))
-  useEffect(() => { load() }, [runId])
-  const stop = () => dataOf(api.POST("/api/v1/journey-runs/{run_id}/stop", { params: { path: { run_id: runId } } })).then(load, (e: Error) => setError(e.message))
+  const loaded = useLoaded<RunView>(runId, () => dataOf(api.GET("/api/v1/journey-runs/{run_id}", { params: { path: { run_id: runId } } })))
+  const { value: run, error } = loaded
+  const stop = () => loaded.act(() => dataOf(api.POST("/api/v1/journey-runs/{run_id}/stop", { params: { path: { run_id: runId } } })))
   const ended = run !== null && ["completed", "stopped", "failed"].includes(run.state)
   return (
     <Screen title="Journey run" busy={run === null && error === null}>
