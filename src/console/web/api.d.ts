@@ -358,6 +358,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who opened which contact and who did which action, newest first; filters combine (AND) */
+        get: operations["audit.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/broadcast-settings": {
         parameters: {
             query?: never;
@@ -1641,7 +1658,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The account's messages across contacts, newest first, with their status history and what a provider error means; filters by channel, status, template, journey, broadcast, hotel, contact and time (limit 1-100, default 25) */
+        get: operations["messages.list"];
         put?: never;
         /** Send one contact an email or a WhatsApp template (or a reply inside the 24-hour window), through the consent gates */
         post: operations["messages.send"];
@@ -1705,6 +1723,23 @@ export interface paths {
         put?: never;
         /** Register a relying party (hotel site or app, also a club client): client_secret_basic, shown once */
         post: operations["oidcClients.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per UTC day and hotel: reservations received, contacts created, journey entries, messages by channel and outcome, webhook attempts; at most 92 days (default the last 14) */
+        get: operations["overview.get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1868,6 +1903,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/staff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's active staff, newest first */
+        get: operations["staff.list"];
+        put?: never;
+        /** Add a staff member with a role (409 STAFF_EXISTS when the address is already an active member) */
+        post: operations["staff.add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/{staff_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a staff member: their sessions end at once */
+        delete: operations["staff.remove"];
+        options?: never;
+        head?: never;
+        /** Change a staff member's role (their sessions take it at their next request) */
+        patch: operations["staff.change"];
+        trace?: never;
+    };
+    "/api/v1/staff/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session of the cookie: who is signed in, to which account, with which role and CSRF token */
+        get: operations["staffSession.me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a one-time sign-in code to a staff address (no key; the answer is the same for any address) */
+        post: operations["staffSignIn.signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/sign-in/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange the emailed code for a session cookie; 422 naming code when wrong (attempts_left), expired or used */
+        post: operations["staffSignIn.verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the session of the cookie (X-CSRF-Token required) */
+        post: operations["staffSession.signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/telephony/integrations": {
         parameters: {
             query?: never;
@@ -1915,6 +2054,23 @@ export interface paths {
         put?: never;
         /** Unsubscribe: the button above, or a mail client's one-click request (List-Unsubscribe-Post, RFC 8058) */
         post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Delivery attempts of all the account's subscriptions (last 14 days), newest first, each with its URL and its event's newest attempt; filters webhook_id, event_type, status, contact_id, from, to */
+        get: operations["webhooks.allDeliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3697,7 +3853,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3811,7 +3967,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3972,7 +4128,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5364,6 +5520,118 @@ export interface operations {
             };
         };
     };
+    "audit.list": {
+        parameters: {
+            query?: {
+                action?: string;
+                contact_id?: string;
+                cursor?: string;
+                limit?: string;
+                staff_id?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            entries: {
+                                /** @description contact.viewed, webhook_delivery.resent, webhook.replayed, webhook.tested, journey_run.stopped, broadcast.paused, broadcast.resumed, broadcast.cancelled, staff.added, staff.removed, staff.role_changed, staff.signed_in */
+                                action: string;
+                                actor: {
+                                    /** @description The staff member's address; null for a key */
+                                    email: string | null;
+                                    /** @description The staff_id, or the API key's key_id */
+                                    id: string;
+                                    /** @enum {string} */
+                                    type: "staff" | "api_key";
+                                };
+                                at: string;
+                                audit_id: string;
+                                contact_id: string | null;
+                                details: Record<string, never>;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
     "broadcasts.getSettings": {
         parameters: {
             query?: never;
@@ -5413,7 +5681,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5511,7 +5779,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5668,7 +5936,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5866,7 +6134,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6041,7 +6309,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6245,7 +6513,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6433,7 +6701,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6636,7 +6904,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6786,7 +7054,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6954,7 +7222,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7157,7 +7425,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7360,7 +7628,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7510,7 +7778,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7672,7 +7940,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7798,7 +8066,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7940,7 +8208,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8205,7 +8473,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8398,7 +8666,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8525,7 +8793,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8637,7 +8905,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8725,7 +8993,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8821,7 +9089,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8944,7 +9212,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9051,7 +9319,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9177,7 +9445,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9289,7 +9557,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9390,7 +9658,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9501,7 +9769,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9678,7 +9946,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9821,6 +10089,10 @@ export interface operations {
                                     category: string | null;
                                     channel: string;
                                     error_code: string | null;
+                                    /** @description what the error means, in one plain sentence; null when the code is not one the platform knows */
+                                    error_meaning: string | null;
+                                    /** @description the provider's own words (an SMTP reply, a WhatsApp error title) */
+                                    error_message: string | null;
                                     journey_run_id: string | null;
                                     origin: string;
                                     skip_reason: string | null;
@@ -10009,7 +10281,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10080,6 +10352,8 @@ export interface operations {
                         data: {
                             messages: {
                                 attempts: number | ("Infinity" | "-Infinity" | "NaN");
+                                /** @description the broadcast it was sent for */
+                                broadcast_id: string | null;
                                 category: string | null;
                                 channel: string;
                                 contact_id: string;
@@ -10089,7 +10363,10 @@ export interface operations {
                                 /** @enum {string} */
                                 direction: "outbound" | "inbound";
                                 error: {
+                                    /** @description a WhatsApp Cloud API error code, an SMTP reply code, or the platform's own (SMTP_NOT_CONFIGURED, ...) */
                                     code: string | null;
+                                    /** @description what the error means for the guest's message, in one plain sentence; null when the code is not one the platform knows */
+                                    meaning: string | null;
                                     message: string | null;
                                 } | null;
                                 failed_at: string | null;
@@ -10097,17 +10374,25 @@ export interface operations {
                                 hotel_id: string | null;
                                 html: string | null;
                                 id: string;
+                                /** @description the journey of the run that sent it */
+                                journey_id: string | null;
                                 journey_run_id: string | null;
+                                /** @description the same as id */
+                                message_id: string;
                                 /** @description api, journey, reply, guest, newsletter or broadcast */
                                 origin: string;
                                 provider_message_id: string | null;
                                 read_at: string | null;
+                                /** @description the same as journey_run_id */
+                                run_id: string | null;
                                 sent_at: string | null;
                                 skip_reason: string | null;
                                 status: string;
                                 statuses: {
                                     /** @description false: reported out of order and kept only in the history */
                                     applied: boolean;
+                                    /** @description the same as occurred_at (the name the tenant-wide list and the timeline use) */
+                                    at: string;
                                     error_code: string | null;
                                     occurred_at: string;
                                     status: string;
@@ -10149,7 +10434,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10256,7 +10541,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10372,6 +10657,8 @@ export interface operations {
                             last_message_at: string;
                             messages: {
                                 attempts: number | ("Infinity" | "-Infinity" | "NaN");
+                                /** @description the broadcast it was sent for */
+                                broadcast_id: string | null;
                                 category: string | null;
                                 channel: string;
                                 contact_id: string;
@@ -10381,7 +10668,10 @@ export interface operations {
                                 /** @enum {string} */
                                 direction: "outbound" | "inbound";
                                 error: {
+                                    /** @description a WhatsApp Cloud API error code, an SMTP reply code, or the platform's own (SMTP_NOT_CONFIGURED, ...) */
                                     code: string | null;
+                                    /** @description what the error means for the guest's message, in one plain sentence; null when the code is not one the platform knows */
+                                    meaning: string | null;
                                     message: string | null;
                                 } | null;
                                 failed_at: string | null;
@@ -10389,17 +10679,25 @@ export interface operations {
                                 hotel_id: string | null;
                                 html: string | null;
                                 id: string;
+                                /** @description the journey of the run that sent it */
+                                journey_id: string | null;
                                 journey_run_id: string | null;
+                                /** @description the same as id */
+                                message_id: string;
                                 /** @description api, journey, reply, guest, newsletter or broadcast */
                                 origin: string;
                                 provider_message_id: string | null;
                                 read_at: string | null;
+                                /** @description the same as journey_run_id */
+                                run_id: string | null;
                                 sent_at: string | null;
                                 skip_reason: string | null;
                                 status: string;
                                 statuses: {
                                     /** @description false: reported out of order and kept only in the history */
                                     applied: boolean;
+                                    /** @description the same as occurred_at (the name the tenant-wide list and the timeline use) */
+                                    at: string;
                                     error_code: string | null;
                                     occurred_at: string;
                                     status: string;
@@ -10447,7 +10745,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10557,7 +10855,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10713,7 +11011,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10837,7 +11135,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10986,7 +11284,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11090,7 +11388,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11210,7 +11508,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11361,7 +11659,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11545,7 +11843,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11715,7 +12013,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11841,7 +12139,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11947,7 +12245,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12051,7 +12349,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12164,7 +12462,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12297,7 +12595,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12435,7 +12733,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12558,6 +12856,13 @@ export interface operations {
                     "application/json": {
                         data: {
                             journeys: {
+                                counts: {
+                                    completed: number | ("Infinity" | "-Infinity" | "NaN");
+                                    entered: number | ("Infinity" | "-Infinity" | "NaN");
+                                    failed: number | ("Infinity" | "-Infinity" | "NaN");
+                                    stopped: number | ("Infinity" | "-Infinity" | "NaN");
+                                    waiting: number | ("Infinity" | "-Infinity" | "NaN");
+                                };
                                 created_at: string;
                                 hotel_ids: string[];
                                 journey_id: string;
@@ -12599,7 +12904,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12796,7 +13101,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13003,7 +13308,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13293,7 +13598,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13513,7 +13818,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13728,7 +14033,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13943,7 +14248,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14090,7 +14395,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14209,7 +14514,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14264,8 +14569,8 @@ export interface operations {
                     name: string;
                     /** @description requests per minute; the platform default when absent */
                     rate_limit_per_minute?: number;
-                    /** @description `*` grants every scope but keys:manage, which must be named */
-                    scopes: ("guests:read" | "guests:write" | "events:write" | "bookings:read" | "bookings:write" | "reservations:write" | "conversions:write" | "custom_fields:write" | "webhooks:manage" | "cdp:read" | "cdp:write" | "b2b:read" | "b2b:write" | "surveys:write" | "channels:read" | "channels:write" | "journeys:read" | "journeys:write" | "website_sources:manage" | "hotels:manage" | "keys:manage" | "segments:write" | "broadcasts:write" | "privacy:read" | "privacy:write" | "*")[];
+                    /** @description `*` grants every scope but keys:manage, privacy:write and staff:manage, which must be named */
+                    scopes: ("guests:read" | "guests:write" | "events:write" | "bookings:read" | "bookings:write" | "reservations:write" | "conversions:write" | "custom_fields:write" | "webhooks:manage" | "cdp:read" | "cdp:write" | "b2b:read" | "b2b:write" | "surveys:write" | "channels:read" | "channels:write" | "journeys:read" | "journeys:write" | "website_sources:manage" | "hotels:manage" | "keys:manage" | "segments:write" | "broadcasts:write" | "privacy:read" | "privacy:write" | "staff:manage" | "audit:read" | "*")[];
                 };
             };
         };
@@ -14324,7 +14629,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14440,7 +14745,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14561,7 +14866,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14712,7 +15017,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14869,7 +15174,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14979,7 +15284,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15069,7 +15374,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15183,7 +15488,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15349,7 +15654,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15499,7 +15804,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15629,7 +15934,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15781,7 +16086,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15939,7 +16244,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16081,7 +16386,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16217,7 +16522,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16341,7 +16646,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16489,7 +16794,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16646,7 +16951,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16804,7 +17109,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16913,7 +17218,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -17040,7 +17345,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17199,7 +17504,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17346,7 +17651,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17498,7 +17803,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -17608,7 +17913,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17770,7 +18075,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17944,7 +18249,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18101,7 +18406,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18223,7 +18528,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18368,7 +18673,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18471,7 +18776,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18581,7 +18886,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18683,7 +18988,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18808,7 +19113,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18919,7 +19224,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18999,6 +19304,156 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnavailableEncoded"];
+                };
+            };
+        };
+    };
+    "messages.list": {
+        parameters: {
+            query?: {
+                broadcast_id?: string;
+                channel?: string;
+                contact_id?: string;
+                cursor?: string;
+                direction?: string;
+                from?: string;
+                hotel_id?: string;
+                journey_id?: string;
+                limit?: string;
+                status?: string;
+                template?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            messages: {
+                                attempts: number | ("Infinity" | "-Infinity" | "NaN");
+                                /** @description the broadcast it was sent for */
+                                broadcast_id: string | null;
+                                category: string | null;
+                                channel: string;
+                                contact_id: string;
+                                conversation_id: string | null;
+                                created_at: string;
+                                delivered_at: string | null;
+                                /** @enum {string} */
+                                direction: "outbound" | "inbound";
+                                error: {
+                                    /** @description a WhatsApp Cloud API error code, an SMTP reply code, or the platform's own (SMTP_NOT_CONFIGURED, ...) */
+                                    code: string | null;
+                                    /** @description what the error means for the guest's message, in one plain sentence; null when the code is not one the platform knows */
+                                    meaning: string | null;
+                                    message: string | null;
+                                } | null;
+                                failed_at: string | null;
+                                from: string | null;
+                                hotel_id: string | null;
+                                html: string | null;
+                                id: string;
+                                /** @description the journey of the run that sent it */
+                                journey_id: string | null;
+                                journey_run_id: string | null;
+                                /** @description the same as id */
+                                message_id: string;
+                                /** @description api, journey, reply, guest, newsletter or broadcast */
+                                origin: string;
+                                provider_message_id: string | null;
+                                read_at: string | null;
+                                /** @description the same as journey_run_id */
+                                run_id: string | null;
+                                sent_at: string | null;
+                                skip_reason: string | null;
+                                status: string;
+                                statuses: {
+                                    /** @description false: reported out of order and kept only in the history */
+                                    applied: boolean;
+                                    /** @description the same as occurred_at (the name the tenant-wide list and the timeline use) */
+                                    at: string;
+                                    error_code: string | null;
+                                    occurred_at: string;
+                                    status: string;
+                                }[];
+                                step_id: string | null;
+                                subject: string | null;
+                                template: {
+                                    language: string;
+                                    name: string;
+                                    parameters: string[];
+                                } | null;
+                                text: string | null;
+                                to: string | null;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
                 };
             };
         };
@@ -19083,7 +19538,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19247,7 +19702,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -19393,7 +19848,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -19500,7 +19955,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -19663,7 +20118,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19702,6 +20157,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
+    "overview.get": {
+        parameters: {
+            query?: {
+                from?: string & unknown;
+                hotel_id?: string;
+                to?: string & unknown;
+            };
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description one entry per day and hotel with anything to count, by date then hotel (null last) */
+                            days: {
+                                /** @description a count, 0 when nothing happened */
+                                contacts_created: number;
+                                /**
+                                 * Format: date
+                                 * @description the UTC day
+                                 */
+                                date: string;
+                                /** @description the hotel; null for what belongs to no hotel (contacts created, webhook attempts, messages and runs without one) */
+                                hotel_id: string | null;
+                                /** @description journey runs started */
+                                journey_entries: number;
+                                /** @description outbound messages created that day, by their status now */
+                                messages: {
+                                    email: {
+                                        /** @description delivered or read now */
+                                        delivered: number;
+                                        /** @description a count, 0 when nothing happened */
+                                        failed: number;
+                                        /** @description a count, 0 when nothing happened */
+                                        read: number;
+                                        /** @description left through the provider: sent, delivered or read now */
+                                        sent: number;
+                                        /** @description not sent: a consent gate, a missing address, a suppression (skip_reason on each) */
+                                        skipped: number;
+                                    };
+                                    whatsapp: {
+                                        /** @description delivered or read now */
+                                        delivered: number;
+                                        /** @description a count, 0 when nothing happened */
+                                        failed: number;
+                                        /** @description a count, 0 when nothing happened */
+                                        read: number;
+                                        /** @description left through the provider: sent, delivered or read now */
+                                        sent: number;
+                                        /** @description not sent: a consent gate, a missing address, a suppression (skip_reason on each) */
+                                        skipped: number;
+                                    };
+                                };
+                                /** @description reservations first received that day (later updates of one do not count again) */
+                                reservations_received: number;
+                                webhooks: {
+                                    /** @description delivery attempts that failed (an error status, a timeout, 410 gone) */
+                                    failed: number;
+                                    /** @description delivery attempts the receiver accepted (2xx) */
+                                    succeeded: number;
+                                };
+                            }[];
+                            /** Format: date */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description inclusive
+                             */
+                            to: string;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
                 };
             };
             /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
@@ -19862,7 +20466,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -19979,7 +20583,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20106,7 +20710,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -20318,7 +20922,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -20518,7 +21122,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20754,7 +21358,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -20902,7 +21506,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21025,7 +21629,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21134,7 +21738,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21254,7 +21858,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21371,7 +21975,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21513,7 +22117,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21588,6 +22192,741 @@ export interface operations {
             };
         };
     };
+    "staff.list": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            next_cursor: string | null;
+                            staff: {
+                                created_at: string;
+                                email: string;
+                                last_signed_in_at: string | null;
+                                /** @enum {string} */
+                                role: "viewer" | "operator" | "admin";
+                                staff_id: string;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
+    "staff.add": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h answers the first answer again (with `Idempotent-Replayed: true`); with another request it is a 409 IDEMPOTENCY_CONFLICT. Scoped to the account and mode (live or sandbox). 1-255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /**
+                     * @description viewer: reads, with email addresses and phone numbers masked; operator: reads unmasked, plus resending webhook deliveries, replaying and testing webhooks, stopping journey runs, pausing, resuming and cancelling broadcasts; admin: everything an all-scope key may do, plus staff, keys and the audit log (not privacy:write)
+                     * @enum {string}
+                     */
+                    role: "viewer" | "operator" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description The new staff member: they sign in with a code emailed to the address */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            email: string;
+                            last_signed_in_at: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            staff_id: string;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request conflicts with what the account already holds (e.g. a code registered to another account); or IDEMPOTENCY_CONFLICT: the Idempotency-Key was used for another request (method, path or body) in the last 24 h; or IDEMPOTENCY_IN_PROGRESS: a request with this key is still running after 10 s (retry after Retry-After) */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
+    "staff.remove": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                staff_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; every session of the member ended */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
+    "staff.change": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                staff_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description viewer: reads, with email addresses and phone numbers masked; operator: reads unmasked, plus resending webhook deliveries, replaying and testing webhooks, stopping journey runs, pausing, resuming and cancelling broadcasts; admin: everything an all-scope key may do, plus staff, keys and the audit log (not privacy:write)
+                     * @enum {string}
+                     */
+                    role: "viewer" | "operator" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            email: string;
+                            last_signed_in_at: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            staff_id: string;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
+    "staffSession.me": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Send it as X-CSRF-Token on every request but GET, HEAD and OPTIONS made with this session's cookie */
+                            csrf_token: string;
+                            /** @description When the session ends unless used before: 12 hours after its last use, 7 days after sign-in at most */
+                            expires_at: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            staff: {
+                                created_at: string;
+                                email: string;
+                                last_signed_in_at: string | null;
+                                /** @enum {string} */
+                                role: "viewer" | "operator" | "admin";
+                                staff_id: string;
+                            };
+                            tenant_id: string;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+        };
+    };
+    "staffSignIn.signIn": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Sent to every account where the address is staff (or to none) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description Always `sent`, whether or not the address is staff anywhere: the answer never tells who is staff
+                             * @enum {string}
+                             */
+                            status: "sent";
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
+    "staffSignIn.verify": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The 6-digit code of the email (valid 10 minutes, 5 wrong tries) */
+                    code: string;
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in: the session, its cookie set (gep_staff_session) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Send it as X-CSRF-Token on every request but GET, HEAD and OPTIONS made with this session's cookie */
+                            csrf_token: string;
+                            /** @description When the session ends unless used before: 12 hours after its last use, 7 days after sign-in at most */
+                            expires_at: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            staff: {
+                                created_at: string;
+                                email: string;
+                                last_signed_in_at: string | null;
+                                /** @enum {string} */
+                                role: "viewer" | "operator" | "admin";
+                                staff_id: string;
+                            };
+                            tenant_id: string;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Well-formed, but refers to something that does not exist in this account (e.g. an unknown hotel) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
+    "staffSession.signOut": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out: the session ended, its cookie cleared */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+        };
+    };
     "telephonyIntegrations.list": {
         parameters: {
             query?: {
@@ -21646,7 +22985,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21743,7 +23082,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21850,7 +23189,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21986,6 +23325,143 @@ export interface operations {
             };
         };
     };
+    "webhooks.allDeliveries": {
+        parameters: {
+            query?: {
+                contact_id?: string;
+                cursor?: string;
+                event_type?: string;
+                from?: string;
+                limit?: string;
+                status?: string;
+                to?: string;
+                webhook_id?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-128 of A-Z a-z 0-9 . _ : -): answered back in X-Request-Id; one is made when absent or malformed. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deliveries: {
+                                /** @description 1 for the first attempt of the event (or of its resend or replay), then one more per retry */
+                                attempt: number;
+                                attempted_at: string;
+                                /** @description The contact the event is about, when its data names one (kept 14 days with the body) */
+                                contact_id: string | null;
+                                duration_ms: number;
+                                error: string | null;
+                                /** @description event_id of the body and X-Webhook-Event-Id: the same for every attempt, resend and replay of one event */
+                                event_id: string;
+                                event_type: string;
+                                /** @description X-Webhook-Delivery of the attempt */
+                                id: string;
+                                /** @description The newest attempt of the same event to the same subscription (this one, or a later retry, resend or replay) */
+                                last_attempt: {
+                                    attempt: number;
+                                    attempted_at: string;
+                                    error: string | null;
+                                    /**
+                                     * @description succeeded, failed, gone (410: subscription disabled) or skipped
+                                     * @enum {string}
+                                     */
+                                    outcome: "succeeded" | "failed" | "gone" | "skipped";
+                                    /** @description The receiver's HTTP status; null when none came (a timeout, a refused connection) */
+                                    response_status: number | null;
+                                    /**
+                                     * @description Why the attempt was made: the event, POST .../test, .../resend or .../replay
+                                     * @enum {string}
+                                     */
+                                    trigger: "event" | "test" | "resend" | "replay";
+                                };
+                                next_attempt_at: string | null;
+                                /**
+                                 * @description succeeded, failed, gone (410: subscription disabled) or skipped
+                                 * @enum {string}
+                                 */
+                                outcome: "succeeded" | "failed" | "gone" | "skipped";
+                                response_status: number | null;
+                                /**
+                                 * @description Why the attempt was made: the event, POST .../test, .../resend or .../replay
+                                 * @enum {string}
+                                 */
+                                trigger: "event" | "test" | "resend" | "replay";
+                                /** @description The subscription's URL now */
+                                url: string;
+                                /** @description The subscription (resend with POST /api/v1/webhooks/{webhook_id}/deliveries/{id}/resend) */
+                                webhook_id: string;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description The request is malformed: `details` names each offending field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedEncoded"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedEncoded"];
+                };
+            };
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEncoded"];
+                };
+            };
+            /** @description The request body is larger than this endpoint takes (`details.max_bytes`); it was not read further */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEncoded"];
+                };
+            };
+            /** @description Per-key rate limit exceeded; retry after the Retry-After header's seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedEncoded"];
+                };
+            };
+        };
+    };
     "webhooks.getSettings": {
         parameters: {
             query?: never;
@@ -22035,7 +23511,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22123,7 +23599,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22222,7 +23698,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22350,7 +23826,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22480,7 +23956,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22574,7 +24050,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22706,7 +24182,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22837,7 +24313,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22939,7 +24415,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23083,7 +24559,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23214,7 +24690,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23338,7 +24814,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24372,7 +25848,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -24494,7 +25970,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24612,7 +26088,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -24719,7 +26195,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -24841,7 +26317,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -24975,7 +26451,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25084,7 +26560,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25189,7 +26665,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25316,7 +26792,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25423,7 +26899,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25517,7 +26993,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25688,7 +27164,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25859,7 +27335,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -26146,7 +27622,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -26251,7 +27727,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26434,7 +27910,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -26577,7 +28053,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -26748,7 +28224,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26921,7 +28397,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -27026,7 +28502,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27201,7 +28677,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -27354,7 +28830,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -27491,7 +28967,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedEncoded"];
                 };
             };
-            /** @description The key lacks the scope this endpoint requires */
+            /** @description The key lacks the scope this endpoint requires (a staff session: its role, or its CSRF token) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -1,6 +1,5 @@
 import createClient, { type Middleware } from "openapi-fetch"
 import type { paths } from "./api.d.ts"
-import type { ContractPaths } from "./contract.ts"
 
 // The console's one way to the platform: the public API on this origin, typed from the platform's OpenAPI document.
 // The staff session travels in its HttpOnly cookie (same origin); every state-changing call carries the session's
@@ -26,8 +25,7 @@ const session: Middleware = {
   }
 }
 
-// The contract's routes replace the document's entry for the same path (POST /api/v1/messages is not used here).
-export const api = createClient<Omit<paths, keyof ContractPaths> & ContractPaths>({ baseUrl: location.origin, credentials: "same-origin" })
+export const api = createClient<paths>({ baseUrl: location.origin, credentials: "same-origin" })
 api.use(session)
 
 /** A failed call's message for the page: the API's own words where it gave them. */

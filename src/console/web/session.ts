@@ -1,6 +1,6 @@
 import { createContext } from "preact"
 import { useContext } from "preact/hooks"
-import type { Role, Session } from "./contract.ts"
+import type { Role, Session } from "./types.ts"
 
 // The signed-in staff member, for the header and for what a role may try (the API's refusal is the real guard).
 

@@ -1,7 +1,7 @@
 import { useLocation } from "preact-iso"
 import { useState } from "preact/hooks"
 import { api, dataOf } from "../client.ts"
-import type { MessageDelivery, WebhookDelivery } from "../contract.ts"
+import type { MessageDelivery, WebhookDelivery } from "../types.ts"
 import { FilterForm, type FilterField, useFilters } from "../filters.tsx"
 import { usePaged } from "../paging.ts"
 import { mayAct, useSession } from "../session.ts"
@@ -20,12 +20,12 @@ const WEBHOOK_FILTERS: ReadonlyArray<FilterField> = [
   { name: "from", label: "From", type: "date" }, { name: "to", label: "To", type: "date" }
 ]
 
-/** A message delivery in the contract's words, whichever spelling of the item the API answered (see contract.ts). */
+/** What a row shows of a message delivery: its template's name, its run, its status chain. */
 const deliveryView = (m: MessageDelivery) => ({
-  id: m.message_id ?? m.id ?? "",
-  template: typeof m.template === "string" ? m.template : m.template?.name ?? null,
-  runId: m.run_id ?? m.journey_run_id ?? null,
-  steps: m.statuses.map((s) => ({ status: s.status, at: s.at ?? s.occurred_at ?? "" }))
+  id: m.message_id,
+  template: m.template?.name ?? null,
+  runId: m.run_id,
+  steps: m.statuses.map((s) => ({ status: s.status, at: s.at }))
 })
 
 const Messages = () => {

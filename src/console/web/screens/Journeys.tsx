@@ -1,6 +1,5 @@
 import { useRoute } from "preact-iso"
 import { api, dataOf } from "../client.ts"
-import type { JourneyCounts } from "../contract.ts"
 import { FilterForm, type FilterField, useFilters } from "../filters.tsx"
 import { usePaged } from "../paging.ts"
 import { Badge, PagedList, Screen, when } from "../ui.tsx"
@@ -13,7 +12,7 @@ const RUN_FILTERS: ReadonlyArray<FilterField> = [
 export const Journeys = () => {
   const paged = usePaged("journeys", async (cursor) => {
     const data = await dataOf(api.GET("/api/v1/journeys", { params: { query: cursor ? { cursor } : {} } }))
-    return { items: data.journeys as ReadonlyArray<typeof data.journeys[number] & { counts?: JourneyCounts }>, next_cursor: data.next_cursor }
+    return { items: data.journeys, next_cursor: data.next_cursor }
   })
   return (
     <Screen title="Journeys">

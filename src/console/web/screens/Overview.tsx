@@ -1,6 +1,6 @@
 import { useMemo } from "preact/hooks"
 import { api, dataOf } from "../client.ts"
-import type { Overview as OverviewData, OverviewDay } from "../contract.ts"
+import type { Overview as OverviewData, OverviewDay } from "../types.ts"
 import { Chart, type Series } from "../Chart.tsx"
 import { FilterForm, type FilterField, useFilters } from "../filters.tsx"
 import { useLoaded } from "../paging.ts"

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks"
 import { api, dataOf } from "../client.ts"
-import type { Session } from "../contract.ts"
+import type { Session } from "../types.ts"
 import { ErrorNote } from "../ui.tsx"
 
 /** Email, then the 6-digit code the platform emailed (the answer never says whether the address is staff). */
