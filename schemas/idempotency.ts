@@ -13,7 +13,10 @@ export const IdempotencyOptOut: Readonly<Record<string, string>> = {
   "POST /api/loyalty/me/club-code": "a member's sign-in flow (a member's access token, not an API key)",
   "POST /api/loyalty/club/exchange": "a sign-in flow (club client credentials): a transfer code is used once",
   "POST /api/v1/newsletter/subscribe": "a page's form (publishable key and a Turnstile token, used once)",
-  "POST /api/public/newsletter/confirm": "a confirmation link a person opens: confirming twice is already harmless"
+  "POST /api/public/newsletter/confirm": "a confirmation link a person opens: confirming twice is already harmless",
+  "POST /api/v1/staff/sign-in": "a person asking for a sign-in code (no API key): asking again sends a fresh code, which is what a retry wants",
+  "POST /api/v1/staff/sign-in/verify": "a one-time code (no API key): it is used once, and a replayed answer would hand out a second session cookie",
+  "POST /api/v1/staff/sign-out": "a staff session's cookie, not an API key: signing out twice is already harmless"
 }
 
 /** The header's rule: 1-255 printable ASCII characters (space to tilde). */
