@@ -30,6 +30,9 @@ export const ContactsGroup = HttpApiGroup.make("contacts")
         tag: opt(SafeString.annotate({ description: "contacts holding this tag" })),
         hotel_id: opt(SafeString.annotate({ description: "contacts linked to this hotel (a UUID)" })),
         updated_since: opt(SafeString.annotate({ description: "ISO 8601 date-time with offset: contacts updated at or after it" })),
+        name: opt(SafeString.annotate({
+          description: "words of the first or last name, each the start of a word of the name, case and accents ignored (\"ana gar\" finds Ana García); 2 to 100 characters"
+        })),
         ...PageQuery
       },
       success: ContactListResponse,
@@ -49,4 +52,4 @@ export const ContactsGroup = HttpApiGroup.make("contacts")
   )
   .middleware(ValidationErrors)
   .middleware(Authentication)
-  .annotate(OpenApi.Description, "Contacts read: a contact's whole profile by id, a search by email, phone, tag, hotel or update time, and its timeline")
+  .annotate(OpenApi.Description, "Contacts read: a contact's whole profile by id, a search by name, email, phone, tag, hotel or update time, and its timeline")

@@ -81,7 +81,10 @@ export const RunStepView = Schema.Struct({
   reason: Schema.NullOr(Schema.String),
   message_id: Schema.NullOr(Schema.String),
   message_status: Schema.NullOr(Schema.String),
-  at: Schema.String
+  at: Schema.String,
+  merge_values: Schema.NullOr(Schema.Record(Schema.String, Schema.NullOr(Schema.String))).annotate({
+    description: "a message step's merge tags (email: `{ \"contact_first_name\": \"Ana\" }`) or template parameter paths (WhatsApp: `{ \"contact.first_name\": \"Ana\" }`) with the value each rendered to when the step ran (null: none); null for the other steps and for steps run before this was kept"
+  })
 })
 
 export const RunView = Schema.Struct({
@@ -99,11 +102,22 @@ export const RunView = Schema.Struct({
   started_at: Schema.String,
   ended_at: Schema.NullOr(Schema.String),
   wake_at: Schema.NullOr(Schema.String),
-  trigger: Schema.Struct({ event_name: Schema.NullOr(Schema.String), event_id: Schema.NullOr(Schema.String), origin: Schema.NullOr(Schema.String) }),
+  trigger: Schema.Struct({
+    event_name: Schema.NullOr(Schema.String),
+    event_id: Schema.NullOr(Schema.String),
+    origin: Schema.NullOr(Schema.String),
+    payload: Schema.Record(Schema.String, Schema.Unknown).annotate({
+      description: "what started the run, as the run froze it: the event's payload as received, or a reservation date trigger's reservation facts (reservation_id, hotel_id, status, check_in, check_out); the other guests of a booking (contact_ids) left out"
+    })
+  }),
   steps: Schema.Array(RunStepView)
 })
 export type RunView = typeof RunView.Type
-const RunSummary = RunView.mapFields(({ steps: _s, ...rest }) => rest)
+// A list of runs names what started each, without the payloads (GET the run for those).
+const RunSummary = RunView.mapFields(({ steps: _s, trigger, ...rest }) => ({
+  ...rest,
+  trigger: trigger.mapFields(({ payload: _p, ...t }) => t)
+}))
 
 const journey = { id: SafeString }
 const run = { run_id: SafeString }

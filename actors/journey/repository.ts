@@ -139,7 +139,9 @@ export const saveSteps = async (tx: Tx, scope: TenantScope, moves: ReadonlyArray
   const rows = moves.flatMap((m) => (m.kind === "step"
     ? [{
       run_id: m.run_id, seq: m.seq, tenant_id: scope.tenant_id, step_id: m.step_id, step_type: m.step_type,
-      outcome: m.outcome, reason: m.reason, message_id: m.message_id, at: new Date(m.at)
+      outcome: m.outcome, reason: m.reason, message_id: m.message_id, at: new Date(m.at),
+      // The values the message rendered with, in the step's own row (one more column of the same insert).
+      merge_values: m.merge_values === undefined ? null : jsonb(tx, m.merge_values)
     }]
     : []))
   if (rows.length > 0) await tx`INSERT INTO journey_run_steps ${tx(rows)}`

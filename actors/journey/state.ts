@@ -2,7 +2,7 @@ import { parseDuration } from "../../core/journey/duration.ts"
 import type { JourneyDefinition, JourneyStep } from "../../schemas/journey.ts"
 import type { StepFacts } from "./facts.ts"
 import type { Run, RunError, StepOutcome } from "./run.ts"
-import { conditionHolds, emailStep, type Send, whatsappStep } from "./steps.ts"
+import { conditionHolds, emailStep, type MergeValues, type Send, whatsappStep } from "./steps.ts"
 
 
 // The pure journey interpreter: a run moves through its pinned definition version until it waits, ends or fails;
@@ -20,6 +20,8 @@ export type Move =
     readonly reason: string | null
     readonly message_id: string | null
     readonly at: number
+    /** A message step's merge values (sent or skipped for a missing one); absent for the other steps. */
+    readonly merge_values?: MergeValues
   }
   | { readonly kind: "send"; readonly run: Run; readonly step_id: string; readonly message_id: string; readonly send: Send }
   | { readonly kind: "announce"; readonly type: "journey.started" | "journey.completed" | "journey.failed"; readonly run: Run }
@@ -64,8 +66,11 @@ export const advance = (start: Run, definition: JourneyDefinition, facts: StepFa
   const steps = definition.steps
   const moves: Array<Move> = []
   let run: Run = { ...start, state: "active", wake_at: null }
-  const record = (step: JourneyStep, outcome: StepOutcome, reason: string | null, messageId: string | null = null) => {
-    moves.push({ kind: "step", run_id: run.id, seq: run.steps_taken + 1, step_id: step.id, step_type: step.type, outcome, reason, message_id: messageId, at: facts.now })
+  const record = (step: JourneyStep, outcome: StepOutcome, reason: string | null, messageId: string | null = null, mergeValues?: MergeValues) => {
+    moves.push({
+      kind: "step", run_id: run.id, seq: run.steps_taken + 1, step_id: step.id, step_type: step.type, outcome, reason,
+      message_id: messageId, at: facts.now, ...(mergeValues === undefined ? {} : { merge_values: mergeValues })
+    })
     run = { ...run, steps_taken: run.steps_taken + 1 }
   }
   const done = (a: Advanced): Advanced => ({ run: a.run, moves: [...moves, ...a.moves] })
@@ -99,9 +104,9 @@ export const advance = (start: Run, definition: JourneyDefinition, facts: StepFa
     }
     if (result.send !== undefined) {
       const messageId = facts.messageId(run.id, step.id)
-      record(step, "sent", null, messageId)
+      record(step, "sent", null, messageId, result.merge_values)
       moves.push({ kind: "send", run, step_id: step.id, message_id: messageId, send: result.send })
-    } else record(step, result.outcome, result.reason)
+    } else record(step, result.outcome, result.reason, null, result.merge_values)
     run = { ...run, step_index: result.next }
   }
   return done(finish(run, "failed", facts.now, "failed", { code: "definition_cycle", message: "The definition loops", step_id: null }))

@@ -1,4 +1,4 @@
-import { type MergeContext, render, resolvePath, resumeUrlOf, RESUME_URL_TAG, tagsIn } from "../../core/journey/mergeTags.ts"
+import { type MergeContext, render, resolvePath, resumeUrlOf, RESUME_URL_TAG, tagsIn, tagValues } from "../../core/journey/mergeTags.ts"
 import type { BranchCondition, JourneyStep } from "../../schemas/journey.ts"
 import type { ContactFacts, StepFacts } from "./facts.ts"
 import { stageOf } from "./stage.ts"
@@ -44,16 +44,26 @@ export const conditionHolds = (cond: BranchCondition, run: Run, facts: StepFacts
   return (value !== undefined) === (cond.exists ?? true)
 }
 
+/** The merge tags (email) or parameter paths (WhatsApp) of a message step and the value each had: null for none. */
+export type MergeValues = Readonly<Record<string, string | null>>
+
 export type StepResult =
-  | { readonly next: number; readonly outcome: StepOutcome; readonly reason: string | null; readonly send?: Send }
+  | {
+    readonly next: number
+    readonly outcome: StepOutcome
+    readonly reason: string | null
+    readonly send?: Send
+    readonly merge_values?: MergeValues
+  }
   | { readonly fail: RunError }
 
 export const emailStep = (step: Extract<JourneyStep, { type: "email" }>, run: Run, facts: StepFacts, index: number): StepResult => {
   if (!facts.channels.email) return { fail: { code: "channel_not_configured", message: "The email channel is not configured", step_id: step.id } }
   const parts = [step.subject, step.html ?? "", step.text ?? ""]
   const ctx = mergeContext(run, facts)
+  const merge_values = tagValues(parts, ctx)
   if (parts.some((p) => tagsIn(p).includes(RESUME_URL_TAG)) && resumeUrlOf(ctx) === undefined) {
-    return { next: index + 1, outcome: "skipped", reason: "missing_resume_url" }
+    return { next: index + 1, outcome: "skipped", reason: "missing_resume_url", merge_values }
   }
   // Website-event journeys send email as marketing (spec, website events rule 5); elsewhere the step decides.
   const category = run.trigger.origin === "website" ? "marketing" : step.category
@@ -62,7 +72,7 @@ export const emailStep = (step: Extract<JourneyStep, { type: "email" }>, run: Ru
     html: step.html === undefined ? undefined : render(step.html, ctx, { html: true }),
     text: step.text === undefined ? undefined : render(step.text, ctx, { html: false })
   }
-  return { next: index + 1, outcome: "sent", reason: null, send }
+  return { next: index + 1, outcome: "sent", reason: null, send, merge_values }
 }
 
 export const whatsappStep = (step: Extract<JourneyStep, { type: "whatsapp" }>, run: Run, facts: StepFacts, index: number): StepResult => {
@@ -76,10 +86,13 @@ export const whatsappStep = (step: Extract<JourneyStep, { type: "whatsapp" }>, r
   }
   const ctx = mergeContext(run, facts)
   const parameters = paths.map((p) => resolvePath(p, ctx))
-  if (parameters.some((p) => p === undefined)) return { next: index + 1, outcome: "skipped", reason: "missing_template_parameter" }
+  const merge_values = Object.fromEntries(paths.map((p, i) => [p, parameters[i] ?? null]))
+  if (parameters.some((p) => p === undefined)) {
+    return { next: index + 1, outcome: "skipped", reason: "missing_template_parameter", merge_values }
+  }
   // Every template a website-event journey sends needs marketing consent (rule 5); a marketing step asks for it too.
   const gate_as = run.trigger.origin === "website" || step.category === "marketing" ? "marketing" : undefined
   const send: Send = { channel: "whatsapp", template: { name: step.template, language: step.language, parameters: parameters as Array<string> }, gate_as }
-  return { next: index + 1, outcome: "sent", reason: null, send }
+  return { next: index + 1, outcome: "sent", reason: null, send, merge_values }
 }
 

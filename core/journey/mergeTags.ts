@@ -85,6 +85,13 @@ export const render = (text: string, c: MergeContext, options: { readonly html: 
     return options.html ? escapeHtml(value) : value
   })
 
+/**
+ * The value each tag of the texts rendered to (null: none, rendered empty), as the run inspector shows them: what the
+ * guest's message actually said, kept with the step (not rebuilt later from data that may have changed since).
+ */
+export const tagValues = (texts: ReadonlyArray<string>, c: MergeContext): Record<string, string | null> =>
+  Object.fromEntries([...new Set(texts.flatMap(tagsIn))].map((tag) => [tag, scalar(resolverOf(tag)?.(c)) ?? null]))
+
 export const RESUME_URL_TAG = "event_resume_url"
 
 /** The resume link the starting event carried, if any (an email using its tag is skipped without one). */

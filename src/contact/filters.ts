@@ -10,6 +10,8 @@ export interface ContactFilters {
   readonly tag?: string | undefined
   readonly hotel_id?: string | undefined
   readonly updated_since?: string | undefined
+  /** The name's words as a text search query of word prefixes (`'ana':* & 'gar':*`), accents removed in SQL. */
+  readonly name?: string | undefined
   /** A placeholder phone or email (which no contact holds, the ingestion drops them): the answer is empty. */
   readonly matchesNothing: boolean
 }
@@ -20,6 +22,7 @@ export interface ContactQuery {
   readonly tag?: string | undefined
   readonly hotel_id?: string | undefined
   readonly updated_since?: string | undefined
+  readonly name?: string | undefined
 }
 
 /** 400 VALIDATION_ERROR naming one query or path parameter. */
@@ -27,6 +30,22 @@ export const refused = (parameter: string, message: string) =>
   ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 const isDateTime = Schema.is(DateTimeWithOffset)
+
+const CONTROL = /[\p{Cc}\p{Cf}]/u
+const WORD = /[\p{L}\p{M}\p{N}]+/gu
+
+/**
+ * The words of a name search, lower-cased (accents are removed by the database, with the same rules as the index), or
+ * why it is refused. A word is letters and digits: apostrophes, hyphens and dots separate words as they do in the
+ * indexed names (`o'brien` finds O'Brien, `garcia-lopez` finds García-López), and no quote reaches the query text.
+ */
+export const nameWords = (text: string): ReadonlyArray<string> | string => {
+  if (CONTROL.test(text)) return "must not contain control characters"
+  if (text.length > 100) return "must be at most 100 characters"
+  const words = (text.toLowerCase().match(WORD) ?? []).slice(0, 8)
+  if (words.join("").length < 2) return "must have at least 2 letters or digits"
+  return words
+}
 
 /**
  * Each filter checked and normalised, or 400 naming it: a phone in any format the guest and reservation ingestion
@@ -53,7 +72,13 @@ export const contactFilters = Effect.fn("Contacts.filters")(function*(q: Contact
   if (q.updated_since !== undefined && !isDateTime(q.updated_since)) {
     return yield* refused("updated_since", "must be an ISO 8601 date-time with a timezone offset, e.g. 2026-05-01T14:30:00Z (encode + as %2B)")
   }
+  let name: string | undefined
+  if (q.name !== undefined) {
+    const words = nameWords(q.name)
+    if (typeof words === "string") return yield* refused("name", words)
+    name = words.map((w) => `'${w}':*`).join(" & ")
+  }
   return {
-    email, phone, tag: q.tag?.trim(), hotel_id: q.hotel_id?.toLowerCase(), updated_since: q.updated_since, matchesNothing
+    email, phone, tag: q.tag?.trim(), hotel_id: q.hotel_id?.toLowerCase(), updated_since: q.updated_since, name, matchesNothing
   } satisfies ContactFilters
 })

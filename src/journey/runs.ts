@@ -33,7 +33,9 @@ const COLUMNS = `id, journey_id, version, contact_id, scope, hotel_id, reservati
 
 const text = (v: unknown) => (typeof v === "string" ? v : null)
 
-const summary = (r: RunRecord): Omit<RunView, "steps"> => ({
+const triggerOf = (t: RunRecord["trigger"]) => ({ event_name: text(t?.["event_name"]), event_id: text(t?.["event_id"]), origin: text(t?.["origin"]) })
+
+const summary = (r: RunRecord) => ({
   run_id: r.id,
   journey_id: r.journey_id,
   version: r.version,
@@ -47,9 +49,20 @@ const summary = (r: RunRecord): Omit<RunView, "steps"> => ({
   started_at: r.started_at.toISOString(),
   ended_at: iso(r.ended_at),
   wake_at: iso(r.wake_at),
-  // What started it; the frozen payload stays inside (it may hold personal data the timeline does not need).
-  trigger: { event_name: text(r.trigger?.["event_name"]), event_id: text(r.trigger?.["event_id"]), origin: text(r.trigger?.["origin"]) }
+  // What started it; the frozen payload only in the run itself (GET /api/v1/journey-runs/{run_id}), not in lists.
+  trigger: triggerOf(r.trigger)
 })
+
+/**
+ * The payload the run froze at its start, without the other guests a booking event lists (`contact_ids`: not this
+ * guest's data, as the privacy export leaves them out too).
+ */
+const payloadOf = (t: RunRecord["trigger"]): Record<string, unknown> => {
+  const p = t?.["payload"]
+  if (typeof p !== "object" || p === null || Array.isArray(p)) return {}
+  const { contact_ids: _others, ...rest } = p as Record<string, unknown>
+  return rest
+}
 
 interface StepRecord {
   step_id: string
@@ -61,6 +74,7 @@ interface StepRecord {
   message_status: string | null
   skip_reason: string | null
   error_code: string | null
+  merge_values: Record<string, string | null> | null
 }
 
 /**
@@ -74,13 +88,16 @@ export const stepView = (s: StepRecord): RunView["steps"][number] => {
     : s.outcome === "sent" && s.message_status === "failed"
     ? { outcome: "failed", reason: s.error_code ?? s.reason }
     : { outcome: s.outcome, reason: s.reason }
-  return { step_id: s.step_id, type: s.step_type, ...settled, message_id: s.message_id, message_status: s.message_status, at: s.at.toISOString() }
+  return {
+    step_id: s.step_id, type: s.step_type, ...settled, message_id: s.message_id, message_status: s.message_status,
+    at: s.at.toISOString(), merge_values: s.merge_values
+  }
 }
 
 const stepsOf = (tx: Tx, runId: string) =>
   tx<Array<StepRecord>>`
     SELECT s.step_id, s.step_type, s.outcome, s.reason, s.message_id::text AS message_id, s.at,
-      m.status AS message_status, m.skip_reason, m.error_code
+      m.status AS message_status, m.skip_reason, m.error_code, s.merge_values
     FROM journey_run_steps s LEFT JOIN messages m ON m.id = s.message_id
     WHERE s.run_id = ${runId} ORDER BY s.seq`
 
@@ -90,7 +107,8 @@ export const readRun = async (tx: Tx, scope: TenantScope, runId: string): Promis
   const [row] = await tx.unsafe<Array<RunRecord>>(
     `SELECT ${COLUMNS} FROM journey_runs WHERE id = $1 AND tenant_id = $2 AND sandbox = $3`, [runId, scope.tenant_id, scope.sandbox])
   if (!row) return undefined
-  return { ...summary(row), steps: (await stepsOf(tx, row.id)).map(stepView) }
+  const run = summary(row)
+  return { ...run, trigger: { ...run.trigger, payload: payloadOf(row.trigger) }, steps: (await stepsOf(tx, row.id)).map(stepView) }
 }
 
 /** A journey's runs, newest first, keyset-paginated on (started_at, id). */

@@ -38,6 +38,11 @@ export const contactRoutes = (x: ContactCaseContext): Record<string, RouteCases>
       cases: [
         c(200, "an email-only contact found by email", async () => as("GET", `/api/v1/contacts?email=${encodeURIComponent((await contact()).email)}`)),
         c(200, "a page of the account's contacts", () => as("GET", "/api/v1/contacts?limit=2")),
+        c(200, "contacts found by the start of their names, accents ignored", async () => {
+          await contact()
+          return as("GET", "/api/v1/contacts?name=OPEN%20api")
+        }),
+        c(400, "a name of one letter", () => as("GET", "/api/v1/contacts?name=a")),
         c(400, "a phone that is no number", () => as("GET", "/api/v1/contacts?phone=12")),
         c(400, "an updated_since without an offset", () => as("GET", "/api/v1/contacts?updated_since=2026-11-01T10:00:00")),
         ...x.keyCases("GET", "/api/v1/contacts")

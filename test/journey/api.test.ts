@@ -276,7 +276,9 @@ describe("journey runs (read side)", () => {
       run_id: runId, journey_id: id, version: 1, contact_id: contactId, state: "completed", ended_at: "2026-11-20T10:00:00.123Z",
       trigger: { event_name: "cart.abandoned", event_id: "ev-1", origin: "website" }
     })
-    expect(res.body.data.trigger.payload).toBeUndefined()
+    // The run itself shows the frozen payload (the run inspector); steps logged without merge values show null.
+    expect(res.body.data.trigger.payload).toEqual({ context: { resume_url: "https://x.example/r" } })
+    expect(res.body.data.steps.map((s: Record<string, unknown>) => s.merge_values)).toEqual([null, null, null, null, null, null])
     expect(res.body.data.steps.map((s: Record<string, unknown>) => [s.step_id, s.outcome, s.reason, s.message_status])).toEqual([
       ["w1", "waited", null, null],
       ["e1", "sent", null, "delivered"],
@@ -297,6 +299,8 @@ describe("journey runs (read side)", () => {
       cursor = page.body.data.next_cursor
     }
     expect(seen).toEqual([stopped, waiting, runId])
+    // A list names each run's trigger without its payload.
+    expect((await runs("?limit=1")).body.data.runs[0].trigger).toEqual({ event_name: "cart.abandoned", event_id: "ev-1", origin: "website" })
     expect((await runs("?state=waiting")).body.data.runs).toEqual([expect.objectContaining({ run_id: waiting, state: "waiting", wake_at: expect.any(String) })])
     expect((await runs(`?contact_id=${randomUUID()}`)).body.data.runs).toEqual([])
     expect((await runs("?state=sleeping")).status).toBe(400)

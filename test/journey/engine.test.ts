@@ -82,6 +82,17 @@ describe("journeys end to end", () => {
       return s[1]?.status === "sent" ? s : undefined
     })
     expect(steps.map((s) => [s.step_id, s.outcome])).toEqual([["pause", "waited"], ["welcome", "sent"]])
+    // The run inspector: the booking as the run froze it, and each tag's value the email was rendered with.
+    const view = (await request(platform.baseUrl, "GET", `/api/v1/journey-runs/${done.id}`, { key: tenant.live_key })).body.data
+    expect(view.trigger).toMatchObject({ event_name: "booking.created", origin: "booking", payload: { check_in: "2027-03-01", check_out: "2027-03-04" } })
+    expect(view.trigger.payload).not.toHaveProperty("contact_ids")
+    expect(view.steps.map((x: any) => [x.step_id, x.merge_values])).toEqual([
+      ["pause", null],
+      ["welcome", { contact_first_name: "Lucía", hotel_name: tenant.hotel_name, event_check_in: "2027-03-01", contact_last_name: "Pérez" }]
+    ])
+    // A list of runs names the trigger without its payload.
+    const listed = (await request(platform.baseUrl, "GET", `/api/v1/journeys/${journeyId}/runs`, { key: tenant.live_key })).body.data.runs
+    expect(listed[0].trigger).toEqual({ event_name: "booking.created", event_id: view.trigger.event_id, origin: "booking" })
     // The same body resent emits no event: nothing starts twice.
     expect((await upsert(body)).body.data.event_id).toBeNull()
     await sleep(1_500)
@@ -161,7 +172,9 @@ describe("journeys end to end", () => {
     // The runs API tells the same story: the gated step is skipped with the message's reason.
     const res = await request(platform.baseUrl, "GET", `/api/v1/journey-runs/${run.id}`, { key: tenant.live_key })
     expect(res.status).toBe(200)
-    expect(res.body.data).toMatchObject({ run_id: run.id, journey_id: journeyId, state: "completed", trigger: { event_name: "review.requested", origin: "core" } })
+    expect(res.body.data).toMatchObject({
+      run_id: run.id, journey_id: journeyId, state: "completed", trigger: { event_name: "review.requested", origin: "core", payload: { score: 9 } }
+    })
     expect(res.body.data.steps.map((x: any) => [x.step_id, x.outcome, x.reason])).toEqual([["offer", "skipped", "no_email_marketing_consent"], ["thanks", "sent", null]])
   })
 

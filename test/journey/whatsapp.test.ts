@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createJourney, runIn, stepsOf } from "../support/journeys.ts"
 import { configureChannels, newContact, newWhatsAppNumber, TEMPLATES, useEncryptionKey } from "../support/messaging.ts"
-import { createTenant, post, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
+import { createTenant, post, request, startPlatform, testSql, type RunningPlatform, type TestTenant } from "../support/platform.ts"
 import { eventually as within } from "../support/webhook.ts"
 import { startWhatsAppStub, type WhatsAppStub } from "../support/whatsappStub.ts"
 
@@ -56,6 +56,10 @@ describe("WhatsApp journey steps", () => {
     const [step] = await stepsOf(sql, run.id)
     expect(call!.body.biz_opaque_callback_data).toBe(step!.message_id)
     expect(stub.countByCallbackData().get(step!.message_id!)).toBe(1)
+    // The run inspector shows the event's payload and each parameter path's value as sent.
+    const view = (await request(platform.baseUrl, "GET", `/api/v1/journey-runs/${run.id}`, { key: tenant.live_key })).body.data
+    expect(view.trigger.payload).toEqual({ context: { check_in: "2027-02-03" } })
+    expect(view.steps[0].merge_values).toEqual({ "contact.first_name": "Ana", "event.payload.context.check_in": "2027-02-03" })
   })
 
   it("a path without a value skips the step (never an empty parameter); a marketing step needs marketing consent", async () => {
@@ -78,6 +82,9 @@ describe("WhatsApp journey steps", () => {
       ["gated", "sent", "no_whatsapp_marketing_consent", "skipped"]
     ])
     expect(callsTo(c.phone)).toHaveLength(0)
+    // A skipped step shows which path had no value.
+    const view = (await request(platform.baseUrl, "GET", `/api/v1/journey-runs/${run.id}`, { key: tenant.live_key })).body.data
+    expect(view.steps[0].merge_values).toEqual({ "contact.first_name": "Ana", "event.payload.context.check_in": null })
   })
 
   it("a template no longer registered fails the run with its reason", async () => {

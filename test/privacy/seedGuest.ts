@@ -45,7 +45,7 @@ export const seedEveryFamily = async (h: PrivacyHarness, s: Person, c: Person): 
   const trigger = `privacy.${letters()}`
   const journeyId = await createJourney(sql, tenant, {
     name: "Privacy welcome", trigger: { type: "event", event: trigger },
-    steps: [{ id: "hello", type: "email", category: "utility", subject: "Hello {{contact_first_name}}", text: "Dear {{contact_last_name}}" }, { id: "done", type: "end" }]
+    steps: [{ id: "hello", type: "email", category: "utility", subject: "Hello {{contact_first_name}}", text: "Dear {{contact_last_name}}, we write to {{contact_email}}" }, { id: "done", type: "end" }]
   })
   await createJourney(sql, tenant, { name: "Cart", trigger: { type: "event", event: "cart.abandoned" }, steps: [{ id: "pause", type: "wait", duration: "P1D" }] })
   // A run waiting on its timer, started by the booking (its frozen event lists both guests' contact ids).

@@ -107,6 +107,11 @@ describe("a staff session on the public API", () => {
     expect(list.status).toBe(200)
     expect(list.body.data.contacts).toHaveLength(1)
     expect(JSON.stringify(list.body)).not.toContain(contact.email)
+    // A search by name finds the guest with the address and number masked too.
+    const byName = await asStaff(url(), viewer, "GET", "/api/v1/contacts?name=ana%20masked")
+    expect(byName.status).toBe(200)
+    expect(byName.body.data.contacts.map((c: any) => c.contact_id)).toEqual([contact.id])
+    expect(byName.body.data.contacts[0]).toMatchObject({ email: `${contact.email.slice(0, 2)}***@guestmail.com`, phone: expect.stringMatching(/^\+\d{2}\*+\d{3}$/) })
     const timeline = await asStaff(url(), viewer, "GET", `/api/v1/contacts/${contact.id}/timeline`)
     expect(timeline.status).toBe(200)
     expect(JSON.stringify(timeline.body)).not.toContain(contact.email)

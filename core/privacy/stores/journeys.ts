@@ -6,7 +6,7 @@ export const journeysStore: PrivacyStore = {
   store: "journeys",
   action: "deleted",
   tables: ["journey_run_steps", "journey_runs"],
-  holds: "journey runs of the contact (the starting event with its payload, timers, exit reasons) and their step log",
+  holds: "journey runs of the contact (the starting event with its payload, timers, exit reasons) and their step log (with the merge-tag values each message was rendered with)",
   retention: "kept (no expiry): removed by an erasure",
   erase: (tx, subject, limit) => {
     const { tenant_id: t, sandbox: s } = subject.scope

@@ -9707,6 +9707,7 @@ export interface operations {
                 email?: string;
                 hotel_id?: string;
                 limit?: string;
+                name?: string;
                 phone?: string;
                 tag?: string;
                 updated_since?: string;
@@ -12555,6 +12556,10 @@ export interface operations {
                             state: "active" | "waiting" | "completed" | "stopped" | "failed";
                             steps: {
                                 at: string;
+                                /** @description a message step's merge tags (email: `{ "contact_first_name": "Ana" }`) or template parameter paths (WhatsApp: `{ "contact.first_name": "Ana" }`) with the value each rendered to when the step ran (null: none); null for the other steps and for steps run before this was kept */
+                                merge_values: {
+                                    [key: string]: string | null;
+                                } | null;
                                 message_id: string | null;
                                 message_status: string | null;
                                 outcome: string;
@@ -12566,6 +12571,8 @@ export interface operations {
                                 event_id: string | null;
                                 event_name: string | null;
                                 origin: string | null;
+                                /** @description what started the run, as the run froze it: the event's payload as received, or a reservation date trigger's reservation facts (reservation_id, hotel_id, status, check_in, check_out); the other guests of a booking (contact_ids) left out */
+                                payload: Record<string, never>;
                             };
                             version: number | ("Infinity" | "-Infinity" | "NaN");
                             wake_at: string | null;
@@ -12691,6 +12698,10 @@ export interface operations {
                             state: "active" | "waiting" | "completed" | "stopped" | "failed";
                             steps: {
                                 at: string;
+                                /** @description a message step's merge tags (email: `{ "contact_first_name": "Ana" }`) or template parameter paths (WhatsApp: `{ "contact.first_name": "Ana" }`) with the value each rendered to when the step ran (null: none); null for the other steps and for steps run before this was kept */
+                                merge_values: {
+                                    [key: string]: string | null;
+                                } | null;
                                 message_id: string | null;
                                 message_status: string | null;
                                 outcome: string;
@@ -12702,6 +12713,8 @@ export interface operations {
                                 event_id: string | null;
                                 event_name: string | null;
                                 origin: string | null;
+                                /** @description what started the run, as the run froze it: the event's payload as received, or a reservation date trigger's reservation facts (reservation_id, hotel_id, status, check_in, check_out); the other guests of a booking (contact_ids) left out */
+                                payload: Record<string, never>;
                             };
                             version: number | ("Infinity" | "-Infinity" | "NaN");
                             wake_at: string | null;

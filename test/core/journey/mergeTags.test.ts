@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { isKnownPath, isKnownTag, type MergeContext, render, resolvePath, resumeUrlOf, tagsIn } from "../../../core/journey/mergeTags.ts"
+import { isKnownPath, isKnownTag, type MergeContext, render, resolvePath, resumeUrlOf, tagsIn, tagValues } from "../../../core/journey/mergeTags.ts"
 import { parseDuration } from "../../../schemas/isoDuration.ts"
 
 const ctx = (payload: Record<string, unknown>): MergeContext => ({
@@ -14,6 +14,13 @@ describe("merge tags", () => {
     const c = ctx({ context: { check_in: "2027-01-02", value: 250.5, adults: 2, stage: "payment" }, properties: { promo: "WINTER" } })
     expect(render("{{event_check_in}}|{{ event_value }}|{{event_adults}}|{{event_stage}}|{{event_prop_promo}}|{{event_name}}|{{event_room_name}}|{{hotel_name}}", c, { html: false }))
       .toBe("2027-01-02|250.5|2|payment|WINTER|cart.abandoned||Hotel Sol")
+  })
+
+  it("tells each tag's value as rendered, once per tag, null for none (unescaped: the value, not the HTML)", () => {
+    const c = ctx({ context: { check_in: "2027-01-02", adults: 2 } })
+    expect(tagValues(["Hi {{contact_first_name}} {{ contact_last_name }}", "<p>{{event_check_in}} {{contact_first_name}} {{event_room_name}} {{event_adults}}</p>", ""], c))
+      .toEqual({ contact_first_name: "Ana", contact_last_name: "<O'Neil>", event_check_in: "2027-01-02", event_room_name: null, event_adults: "2" })
+    expect(tagValues(["no tags"], c)).toEqual({})
   })
 
   it("escapes values in HTML, not in text", () => {

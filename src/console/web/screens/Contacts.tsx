@@ -2,26 +2,15 @@ import { useLocation } from "preact-iso"
 import { useState } from "preact/hooks"
 import { api, dataOf } from "../client.ts"
 import { usePaged } from "../paging.ts"
+import { searchQuery, SEARCH_HINT } from "../search.ts"
 import { PagedList, Screen, when } from "../ui.tsx"
-
-/**
- * What the search box holds decides the filter: an address (with @) is an email, digits with a country code a phone.
- * The API has no search by name yet: a name is refused here with that said, rather than silently listing everyone.
- */
-export const searchQuery = (text: string): { email: string } | { phone: string } | null => {
-  const t = text.trim()
-  if (t.includes("@")) return { email: t }
-  if (/^\+?[\d\s().-]{6,}$/.test(t)) return { phone: t }
-  return null
-}
 
 export const Contacts = () => {
   const { query, route } = useLocation()
   const [text, setText] = useState(query.q ?? "")
   const q = query.q ?? ""
-  const filter = q === "" ? {} : searchQuery(q)
+  const filter = searchQuery(q)
   const paged = usePaged(`contacts:${q}`, async (cursor) => {
-    if (filter === null) throw new Error("Search by email address or by phone number with its country code (the API has no search by name yet).")
     const data = await dataOf(api.GET("/api/v1/contacts", { params: { query: { ...filter, ...(cursor ? { cursor } : {}) } } }))
     return { items: data.contacts, next_cursor: data.next_cursor }
   })
@@ -29,10 +18,11 @@ export const Contacts = () => {
   return (
     <Screen title="Contacts">
       <form class="filters" role="search" onSubmit={submit}>
-        <label for="contact-search">Email or phone</label>
-        <input id="contact-search" data-testid="contact-search" type="search" value={text} placeholder="ana@example.com or +34 600 111 222"
-          onInput={(e) => setText(e.currentTarget.value)} />
+        <label for="contact-search">Name, email or phone</label>
+        <input id="contact-search" data-testid="contact-search" type="search" value={text} aria-describedby="contact-search-hint"
+          placeholder="Ana García, ana@example.com or +34 600 111 222" onInput={(e) => setText(e.currentTarget.value)} />
         <button type="submit">Search</button>
+        <small id="contact-search-hint">{SEARCH_HINT}</small>
       </form>
       <PagedList paged={paged} label="Contacts" empty="No contact matches.">
         {(contacts) =>

@@ -7,7 +7,10 @@ import { Badge, ErrorNote, Json, Screen, when } from "../ui.tsx"
 
 type RunView = paths["/api/v1/journey-runs/{run_id}"]["get"]["responses"]["200"]["content"]["application/json"]["data"]
 
-/** The run inspector: what started the run, each step with its time and outcome, the wait it is in, why it ended. */
+/**
+ * The run inspector: what started the run (the event's payload as the run froze it), each step with its time and
+ * outcome and, for a message, the merge-tag values it was rendered with, the wait it is in, why it ended.
+ */
 export const Run = () => {
   const { params } = useRoute()
   const runId = params.run_id ?? ""
@@ -30,13 +33,18 @@ export const Run = () => {
         </dl>
         {mayAct(role) && !ended && <button type="button" onClick={stop}>Stop this run</button>}
         <h2>Trigger</h2>
-        <Json value={{ ...run.trigger, scope: run.scope, hotel_id: run.hotel_id, reservation_id: run.reservation_id }} />
+        <Json value={{ ...run.trigger, payload: undefined, scope: run.scope, hotel_id: run.hotel_id, reservation_id: run.reservation_id }} />
+        <h3>Payload</h3>
+        <Json value={run.trigger.payload} />
         <h2>Steps</h2>
         <ol class="steps">
           {run.steps.map((s, i) => <li key={i} data-testid="run-step">
             <time dateTime={s.at}>{when(s.at)}</time> <b>{s.step_id}</b> ({s.type}) <Badge value={s.outcome} />
             {s.reason && <> {s.reason}</>}
             {s.message_status && <> · message <Badge value={s.message_status} /></>}
+            {s.merge_values && Object.keys(s.merge_values).length > 0 && <dl class="facts merge-values" aria-label={`Merge values of ${s.step_id}`}>
+              {Object.entries(s.merge_values).map(([tag, value]) => <div key={tag}><dt><code>{tag}</code></dt><dd>{value ?? "(none)"}</dd></div>)}
+            </dl>}
           </li>)}
           {run.state === "waiting" && <li class="waiting">waiting until {when(run.wake_at)}</li>}
         </ol>
