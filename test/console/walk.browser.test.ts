@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { keySession, noSession, readRoutes, type Role } from "./harness.ts"
-import { axeViolations, overflow, pageRecords, READ_ROUTES, recordViolationsAndShifts, SCREENSHOTS, signInCode, STAFF_ROUTES } from "./support.ts"
+import { axeViolations, overflow, pageRecords, recordViolationsAndShifts, SCREENSHOTS, signInCode } from "./support.ts"
 import { launchChromium } from "../sdk/support.ts"
 import { reservation } from "../support/fixtures.ts"
 import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
@@ -21,9 +20,6 @@ declare const document: any
 // failed webhook delivery, resend it as an operator (the receiver gets it), and as a viewer see masked data and be
 // refused the resend. On every screen: axe-core finds no serious or critical violation and the CSP reports nothing.
 // Screenshots for docs/guide/console.md are written as it goes.
-//
-// Until the staff and reads branches are merged, ./harness.ts stands in for their routes (a key instead of the session,
-// the missing reads answered from the existing ones) and the steps that need the real ones are skipped.
 
 process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
 const key = useEncryptionKey()
@@ -62,12 +58,10 @@ beforeAll(async () => {
   }))
   expect(res.status, JSON.stringify(res.body)).toBe(201)
   contactId = res.body.data.contacts[0].contact_id
-  if (STAFF_ROUTES) {
-    const adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
-    for (const [email, role] of [[OPERATOR, "operator"], [VIEWER, "viewer"]] as const) {
-      const added = await post(base(), "/api/v1/staff", adminKey, { email, role })
-      expect(added.status, JSON.stringify(added.body)).toBe(201)
-    }
+  const adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
+  for (const [email, role] of [[OPERATOR, "operator"], [VIEWER, "viewer"]] as const) {
+    const added = await post(base(), "/api/v1/staff", adminKey, { email, role })
+    expect(added.status, JSON.stringify(added.body)).toBe(201)
   }
   // The guest mailed and the webhook delivery failed before the walk starts.
   await mailing.sink.waitFor(1, 30_000)
@@ -102,13 +96,8 @@ const checkScreen = async (page: Page, screen: string, screenshot?: string) => {
   if (screenshot !== undefined) await page.screenshot({ path: join(SCREENSHOTS, `console-${screenshot}.png`) })
 }
 
-/** Signs in through the console's form with the emailed code (or, before the staff branch, with the harness). */
-const signIn = async (context: BrowserContext, page: Page, email: string, role: Role, screenshot = false) => {
-  if (!STAFF_ROUTES) {
-    await keySession(context, { key: tenant().live_key, tenantId: tenant().tenant_id, email, role })
-    await page.goto("/console/contacts")
-    return
-  }
+/** Signs in through the console's form with the code emailed through the SMTP sink. */
+const signIn = async (page: Page, email: string, screenshot = false) => {
   await page.goto("/console/contacts")
   await page.getByTestId("signin-email").fill(email)
   const before = mailing.sink.mails.filter((m) => m.to.includes(email)).length
@@ -133,17 +122,16 @@ describe("the console walked in Chromium", () => {
 
   it("shows the sign-in to a browser without a session", async () => {
     const { context, page } = await newContext()
-    if (!STAFF_ROUTES) await noSession(context)
     await page.goto("/console")
     await page.getByTestId("signin-email").waitFor()
-    await checkScreen(page, "sign-in", STAFF_ROUTES ? undefined : "signin")
+    await checkScreen(page, "sign-in")
     await context.close()
   })
 
   it("signs an operator in with the code emailed to them, finds the guest by email and shows the timeline", async () => {
     operator = await newContext()
-    const { context, page } = operator
-    await signIn(context, page, OPERATOR, "operator", true)
+    const { page } = operator
+    await signIn(page, OPERATOR, true)
     await openGuest(page)
     const items = page.getByTestId("timeline-item")
     await eventually("the reservation, the journey run and the email on the timeline", async () => {
@@ -173,8 +161,7 @@ describe("the console walked in Chromium", () => {
   })
 
   it("shows the failed webhook delivery; the operator resends it and the receiver gets it", async () => {
-    const { context, page } = operator
-    if (!READ_ROUTES) await readRoutes(context, { baseUrl: base(), key: tenant().live_key, webhookId: webhook.id, webhookUrl: webhook.url, contactId })
+    const { page } = operator
     // Keyboard: the header's link to Deliveries, then the webhook tab.
     await page.getByRole("link", { name: "Deliveries" }).focus()
     await page.keyboard.press("Enter")
@@ -224,9 +211,9 @@ describe("the console walked in Chromium", () => {
     await operator.context.close()
   })
 
-  it.skipIf(!STAFF_ROUTES)("shows a viewer masked data and refuses them the resend", async () => {
+  it("shows a viewer masked data and refuses them the resend", async () => {
     const { context, page } = await newContext()
-    await signIn(context, page, VIEWER, "viewer")
+    await signIn(page, VIEWER)
     await openGuest(page)
     const profile = (await page.locator(".profile").textContent()) ?? ""
     expect(profile).not.toContain(GUEST)
