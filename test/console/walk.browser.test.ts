@@ -30,6 +30,9 @@ let browser: Browser
 let webhook: { id: string; url: string }
 let contactId: string
 let journeyId: string
+let waitJourneyId: string
+let adminKey: string
+let pausedBroadcastId: string
 const GUEST = `ana.console.${Date.now()}@gmail.com`
 const OPERATOR = `operator.${Date.now()}@gmail.com`
 const VIEWER = `viewer.${Date.now()}@gmail.com`
@@ -58,7 +61,7 @@ beforeAll(async () => {
   }))
   expect(res.status, JSON.stringify(res.body)).toBe(201)
   contactId = res.body.data.contacts[0].contact_id
-  const adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
+  adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
   for (const [email, role] of [[OPERATOR, "operator"], [VIEWER, "viewer"]] as const) {
     const added = await post(base(), "/api/v1/staff", adminKey, { email, role })
     expect(added.status, JSON.stringify(added.body)).toBe(201)
@@ -69,8 +72,25 @@ beforeAll(async () => {
     const d = await request(base(), "GET", `/api/v1/webhooks/${webhook.id}/deliveries`, { key: tenant().live_key })
     return d.body.data.deliveries.some((x: { outcome: string }) => x.outcome === "failed") ? true : undefined
   }, 30_000)
+  // A second guest whose run of a journey that waits a day is there for the operator to stop (made after the first
+  // guest's reservation, so her timeline and the failed delivery stay the walk's only ones).
+  waitJourneyId = await createJourney(sql, tenant(), {
+    name: "Stay reminder", trigger: { type: "event", event: "booking.created" },
+    steps: [{ id: "pause", type: "wait", duration: "P1D" }, { id: "done", type: "end" }]
+  })
+  const second = await post(base(), "/api/v1/reservations", tenant().live_key, reservation({ hotel_code: tenant().hotel_code }, {
+    guests: [{ first_name: "Bo", last_name: "Waiting", email: `bo.console.${Date.now()}@gmail.com`, is_holder: true }]
+  }))
+  expect(second.status, JSON.stringify(second.body)).toBe(201)
   browser = await launching
 }, 120_000)
+
+/** The audit log's entries of `action` (read with an admin key: a staff action is recorded whoever reads it). */
+const audited = async (action: string) => {
+  const res = await request(base(), "GET", `/api/v1/audit?action=${action}`, { key: adminKey })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body.data.entries as Array<{ actor: { type: string; email: string | null }; action: string; details: Record<string, unknown> }>
+}
 
 afterAll(async () => {
   await browser?.close()
@@ -184,11 +204,39 @@ describe("the console walked in Chromium", () => {
     await checkScreen(page, "overview", "overview")
   })
 
+  it("lets the operator stop a waiting journey run and pause then resume a broadcast, each action in the audit log", async () => {
+    const { page } = operator
+    const runId = await eventually("the second guest's waiting run", async () => {
+      const runs = await request(base(), "GET", `/api/v1/journeys/${waitJourneyId}/runs`, { key: tenant().live_key })
+      return runs.body.data.runs.find((r: { state: string }) => r.state === "waiting")?.run_id as string | undefined
+    }, 30_000)
+    await page.goto(`/console/journeys/${waitJourneyId}`)
+    await page.locator(`a[href='/console/runs/${runId}']`).click()
+    await page.getByRole("button", { name: "Stop this run" }).click()
+    await page.locator("dl.facts .badge-stopped").waitFor()
+    expect((await request(base(), "GET", `/api/v1/journey-runs/${runId}`, { key: tenant().live_key })).body.data.state).toBe("stopped")
+    const broadcastId = await insertBroadcast(sql, tenant(), {
+      status: "sending", definition: { version: 1, match: { field: "contact.tags", op: "contains_any", value: ["console"] } } as never
+    })
+    await page.goto(`/console/broadcasts/${broadcastId}`)
+    await page.getByRole("button", { name: "Pause" }).click()
+    await page.getByRole("status").filter({ hasText: "Paused" }).waitFor()
+    await page.locator(".badge-paused").first().waitFor()
+    await page.getByRole("button", { name: "Resume" }).click()
+    await page.getByRole("status").filter({ hasText: "Resumed" }).waitFor()
+    expect(await page.locator(".badge-paused").count()).toBe(0)
+    for (const [action, detail] of [["journey_run.stopped", runId], ["broadcast.paused", broadcastId], ["broadcast.resumed", broadcastId]] as const) {
+      const entry = (await audited(action)).find((e) => Object.values(e.details).includes(detail))
+      expect(entry, `${action} in the audit log`).toBeDefined()
+      expect(entry!.actor).toMatchObject({ type: "staff", email: OPERATOR })
+    }
+  })
+
   it("passes axe and the CSP on every other screen: messages, journeys and runs, website sources and a log, broadcasts", async () => {
     const { page } = operator
     const source = await createSource(base(), tenant().live_key)
     await post(base(), "/api/v1/website-events", source.server_key, { event: "cart.viewed", properties: { step: 1 } })
-    const broadcastId = await insertBroadcast(sql, tenant(), {
+    const broadcastId = pausedBroadcastId = await insertBroadcast(sql, tenant(), {
       status: "paused", definition: { version: 1, match: { field: "contact.tags", op: "contains_any", value: ["console"] } } as never
     })
     await insertRecipient(sql, tenant(), broadcastId, contactId, null)
@@ -211,7 +259,7 @@ describe("the console walked in Chromium", () => {
     await operator.context.close()
   })
 
-  it("shows a viewer masked data and refuses them the resend", async () => {
+  it("shows a viewer masked data and refuses them the resend and the broadcast's actions", async () => {
     const { context, page } = await newContext()
     await signIn(page, VIEWER)
     await openGuest(page)
@@ -234,6 +282,16 @@ describe("the console walked in Chromium", () => {
     expect(refusal.body.error.code).toBe("FORBIDDEN")
     expect(refusal.body.error.details.role).toBe("viewer")
     await checkScreen(page, "deliveries as a viewer")
+    // The broadcast's actions too: shown disabled, and refused by the API.
+    await page.goto(`/console/broadcasts/${pausedBroadcastId}`)
+    const resume = page.getByRole("button", { name: "Resume" })
+    await resume.waitFor()
+    expect(await resume.isDisabled()).toBe(true)
+    const resumed = await page.evaluate(async (id: string) => {
+      const me: any = await (await fetch("/api/v1/staff/me")).json()
+      return (await fetch(`/api/v1/broadcasts/${id}/resume`, { method: "POST", headers: { "x-csrf-token": me.data.csrf_token } })).status
+    }, pausedBroadcastId)
+    expect(resumed).toBe(403)
     await context.close()
   })
 })
