@@ -130,6 +130,39 @@ const signIn = async (page: Page, email: string, screenshot = false) => {
   await page.getByTestId("contact-search").waitFor()
 }
 
+/**
+ * The keyboard's way in: Tab from the skip link walks the header's sections in order, each with a visible focus ring;
+ * Enter on Contacts opens the search; the guest is searched, and Tab reaches their result, which Enter opens.
+ */
+const openGuestByKeyboard = async (page: Page) => {
+  await page.locator("a.skip").focus()
+  const stops: Array<{ text: string; outline: string }> = []
+  for (let i = 0; i < 6; i++) {
+    await page.keyboard.press("Tab")
+    stops.push(await page.evaluate(() => {
+      const el = document.activeElement
+      return { text: el.textContent, outline: `${window.getComputedStyle(el).outlineStyle} ${window.getComputedStyle(el).outlineWidth}` }
+    }))
+  }
+  expect(stops.map((s) => s.text)).toEqual(["Overview", "Contacts", "Deliveries", "Journeys", "Website sources", "Broadcasts"])
+  for (const s of stops) expect(s.outline, `focus ring on ${s.text}`).not.toMatch(/^none|\b0px/)
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Enter")
+  await page.waitForURL("**/console/contacts")
+  await page.getByTestId("contact-search").fill(GUEST)
+  await page.getByTestId("contact-search").press("Enter")
+  const result = page.getByRole("link", { name: "Ana Console" })
+  await result.waitFor()
+  await page.getByTestId("contact-search").focus()
+  for (let i = 0; i < 15 && !(await result.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab")
+  expect(await result.evaluate((el) => el === document.activeElement), "the search result reached with Tab").toBe(true)
+  await page.keyboard.press("Enter")
+  await page.getByTestId("contact-timeline").waitFor()
+}
+
 const openGuest = async (page: Page) => {
   await page.getByTestId("contact-search").fill(GUEST)
   await page.getByTestId("contact-search").press("Enter")
@@ -152,7 +185,7 @@ describe("the console walked in Chromium", () => {
     operator = await newContext()
     const { page } = operator
     await signIn(page, OPERATOR, true)
-    await openGuest(page)
+    await openGuestByKeyboard(page)
     const items = page.getByTestId("timeline-item")
     await eventually("the reservation, the journey run and the email on the timeline", async () => {
       const kinds = await items.evaluateAll((els) => els.map((e: any) => e.dataset.kind))
@@ -169,6 +202,7 @@ describe("the console walked in Chromium", () => {
     // Readable on a tablet: nothing wider than 768 px.
     await page.setViewportSize({ width: 768, height: 1024 })
     expect(await overflow(page), "horizontal overflow at 768 px").toBeLessThanOrEqual(0)
+    await page.screenshot({ path: join(SCREENSHOTS, "console-tablet.png") })
     await page.setViewportSize({ width: 1280, height: 860 })
   })
 
