@@ -258,7 +258,8 @@ describe("the console walked in Chromium", () => {
     await page.locator(".badge-paused").first().waitFor()
     await page.getByRole("button", { name: "Resume" }).click()
     await page.getByRole("status").filter({ hasText: "Resumed" }).waitFor()
-    expect(await page.locator(".badge-paused").count()).toBe(0)
+    // The status line comes with the API's answer, the badge with the broadcast read again just after.
+    await expect.poll(() => page.locator(".badge-paused").count()).toBe(0)
     for (const [action, detail] of [["journey_run.stopped", runId], ["broadcast.paused", broadcastId], ["broadcast.resumed", broadcastId]] as const) {
       const entry = (await audited(action)).find((e) => Object.values(e.details).includes(detail))
       expect(entry, `${action} in the audit log`).toBeDefined()
