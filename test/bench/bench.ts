@@ -7,10 +7,10 @@
  * Environment (all optional): BENCH_TOTAL (reservations of the memory part), BENCH_CONTACTS (person pool, default
  * BENCH_TOTAL / 5), BENCH_PHASE_S (seconds per throughput / rate phase), BENCH_RAW_S, BENCH_RATES (e.g.
  * "500,1000,2000"), BENCH_SINGLE_CONCURRENCY, BENCH_BATCH_CONCURRENCY, BENCH_PROFILE=0 (no CPU profiles),
- * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments,broadcast,privacy,overview (a subset of phases),
+ * BENCH_ONLY=raw,single,batch,rates,overload,profile,long,reads,explain,messages,journeys,loyalty,website,newsletter,sso,cdp,segments,broadcast,privacy,overview,console (a subset of phases),
  * BENCH_SEGMENT_CONTACTS (contacts of the segments phase's account, default 100,000), BENCH_BROADCAST_CONTACTS (contacts of
  * the broadcast phase's account, all mailed, default 100,000), BENCH_BROADCAST_DISPATCH_S (its dispatch measured this long, 120),
- * BENCH_OVERVIEW_RESERVATIONS (the overview phase's account, default 1,000,000; filled by SQL in about 9 minutes),
+ * BENCH_OVERVIEW_RESERVATIONS (the overview and console phases' account, default 1,000,000; filled by SQL in about 9 minutes),
  * BENCH_PRIVACY_CONTACTS (guests of the privacy phase's account, default 100,000), BENCH_PRIVACY_SUPPRESSIONS (suppress requests timed, 20),
  * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
  * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
@@ -42,6 +42,8 @@ import { segmentsPhase } from "./segments.ts"
 import { broadcastPhase } from "./broadcast.ts"
 import { privacyPhase } from "./privacy.ts"
 import { overviewPhase } from "./overview.ts"
+import { fillOverview } from "./overviewFill.ts"
+import { consolePhase } from "./console.ts"
 import { ssoPhase } from "./sso.ts"
 import { newsletterPhase } from "./newsletter.ts"
 import { contactReadsPhase } from "./contactReads.ts"
@@ -581,16 +583,38 @@ const main = async () => {
 
   // ---- overview statistics (issue 27): the route's read on an account of its own filled by SQL, no platform needed ----
   let overview: Awaited<ReturnType<typeof overviewPhase>> | undefined
-  if (want("overview")) {
+  let consoleLoad: (Awaited<ReturnType<typeof consolePhase>> & { reservations: number; fill_s: number | null }) | undefined
+  if (want("overview") || want("console")) {
     const own = await gep(env, ["tenant", "create", "--name", `Bench overview ${runId}`]) as { tenant_id: string }
     const ownHotels = await Promise.all(["OV-MAD", "OV-BCN", "OV-LON", "OV-PAR"].map((code, i) =>
       gep(env, ["hotel", "create", "--tenant", own.tenant_id, "--code", code, "--name", `Overview Hotel ${i + 1}`, "--timezone", "Europe/Madrid"])
     )) as Array<{ hotel_id: string }>
-    overview = await overviewPhase(env.databaseUrl, {
-      tenantId: own.tenant_id, hotelIds: ownHotels.map((h) => h.hotel_id), fill: true,
-      reservations: num("BENCH_OVERVIEW_RESERVATIONS", quick ? 50_000 : 1_000_000)
-    })
-    say("overview", overview)
+    const account = { tenantId: own.tenant_id, hotelIds: ownHotels.map((h) => h.hotel_id), reservations: num("BENCH_OVERVIEW_RESERVATIONS", quick ? 50_000 : 1_000_000) }
+    let fill_s: number | null = null
+    if (want("overview")) {
+      overview = await overviewPhase(env.databaseUrl, { ...account, fill: true })
+      say("overview", overview)
+    } else {
+      const fillStarted = Date.now()
+      await fillOverview(sql, account)
+      fill_s = round((Date.now() - fillStarted) / 1000, 1)
+      say("console: account filled", { reservations: account.reservations, fill_s })
+    }
+    // ---- the console's screens (issue 27 item 8) in Chromium on that account, through an ingress of its own ----
+    if (want("console")) {
+      const mail = await startSmtpSink()
+      const served = await serve(env, "ingress", { GEP_SMTP_URL: mail.url })
+      try {
+        consoleLoad = { reservations: account.reservations, fill_s, ...await consolePhase({
+          sql, baseUrl: served.baseUrl, sink: mail, tenantId: own.tenant_id,
+          addStaff: (email) => gep(env, ["staff", "add", "--tenant", own.tenant_id, "--email", email, "--role", "operator"])
+        }) }
+        say("console", { cold_shown_ms: consoleLoad.cold_shown_ms, warm_shown_ms: consoleLoad.warm_shown_ms })
+      } finally {
+        await served.stop()
+        await mail.close()
+      }
+    }
   }
 
   // ---- report ------------------------------------------------------------------------------------------------
@@ -667,6 +691,8 @@ const main = async () => {
     privacy: privacy ?? null,
     overview_92_days_ms: overview?.read_ms_median_of_5.days_92 ?? null,
     overview: overview ?? null,
+    console_slowest_warm_ms: consoleLoad?.slowest_warm_ms ?? null,
+    console: consoleLoad ?? null,
     sso_sign_ins_per_s: sso?.sign_ins.per_s ?? null,
     sso_me_balance_per_s: sso?.me_balance.per_s ?? null,
     sso: sso ?? null,

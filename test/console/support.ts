@@ -2,8 +2,6 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
-import { OpenApi } from "effect/http-api"
-import { Api } from "../../schemas/api.ts"
 import type { SmtpSink } from "../support/smtpSink.ts"
 import { ROOT } from "../docs/reference/sourceFiles.ts"
 
@@ -12,12 +10,6 @@ declare const document: any
 
 // The console walk's rig: axe-core run inside the page, CSP violations and layout shifts recorded from the first
 // script on, screenshots for the guide, and the emailed sign-in code read from the SMTP sink.
-
-const documented = OpenApi.fromApi(Api).paths as Record<string, unknown>
-/** The staff routes of issue 27's contract are served (the staff branch merged). */
-export const STAFF_ROUTES = "/api/v1/staff/sign-in/verify" in documented
-/** The tenant-wide read routes of the contract are served (the reads branch merged). */
-export const READ_ROUTES = "/api/v1/webhook-deliveries" in documented && "/api/v1/overview" in documented
 
 export const SCREENSHOTS = join(ROOT, "docs/guide/images")
 

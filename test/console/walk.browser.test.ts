@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { keySession, noSession, readRoutes, type Role } from "./harness.ts"
-import { axeViolations, overflow, pageRecords, READ_ROUTES, recordViolationsAndShifts, SCREENSHOTS, signInCode, STAFF_ROUTES } from "./support.ts"
+import { axeViolations, overflow, pageRecords, recordViolationsAndShifts, SCREENSHOTS, signInCode } from "./support.ts"
 import { launchChromium } from "../sdk/support.ts"
 import { reservation } from "../support/fixtures.ts"
 import { makeCertificate, startReceiver, trustForThisProcess, type Receiver } from "../support/httpsReceiver.ts"
@@ -21,9 +20,6 @@ declare const document: any
 // failed webhook delivery, resend it as an operator (the receiver gets it), and as a viewer see masked data and be
 // refused the resend. On every screen: axe-core finds no serious or critical violation and the CSP reports nothing.
 // Screenshots for docs/guide/console.md are written as it goes.
-//
-// Until the staff and reads branches are merged, ./harness.ts stands in for their routes (a key instead of the session,
-// the missing reads answered from the existing ones) and the steps that need the real ones are skipped.
 
 process.env.GEP_WEBHOOKS_ALLOW_LOOPBACK = "1"
 const key = useEncryptionKey()
@@ -34,6 +30,9 @@ let browser: Browser
 let webhook: { id: string; url: string }
 let contactId: string
 let journeyId: string
+let waitJourneyId: string
+let adminKey: string
+let pausedBroadcastId: string
 const GUEST = `ana.console.${Date.now()}@gmail.com`
 const OPERATOR = `operator.${Date.now()}@gmail.com`
 const VIEWER = `viewer.${Date.now()}@gmail.com`
@@ -62,12 +61,10 @@ beforeAll(async () => {
   }))
   expect(res.status, JSON.stringify(res.body)).toBe(201)
   contactId = res.body.data.contacts[0].contact_id
-  if (STAFF_ROUTES) {
-    const adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
-    for (const [email, role] of [[OPERATOR, "operator"], [VIEWER, "viewer"]] as const) {
-      const added = await post(base(), "/api/v1/staff", adminKey, { email, role })
-      expect(added.status, JSON.stringify(added.body)).toBe(201)
-    }
+  adminKey = (await createKey(tenant().tenant_id, ["*", "staff:manage"])).key
+  for (const [email, role] of [[OPERATOR, "operator"], [VIEWER, "viewer"]] as const) {
+    const added = await post(base(), "/api/v1/staff", adminKey, { email, role })
+    expect(added.status, JSON.stringify(added.body)).toBe(201)
   }
   // The guest mailed and the webhook delivery failed before the walk starts.
   await mailing.sink.waitFor(1, 30_000)
@@ -75,8 +72,25 @@ beforeAll(async () => {
     const d = await request(base(), "GET", `/api/v1/webhooks/${webhook.id}/deliveries`, { key: tenant().live_key })
     return d.body.data.deliveries.some((x: { outcome: string }) => x.outcome === "failed") ? true : undefined
   }, 30_000)
+  // A second guest whose run of a journey that waits a day is there for the operator to stop (made after the first
+  // guest's reservation, so her timeline and the failed delivery stay the walk's only ones).
+  waitJourneyId = await createJourney(sql, tenant(), {
+    name: "Stay reminder", trigger: { type: "event", event: "booking.created" },
+    steps: [{ id: "pause", type: "wait", duration: "P1D" }, { id: "done", type: "end" }]
+  })
+  const second = await post(base(), "/api/v1/reservations", tenant().live_key, reservation({ hotel_code: tenant().hotel_code }, {
+    guests: [{ first_name: "Bo", last_name: "Waiting", email: `bo.console.${Date.now()}@gmail.com`, is_holder: true }]
+  }))
+  expect(second.status, JSON.stringify(second.body)).toBe(201)
   browser = await launching
 }, 120_000)
+
+/** The audit log's entries of `action` (read with an admin key: a staff action is recorded whoever reads it). */
+const audited = async (action: string) => {
+  const res = await request(base(), "GET", `/api/v1/audit?action=${action}`, { key: adminKey })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body.data.entries as Array<{ actor: { type: string; email: string | null }; action: string; details: Record<string, unknown> }>
+}
 
 afterAll(async () => {
   await browser?.close()
@@ -102,13 +116,8 @@ const checkScreen = async (page: Page, screen: string, screenshot?: string) => {
   if (screenshot !== undefined) await page.screenshot({ path: join(SCREENSHOTS, `console-${screenshot}.png`) })
 }
 
-/** Signs in through the console's form with the emailed code (or, before the staff branch, with the harness). */
-const signIn = async (context: BrowserContext, page: Page, email: string, role: Role, screenshot = false) => {
-  if (!STAFF_ROUTES) {
-    await keySession(context, { key: tenant().live_key, tenantId: tenant().tenant_id, email, role })
-    await page.goto("/console/contacts")
-    return
-  }
+/** Signs in through the console's form with the code emailed through the SMTP sink. */
+const signIn = async (page: Page, email: string, screenshot = false) => {
   await page.goto("/console/contacts")
   await page.getByTestId("signin-email").fill(email)
   const before = mailing.sink.mails.filter((m) => m.to.includes(email)).length
@@ -119,6 +128,39 @@ const signIn = async (context: BrowserContext, page: Page, email: string, role: 
   if (screenshot) await checkScreen(page, "sign-in", "signin")
   await page.getByTestId("signin-submit").click()
   await page.getByTestId("contact-search").waitFor()
+}
+
+/**
+ * The keyboard's way in: Tab from the skip link walks the header's sections in order, each with a visible focus ring;
+ * Enter on Contacts opens the search; the guest is searched, and Tab reaches their result, which Enter opens.
+ */
+const openGuestByKeyboard = async (page: Page) => {
+  await page.locator("a.skip").focus()
+  const stops: Array<{ text: string; outline: string }> = []
+  for (let i = 0; i < 6; i++) {
+    await page.keyboard.press("Tab")
+    stops.push(await page.evaluate(() => {
+      const el = document.activeElement
+      return { text: el.textContent, outline: `${window.getComputedStyle(el).outlineStyle} ${window.getComputedStyle(el).outlineWidth}` }
+    }))
+  }
+  expect(stops.map((s) => s.text)).toEqual(["Overview", "Contacts", "Deliveries", "Journeys", "Website sources", "Broadcasts"])
+  for (const s of stops) expect(s.outline, `focus ring on ${s.text}`).not.toMatch(/^none|\b0px/)
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Shift+Tab")
+  await page.keyboard.press("Enter")
+  await page.waitForURL("**/console/contacts")
+  await page.getByTestId("contact-search").fill(GUEST)
+  await page.getByTestId("contact-search").press("Enter")
+  const result = page.getByRole("link", { name: "Ana Console" })
+  await result.waitFor()
+  await page.getByTestId("contact-search").focus()
+  for (let i = 0; i < 15 && !(await result.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab")
+  expect(await result.evaluate((el) => el === document.activeElement), "the search result reached with Tab").toBe(true)
+  await page.keyboard.press("Enter")
+  await page.getByTestId("contact-timeline").waitFor()
 }
 
 const openGuest = async (page: Page) => {
@@ -133,18 +175,17 @@ describe("the console walked in Chromium", () => {
 
   it("shows the sign-in to a browser without a session", async () => {
     const { context, page } = await newContext()
-    if (!STAFF_ROUTES) await noSession(context)
     await page.goto("/console")
     await page.getByTestId("signin-email").waitFor()
-    await checkScreen(page, "sign-in", STAFF_ROUTES ? undefined : "signin")
+    await checkScreen(page, "sign-in")
     await context.close()
   })
 
   it("signs an operator in with the code emailed to them, finds the guest by email and shows the timeline", async () => {
     operator = await newContext()
-    const { context, page } = operator
-    await signIn(context, page, OPERATOR, "operator", true)
-    await openGuest(page)
+    const { page } = operator
+    await signIn(page, OPERATOR, true)
+    await openGuestByKeyboard(page)
     const items = page.getByTestId("timeline-item")
     await eventually("the reservation, the journey run and the email on the timeline", async () => {
       const kinds = await items.evaluateAll((els) => els.map((e: any) => e.dataset.kind))
@@ -161,6 +202,7 @@ describe("the console walked in Chromium", () => {
     // Readable on a tablet: nothing wider than 768 px.
     await page.setViewportSize({ width: 768, height: 1024 })
     expect(await overflow(page), "horizontal overflow at 768 px").toBeLessThanOrEqual(0)
+    await page.screenshot({ path: join(SCREENSHOTS, "console-tablet.png") })
     await page.setViewportSize({ width: 1280, height: 860 })
   })
 
@@ -173,8 +215,7 @@ describe("the console walked in Chromium", () => {
   })
 
   it("shows the failed webhook delivery; the operator resends it and the receiver gets it", async () => {
-    const { context, page } = operator
-    if (!READ_ROUTES) await readRoutes(context, { baseUrl: base(), key: tenant().live_key, webhookId: webhook.id, webhookUrl: webhook.url, contactId })
+    const { page } = operator
     // Keyboard: the header's link to Deliveries, then the webhook tab.
     await page.getByRole("link", { name: "Deliveries" }).focus()
     await page.keyboard.press("Enter")
@@ -197,11 +238,40 @@ describe("the console walked in Chromium", () => {
     await checkScreen(page, "overview", "overview")
   })
 
+  it("lets the operator stop a waiting journey run and pause then resume a broadcast, each action in the audit log", async () => {
+    const { page } = operator
+    const runId = await eventually("the second guest's waiting run", async () => {
+      const runs = await request(base(), "GET", `/api/v1/journeys/${waitJourneyId}/runs`, { key: tenant().live_key })
+      return runs.body.data.runs.find((r: { state: string }) => r.state === "waiting")?.run_id as string | undefined
+    }, 30_000)
+    await page.goto(`/console/journeys/${waitJourneyId}`)
+    await page.locator(`a[href='/console/runs/${runId}']`).click()
+    await page.getByRole("button", { name: "Stop this run" }).click()
+    await page.locator("dl.facts .badge-stopped").waitFor()
+    expect((await request(base(), "GET", `/api/v1/journey-runs/${runId}`, { key: tenant().live_key })).body.data.state).toBe("stopped")
+    const broadcastId = await insertBroadcast(sql, tenant(), {
+      status: "sending", definition: { version: 1, match: { field: "contact.tags", op: "contains_any", value: ["console"] } } as never
+    })
+    await page.goto(`/console/broadcasts/${broadcastId}`)
+    await page.getByRole("button", { name: "Pause" }).click()
+    await page.getByRole("status").filter({ hasText: "Paused" }).waitFor()
+    await page.locator(".badge-paused").first().waitFor()
+    await page.getByRole("button", { name: "Resume" }).click()
+    await page.getByRole("status").filter({ hasText: "Resumed" }).waitFor()
+    // The status line comes with the API's answer, the badge with the broadcast read again just after.
+    await expect.poll(() => page.locator(".badge-paused").count()).toBe(0)
+    for (const [action, detail] of [["journey_run.stopped", runId], ["broadcast.paused", broadcastId], ["broadcast.resumed", broadcastId]] as const) {
+      const entry = (await audited(action)).find((e) => Object.values(e.details).includes(detail))
+      expect(entry, `${action} in the audit log`).toBeDefined()
+      expect(entry!.actor).toMatchObject({ type: "staff", email: OPERATOR })
+    }
+  })
+
   it("passes axe and the CSP on every other screen: messages, journeys and runs, website sources and a log, broadcasts", async () => {
     const { page } = operator
     const source = await createSource(base(), tenant().live_key)
     await post(base(), "/api/v1/website-events", source.server_key, { event: "cart.viewed", properties: { step: 1 } })
-    const broadcastId = await insertBroadcast(sql, tenant(), {
+    const broadcastId = pausedBroadcastId = await insertBroadcast(sql, tenant(), {
       status: "paused", definition: { version: 1, match: { field: "contact.tags", op: "contains_any", value: ["console"] } } as never
     })
     await insertRecipient(sql, tenant(), broadcastId, contactId, null)
@@ -224,9 +294,9 @@ describe("the console walked in Chromium", () => {
     await operator.context.close()
   })
 
-  it.skipIf(!STAFF_ROUTES)("shows a viewer masked data and refuses them the resend", async () => {
+  it("shows a viewer masked data and refuses them the resend and the broadcast's actions", async () => {
     const { context, page } = await newContext()
-    await signIn(context, page, VIEWER, "viewer")
+    await signIn(page, VIEWER)
     await openGuest(page)
     const profile = (await page.locator(".profile").textContent()) ?? ""
     expect(profile).not.toContain(GUEST)
@@ -247,6 +317,16 @@ describe("the console walked in Chromium", () => {
     expect(refusal.body.error.code).toBe("FORBIDDEN")
     expect(refusal.body.error.details.role).toBe("viewer")
     await checkScreen(page, "deliveries as a viewer")
+    // The broadcast's actions too: shown disabled, and refused by the API.
+    await page.goto(`/console/broadcasts/${pausedBroadcastId}`)
+    const resume = page.getByRole("button", { name: "Resume" })
+    await resume.waitFor()
+    expect(await resume.isDisabled()).toBe(true)
+    const resumed = await page.evaluate(async (id: string) => {
+      const me: any = await (await fetch("/api/v1/staff/me")).json()
+      return (await fetch(`/api/v1/broadcasts/${id}/resume`, { method: "POST", headers: { "x-csrf-token": me.data.csrf_token } })).status
+    }, pausedBroadcastId)
+    expect(resumed).toBe(403)
     await context.close()
   })
 })

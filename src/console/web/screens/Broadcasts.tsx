@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks"
 import { useRoute } from "preact-iso"
 import type { paths } from "../api.d.ts"
 import { api, dataOf } from "../client.ts"
@@ -7,6 +8,9 @@ import { mayAct, useSession } from "../session.ts"
 import { Badge, ErrorNote, num, PagedList, Screen, when } from "../ui.tsx"
 
 type BroadcastView = paths["/api/v1/broadcasts/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["data"]
+
+type BroadcastAction = "pause" | "resume" | "cancel"
+const DONE: Record<BroadcastAction, string> = { pause: "Paused", resume: "Resumed", cancel: "Cancelled" }
 
 const OUTCOMES = ["pending", "queued", "sent", "delivered", "read", "failed", "skipped"] as const
 const RECIPIENT_FILTERS: ReadonlyArray<FilterField> = [{ name: "status", label: "Status", options: OUTCOMES }]
@@ -46,8 +50,17 @@ export const Broadcast = () => {
   const { role } = useSession()
   const loaded = useLoaded<BroadcastView>(id, () => dataOf(api.GET("/api/v1/broadcasts/{id}", { params: { path: { id } } })))
   const { value: b, error } = loaded
-  const act = (action: "pause" | "resume" | "cancel") =>
-    loaded.act(() => dataOf(api.POST(`/api/v1/broadcasts/{id}/${action}`, { params: { path: { id } } })))
+  // What the last action did, said where a screen reader hears it (the status badge changes with it).
+  const [done, setDone] = useState<string | null>(null)
+  const act = (action: BroadcastAction) => {
+    setDone(null)
+    loaded.act(() => dataOf(api.POST(`/api/v1/broadcasts/{id}/${action}`, { params: { path: { id } } })).then(() => setDone(DONE[action])))
+  }
+  // A viewer sees the actions disabled, with who may take them (the API refuses a viewer's call anyway).
+  const allowed = mayAct(role)
+  const button = (name: BroadcastAction, label: string) =>
+    <button type="button" onClick={() => act(name)} disabled={!allowed}
+      title={allowed ? undefined : "Operators and admins pause, resume and cancel broadcasts"}>{label}</button>
   const { values, apply } = useFilters(RECIPIENT_FILTERS)
   const recipients = usePaged(`recipients:${id}:${JSON.stringify(values)}`, async (cursor) => {
     const data = await dataOf(api.GET("/api/v1/broadcasts/{id}/recipients", {
@@ -66,11 +79,12 @@ export const Broadcast = () => {
           <thead><tr>{OUTCOMES.map((o) => <th key={o} scope="col" class="num">{o}</th>)}</tr></thead>
           <tbody><tr>{OUTCOMES.map((o) => <td key={o} class="num">{b.counts[o]}</td>)}</tr></tbody>
         </table>
-        {mayAct(role) && <div class="actions">
-          {b.status === "sending" && <button type="button" onClick={() => act("pause")}>Pause</button>}
-          {b.status === "paused" && <button type="button" onClick={() => act("resume")}>Resume</button>}
-          {["scheduled", "sending", "paused"].includes(b.status) && <button type="button" onClick={() => act("cancel")}>Cancel</button>}
-        </div>}
+        <div class="actions">
+          {b.status === "sending" && button("pause", "Pause")}
+          {b.status === "paused" && button("resume", "Resume")}
+          {["scheduled", "sending", "paused"].includes(b.status) && button("cancel", "Cancel")}
+          {done !== null && <span role="status">{done}</span>}
+        </div>
       </>}
       <h2>Recipients</h2>
       <FilterForm fields={RECIPIENT_FILTERS} values={values} apply={apply} label="Recipient filters" />
