@@ -31,7 +31,9 @@ export const Run = () => {
           <dt>Next wake</dt><dd>{when(run.wake_at)}</dd>
           <dt>Ended</dt><dd>{when(run.ended_at)}</dd>
         </dl>
-        {mayAct(role) && !ended && <button type="button" onClick={stop}>Stop this run</button>}
+        {/* A viewer sees Stop disabled, with who may use it, as on a broadcast (the API refuses a viewer's call anyway). */}
+        {!ended && <button type="button" onClick={stop} disabled={!mayAct(role)}
+          title={mayAct(role) ? undefined : "Operators and admins stop journey runs"}>Stop this run</button>}
         <h2>Trigger</h2>
         <Json value={{ ...run.trigger, payload: undefined, scope: run.scope, hotel_id: run.hotel_id, reservation_id: run.reservation_id }} />
         <h3>Payload</h3>
