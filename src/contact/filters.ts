@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { normaliseEmail, normalisePhone } from "../../core/normalise/index.ts"
 import { DateTimeWithOffset, isUuid } from "../../schemas/common.ts"
-import { ValidationFailed } from "../../schemas/errors.ts"
+import { refused } from "../http/paging.ts"
 
 /** The filters of GET /api/v1/contacts, normalised as the ingestion stores them. */
 export interface ContactFilters {
@@ -24,10 +24,6 @@ export interface ContactQuery {
   readonly updated_since?: string | undefined
   readonly name?: string | undefined
 }
-
-/** 400 VALIDATION_ERROR naming one query or path parameter. */
-export const refused = (parameter: string, message: string) =>
-  ValidationFailed.of(`Invalid request: ${parameter} ${message}`, { [parameter]: [message] })
 
 const isDateTime = Schema.is(DateTimeWithOffset)
 

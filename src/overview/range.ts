@@ -1,6 +1,7 @@
 import { Clock, Effect, Schema } from "effect"
 import { DateString, isUuid } from "../../schemas/common.ts"
-import { Unprocessable, ValidationFailed } from "../../schemas/errors.ts"
+import { Unprocessable } from "../../schemas/errors.ts"
+import { refused } from "../http/paging.ts"
 
 // The days GET /api/v1/overview counts: UTC days (a tenant's hotels may sit in several time zones, and a day that
 // differs per hotel could not be summed across them), `from` and `to` inclusive, 14 by default, at most 92.
@@ -21,16 +22,13 @@ export interface OverviewRange {
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const startOf = (day: string) => Date.parse(`${day}T00:00:00Z`)
-const refused = (parameter: string) =>
-  ValidationFailed.of(`Invalid request: ${parameter} must be a real date formatted YYYY-MM-DD`, { [parameter]: ["must be a real date formatted YYYY-MM-DD"] })
+const NOT_A_DATE = "must be a real date formatted YYYY-MM-DD"
 
 /** The range asked for, defaults filled from the clock: 400 for a malformed value, 422 for a range it cannot serve. */
 export const overviewRange = Effect.fn("Overview.range")(function*(q: { readonly from?: string | undefined; readonly to?: string | undefined; readonly hotel_id?: string | undefined }) {
-  if (q.from !== undefined && !isDate(q.from)) return yield* refused("from")
-  if (q.to !== undefined && !isDate(q.to)) return yield* refused("to")
-  if (q.hotel_id !== undefined && !isUuid(q.hotel_id)) {
-    return yield* ValidationFailed.of("Invalid request: hotel_id must be a UUID", { hotel_id: ["must be a UUID"] })
-  }
+  if (q.from !== undefined && !isDate(q.from)) return yield* refused("from", NOT_A_DATE)
+  if (q.to !== undefined && !isDate(q.to)) return yield* refused("to", NOT_A_DATE)
+  if (q.hotel_id !== undefined && !isUuid(q.hotel_id)) return yield* refused("hotel_id", "must be a UUID")
   const today = dayOf(yield* Clock.currentTimeMillis)
   const to = q.to ?? (q.from === undefined ? today : dayOf(Math.min(startOf(q.from) + (DEFAULT_DAYS - 1) * DAY_MS, startOf(today))))
   const from = q.from ?? dayOf(startOf(to) - (DEFAULT_DAYS - 1) * DAY_MS)
