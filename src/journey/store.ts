@@ -121,18 +121,16 @@ export const readJourney = async (tx: Tx, scope: TenantScope, id: string, lock =
 const NO_RUNS = { entered: 0, waiting: 0, completed: 0, stopped: 0, failed: 0 }
 
 /**
- * The run counts of a page's journeys, in one grouped query (index-only on `journey_runs_journey_state`, migration
- * 040). `waiting` counts every live run: `active` is the moment a step runs, between two waits.
+ * The run counts of a page's journeys: the sums of their counter rows (migration 043, kept by triggers on
+ * journey_runs in the writers' own transactions), at most 64 rows a journey however many runs it started. `waiting`
+ * counts every live run: `active` is the moment a step runs, between two waits.
  */
 const runCounts = async (tx: Tx, journeyIds: ReadonlyArray<string>) => {
   if (journeyIds.length === 0) return new Map<string, typeof NO_RUNS>()
   const rows = await tx<Array<{ journey_id: string } & typeof NO_RUNS>>`
-    SELECT journey_id, count(*)::int AS entered,
-      count(*) FILTER (WHERE state IN ('active', 'waiting'))::int AS waiting,
-      count(*) FILTER (WHERE state = 'completed')::int AS completed,
-      count(*) FILTER (WHERE state = 'stopped')::int AS stopped,
-      count(*) FILTER (WHERE state = 'failed')::int AS failed
-    FROM journey_runs WHERE journey_id = ANY(${journeyIds as Array<string>}::uuid[]) GROUP BY journey_id`
+    SELECT journey_id, sum(entered)::int AS entered, sum(live)::int AS waiting, sum(completed)::int AS completed,
+      sum(stopped)::int AS stopped, sum(failed)::int AS failed
+    FROM journey_run_counts WHERE journey_id = ANY(${journeyIds as Array<string>}::uuid[]) GROUP BY journey_id`
   return new Map(rows.map(({ journey_id, ...c }) => [journey_id, c]))
 }
 
