@@ -70,6 +70,7 @@ export const NoPersonalData: Readonly<Record<string, string>> = {
   cti_integrations: "telephony integrations (token hashes)",
   journey_definitions: "journeys as the hotel wrote them",
   journey_versions: "journey versions as the hotel wrote them (templates, not a guest's values)",
+  journey_run_counts: "how many runs of a journey are in each state (counts per journey, no contact)",
   journey_date_fires: "which journey fired for which reservation (ids and times only)",
   reservation_date_events: "check-in and check-out date events of reservations (ids and times only)",
   segments: "audience definitions as the hotel wrote them",
