@@ -10,7 +10,7 @@ const SECTIONS: ReadonlyArray<readonly [string, string]> = [
 const current = (path: string, href: string) => href === "/console" ? path === "/console" || path === "/console/" : path.startsWith(href)
 
 export const Header = ({ onSignedOut }: { onSignedOut: () => void }) => {
-  const session = useSession()
+  const session = useSession()!
   const { path } = useLocation()
   const signOut = () => { api.POST("/api/v1/staff/sign-out").finally(onSignedOut) }
   return (

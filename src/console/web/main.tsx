@@ -18,7 +18,9 @@ import { Source, Sources } from "./screens/Sources.tsx"
 import { Broadcast, Broadcasts } from "./screens/Broadcasts.tsx"
 
 // The console: a client of the public API. Who is signed in comes from GET /api/v1/staff/me (the session cookie);
-// without a session every path shows the sign-in, and the path asked for is shown once signed in.
+// without a session every path shows the sign-in, and the path asked for is shown once signed in. The screen asked
+// for mounts at once, hidden until /staff/me answers, so its own calls go out alongside that one instead of after
+// it (one round trip less on every load); the API masks and refuses by the session whatever the page knows.
 
 const NotFound = () => <section class="screen"><h1 id="screen-title">Not found</h1><p>No such page in the console.</p></section>
 
@@ -29,13 +31,13 @@ const App = () => {
     whenSignedOut(() => signedIn(null))
     api.GET("/api/v1/staff/me").then(({ data }) => signedIn(data?.data ?? null), () => signedIn(null))
   }, [])
-  if (session === undefined) return <main class="boot" aria-busy="true"><p>Loading the console…</p></main>
   if (session === null) return <SignIn onSignedIn={signedIn} />
   return (
-    <SessionContext.Provider value={session}>
-      <LocationProvider scope="/console">
+    <SessionContext.Provider value={session ?? null}>
+      {session === undefined && <main class="boot" aria-busy="true"><p>Loading the console…</p></main>}
+      <div class="app" hidden={session === undefined}><LocationProvider scope="/console">
         <a class="skip" href="#main">Skip to content</a>
-        <Header onSignedOut={() => signedIn(null)} />
+        {session !== undefined && <Header onSignedOut={() => signedIn(null)} />}
         <main id="main" tabIndex={-1}>
           <Router>
             <Route path="/console" component={Overview} />
@@ -52,7 +54,7 @@ const App = () => {
             <Route default component={NotFound} />
           </Router>
         </main>
-      </LocationProvider>
+      </LocationProvider></div>
     </SessionContext.Provider>
   )
 }

@@ -6,7 +6,8 @@ import type { Role, Session } from "./types.ts"
 
 export const SessionContext = createContext<Session | null>(null)
 
-export const useSession = (): Session => useContext(SessionContext)!
+/** The session, or null while GET /api/v1/staff/me has not answered yet (the screen is mounted, hidden, meanwhile). */
+export const useSession = (): Session | null => useContext(SessionContext)
 
-/** Operators and admins act (resend, stop, pause); a viewer only reads. */
-export const mayAct = (role: Role) => role === "operator" || role === "admin"
+/** Operators and admins act (resend, stop, pause); a viewer only reads; nobody until the role is known. */
+export const mayAct = (role: Role | undefined) => role === "operator" || role === "admin"

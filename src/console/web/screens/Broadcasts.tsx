@@ -47,7 +47,7 @@ export const Broadcasts = () => {
 export const Broadcast = () => {
   const { params } = useRoute()
   const id = params.id ?? ""
-  const { role } = useSession()
+  const role = useSession()?.role
   const loaded = useLoaded<BroadcastView>(id, () => dataOf(api.GET("/api/v1/broadcasts/{id}", { params: { path: { id } } })))
   const { value: b, error } = loaded
   // What the last action did, said where a screen reader hears it (the status badge changes with it).

@@ -56,7 +56,7 @@ const Messages = () => {
 }
 
 const Resend = ({ delivery }: { delivery: WebhookDelivery }) => {
-  const { role } = useSession()
+  const role = useSession()?.role
   const [state, setState] = useState<{ done: boolean; error: string | null }>({ done: false, error: null })
   const resend = () => dataOf(api.POST("/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", {
     params: { path: { id: delivery.webhook_id, delivery_id: delivery.id } }

@@ -14,7 +14,7 @@ type RunView = paths["/api/v1/journey-runs/{run_id}"]["get"]["responses"]["200"]
 export const Run = () => {
   const { params } = useRoute()
   const runId = params.run_id ?? ""
-  const { role } = useSession()
+  const role = useSession()?.role
   const loaded = useLoaded<RunView>(runId, () => dataOf(api.GET("/api/v1/journey-runs/{run_id}", { params: { path: { run_id: runId } } })))
   const { value: run, error } = loaded
   const stop = () => loaded.act(() => dataOf(api.POST("/api/v1/journey-runs/{run_id}/stop", { params: { path: { run_id: runId } } })))
