@@ -112,7 +112,22 @@ export const consolePhase = async (o: {
       warm[screen.name] = median(runs)
     }
     const slowest = Math.max(...Object.values(warm).map((v) => v.shown_ms))
+    // Each API call the warm screens made, again with no page open (median of 5 after one, one at a time): what the
+    // server takes alone, against what it took beside Chromium starting the page on the same two cores.
+    const paths = [...new Set(Object.values(warm).flatMap((v) => v.api.map((a) => a.path)))]
+    const apiAlone: Record<string, number> = {}
+    for (const path of paths) {
+      const times: Array<number> = []
+      for (let i = 0; i < 6; i++) {
+        const started = performance.now()
+        const res = await fetch(`${o.baseUrl}${path}`, { headers: { cookie } })
+        await res.arrayBuffer()
+        if (i > 0) times.push(performance.now() - started)
+      }
+      apiAlone[path] = round([...times].sort((a, b) => a - b)[2]!, 1)
+    }
     return {
+      api_alone_ms: apiAlone,
       cold_shown_ms: Object.fromEntries(Object.entries(cold).map(([k, v]) => [k, v.shown_ms])),
       warm_shown_ms: Object.fromEntries(Object.entries(warm).map(([k, v]) => [k, v.shown_ms])),
       slowest_warm_ms: slowest,
