@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { NATIVE_MODULES } from "./test/support/nativeModules.ts"
 
 /**
  * The browser tests, the SDK's and the console's walk (Debian's Chromium through playwright-core): run after the main
@@ -11,6 +12,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    experimental: NATIVE_MODULES,
     fileParallelism: false,
     maxWorkers: 1,
     env: { GEP_LOG_LEVEL: "warn" }

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { NATIVE_MODULES } from "./test/support/nativeModules.ts"
 
 /**
  * Fault tests: real worker processes killed and paused, PostgreSQL stopped, a NATS node killed.
@@ -17,6 +18,7 @@ const shared = {
   testTimeout: 600_000,
   hookTimeout: 180_000,
   pool: "forks" as const,
+  experimental: NATIVE_MODULES,
   env: { GEP_LOG_LEVEL: "warn" }
 }
 

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { NATIVE_MODULES } from "./test/support/nativeModules.ts"
 
 export default defineConfig({
   test: {
@@ -10,6 +11,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: "forks",
+    experimental: NATIVE_MODULES,
     fileParallelism: true,
     maxWorkers: 2,
     // Platform log lines only when something is wrong; a test that needs more sets it on its own processes.
