@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { FAMILY_HALVES } from "./test/chaos/halves.ts"
 import { NATIVE_MODULES } from "./test/support/nativeModules.ts"
 
 /**
@@ -13,18 +14,7 @@ import { NATIVE_MODULES } from "./test/support/nativeModules.ts"
  */
 const TIMED = ["test/chaos/overload.chaos.ts", "test/chaos/fencing.chaos.ts", "test/chaos/partition.chaos.ts", "test/chaos/natsPeers.chaos.ts"]
 
-/**
- * The families' own fault tests, in two halves of about equal time (measured on the 2-core machine: 289 s and 276 s
- * of files). `npm test` runs the runtime's (workers, PostgreSQL, NATS, the rolling upgrade and the timed ones) every
- * time and one half of these, by the UTC day's parity, so that every family's faults run in CI every other day and
- * `npm test` stays under its 25 minutes (all of them made it about 26.5). `npm run test:chaos` (full size) and
- * CHAOS_ALL=1 run both halves. The halves are not a judgement of importance: each family's test proves its own path
- * (a provider call, an erasure, a bid) under the same kills the runtime's tests prove the envelopes under.
- */
-export const FAMILY_HALVES = [
-  ["messages", "journeys", "loyaltyAuction", "cdp", "website"],
-  ["privacy", "loyalty", "loyaltyZombie", "broadcasts"]
-].map((half) => half.map((name) => `test/chaos/${name}.chaos.ts`))
+// npm test runs one half of the families' fault tests a day (test/chaos/halves.ts); CHAOS_SIZE=full and CHAOS_ALL=1 all.
 const everyFamily = process.env.CHAOS_SIZE === "full" || process.env.CHAOS_ALL === "1"
 const restingHalf = FAMILY_HALVES[1 - (Math.floor(Date.now() / 86_400_000) % 2)]!
 const resting = everyFamily ? [] : restingHalf
