@@ -53,6 +53,7 @@ import { overloadPhase, type OverloadResult } from "./overload.ts"
 import { startSmtpSink, type SmtpSink } from "../support/smtpSink.ts"
 import { costModel, renderMarkdown, TARGETS } from "./report.ts"
 import { storageAfterRetention, storageOf, tableWrites, writesPerReservation } from "./storage.ts"
+import { startAutovacuumStandIn } from "./autovacuum.ts"
 
 const RESULTS = fileURLToPath(new URL("./results/", import.meta.url))
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
@@ -148,11 +149,13 @@ const main = async () => {
     max_msgs: 10_000, max_age: nanos(3600 * 1000), duplicate_window: nanos(60_000)
   })
   const sql = postgres(env.databaseUrl, { max: 4, onnotice: () => {} })
+  // What production's autovacuum does for the planner's statistics, on a machine configured without it (autovacuum.ts).
+  const autovacuum = startAutovacuumStandIn(env.databaseUrl)
   await sql`CREATE TABLE IF NOT EXISTS bench_probe (id bigserial PRIMARY KEY, at timestamptz NOT NULL)`
   const [{ version: pgVersion }] = await sql`SELECT current_setting('server_version') AS version` as unknown as [{ version: string }]
   const pgSettings = Object.fromEntries((await sql`
     SELECT name, setting FROM pg_settings
-    WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'commit_delay', 'wal_level')`)
+    WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'commit_delay', 'wal_level', 'autovacuum')`)
     .map((r) => [r.name as string, r.setting as string]))
   const machine = {
     cores: cpus().length,
@@ -628,6 +631,7 @@ const main = async () => {
   const workerRss = (long?.worker_rss_mb_at_end as number | undefined) ?? null
   const retained = long?.storage_after_retention as Awaited<ReturnType<typeof storageAfterRetention>> | undefined
   const cpuMs = (p: typeof phases.single) => (p ? costModel(p)?.cpu_ms_per_reservation.platform_total ?? null : null)
+  const autovacuumReport = await autovacuum.stop()
   const result = {
     bench: "gep platform benchmark (issue 6, item 6; targets of issue 9)",
     run_id: runId,
@@ -753,6 +757,7 @@ const main = async () => {
     }),
     platform_rss_at_start_mb: startRss,
     machine,
+    autovacuum_stand_in: autovacuumReport,
     settings: { ...settings, only: settings.only ? [...settings.only] : undefined, database: env.databaseName, namespace: env.namespace },
     raw,
     phases,

@@ -74,7 +74,10 @@ export const renderMarkdown = (r: Json): string => {
     "",
     `Everything shares the ${m.cores} cores: NATS, PostgreSQL, one ingress process, one worker process (16 partitions), the load generator ` +
       `(this process, node:http keep-alive) and whatever else runs on the machine (column "other"). Run \`${r.run_id}\`, ` +
-      `database \`${r.settings.database}\` and namespace \`${r.settings.namespace}\` (both removed at the end).`,
+      `database \`${r.settings.database}\` and namespace \`${r.settings.namespace}\` (both removed at the end).` +
+      (r.autovacuum_stand_in === undefined ? "" : ` This machine's PostgreSQL runs with autovacuum off, production's with it on: ` +
+        `the bench applied autovacuum's rules to its database every ${r.autovacuum_stand_in.interval_s} s ` +
+        `(${r.autovacuum_stand_in.analyses} ANALYZE, ${r.autovacuum_stand_in.vacuums} VACUUM, ${n(r.autovacuum_stand_in.busy_s, 1)} s in all; \`autovacuum.ts\`).`),
     "",
     "## Targets",
     "",
