@@ -60,32 +60,20 @@ export const insertContacts = async (
 }
 
 /**
- * Fills existing contacts with what each source says: sent values win (or, for fill-only fields, only fill a
- * blank), values not sent stay, the address and custom fields merge by key, tags accumulate. A phone or email is
- * added only when the contact has none and no other contact owns it: identity never moves between contacts silently.
- * One row per contact. Returns the ids whose stored profile changed.
+ * The update of `updateContacts` ($1 tenant, $2 sandbox, $3 the people as jsonb): exported for the test that holds its
+ * plan to primary-key and row-address lookups on a table whose statistics are young.
  */
-export const updateContacts = async (
-  tx: Tx,
-  scope: TenantScope,
-  people: ReadonlyArray<{ readonly id: string; readonly profile: ProfileInput; readonly fillOnly: ReadonlyArray<string> }>
-): Promise<Set<string>> => {
-  if (people.length === 0) return new Set()
-  const records = people.map((p) => ({
-    id: p.id, dob_fill: p.fillOnly.includes("date_of_birth"), address_fill: p.fillOnly.includes("address"), ...profileRecord(p.profile)
-  }))
-  const rows = await withRecords(
-    tx,
-    scope,
-    `WITH s AS (
+export const UPDATE_CONTACTS = `WITH s AS (
        SELECT * FROM jsonb_to_recordset($3::jsonb) AS s(id uuid, dob_fill boolean, address_fill boolean, ${PROFILE_COLUMNS})
      ), next AS (
-       SELECT c.id,
+       -- \`OFFSET 0\` keeps each NOT EXISTS a probe of the unique index for the rows that need it: without it the planner
+       -- may hash every contact of the tenant once per statement instead, which young statistics made look cheaper.
+       SELECT c.row_ctid, c.id,
          CASE WHEN c.phone IS NULL AND s.phone IS NOT NULL AND NOT EXISTS (
-           SELECT 1 FROM contacts o WHERE o.tenant_id = $1 AND o.sandbox = $2 AND o.phone = s.phone)
+           SELECT 1 FROM contacts o WHERE o.tenant_id = $1 AND o.sandbox = $2 AND o.phone = s.phone OFFSET 0)
            THEN s.phone ELSE c.phone END AS phone,
          CASE WHEN c.email IS NULL AND s.email IS NOT NULL AND NOT EXISTS (
-           SELECT 1 FROM contacts o WHERE o.tenant_id = $1 AND o.sandbox = $2 AND o.email = s.email)
+           SELECT 1 FROM contacts o WHERE o.tenant_id = $1 AND o.sandbox = $2 AND o.email = s.email OFFSET 0)
            THEN s.email ELSE c.email END AS email,
          coalesce(s.first_name, c.first_name) AS first_name,
          coalesce(s.last_name, c.last_name) AS last_name,
@@ -108,7 +96,9 @@ export const updateContacts = async (
          ARRAY(SELECT DISTINCT t FROM unnest(c.tags || ARRAY(SELECT jsonb_array_elements_text(coalesce(s.tags, '[]'::jsonb)))) AS t
            ORDER BY t) AS tags,
          c.custom_fields || coalesce(s.custom_fields, '{}'::jsonb) AS custom_fields
-       FROM contacts c JOIN s ON s.id = c.id
+       -- One primary-key probe per person, whatever the planner's statistics say: a LIMIT keeps the subquery from being
+       -- flattened into a join, which a young table's statistics turned into scans of the tenant's every contact.
+       FROM s CROSS JOIN LATERAL (SELECT ctid AS row_ctid, * FROM contacts WHERE id = s.id LIMIT 1) c
      )
      UPDATE contacts c SET
        phone = n.phone, email = n.email, first_name = n.first_name, last_name = n.last_name, language = n.language,
@@ -117,15 +107,34 @@ export const updateContacts = async (
        whatsapp_marketing_consent = n.whatsapp_marketing_consent, subscription_status = n.subscription_status,
        tags = n.tags, custom_fields = n.custom_fields, updated_at = now()
      FROM next n
-     WHERE c.id = n.id AND (c.phone, c.email, c.first_name, c.last_name, c.language, c.date_of_birth, c.gender,
+     -- By the rows' addresses (a TID scan, whatever the statistics say; joined on the address, the planner would
+     -- rather hash the whole table than believe few rows come): lockByIdentity locked these rows in this transaction,
+     -- so no other transaction moved them since they were read above.
+     WHERE c.ctid = ANY(ARRAY(SELECT row_ctid FROM next)) AND c.ctid = n.row_ctid AND c.id = n.id AND (c.phone, c.email, c.first_name, c.last_name, c.language, c.date_of_birth, c.gender,
        c.nationality, c.document_type, c.document_number, c.address, c.email_consent, c.whatsapp_marketing_consent,
        c.subscription_status, c.tags, c.custom_fields)
        IS DISTINCT FROM (n.phone, n.email, n.first_name, n.last_name, n.language, n.date_of_birth, n.gender,
        n.nationality, n.document_type, n.document_number, n.address, n.email_consent, n.whatsapp_marketing_consent,
        n.subscription_status, n.tags, n.custom_fields)
-     RETURNING c.id`,
-    records
-  )
+     RETURNING c.id`
+
+/**
+ * Fills existing contacts with what each source says: sent values win (or, for fill-only fields, only fill a
+ * blank), values not sent stay, the address and custom fields merge by key, tags accumulate. A phone or email is
+ * added only when the contact has none and no other contact owns it: identity never moves between contacts silently.
+ * One row per contact. Returns the ids whose stored profile changed. The contacts must be locked by this transaction
+ * (`lockByIdentity`): the update finds each row by the address it was read at.
+ */
+export const updateContacts = async (
+  tx: Tx,
+  scope: TenantScope,
+  people: ReadonlyArray<{ readonly id: string; readonly profile: ProfileInput; readonly fillOnly: ReadonlyArray<string> }>
+): Promise<Set<string>> => {
+  if (people.length === 0) return new Set()
+  const records = people.map((p) => ({
+    id: p.id, dob_fill: p.fillOnly.includes("date_of_birth"), address_fill: p.fillOnly.includes("address"), ...profileRecord(p.profile)
+  }))
+  const rows = await withRecords(tx, scope, UPDATE_CONTACTS, records)
   return new Set(rows.map((r) => r.id as string))
 }
 
