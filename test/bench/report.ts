@@ -85,7 +85,7 @@ export const renderMarkdown = (r: Json): string => {
     "|---|---:|---:|---|"
   )
   for (const t of r.targets) {
-    push(`| ${t.label} | ${n(t.value, t.limit < 1 ? 4 : 1)} | ${t.op} ${n(t.limit, t.limit < 1 ? 2 : t.limit < 10 ? 1 : 0)} | ${t.pass === null ? "not measured" : t.pass ? "**pass**" : "**miss**"} |`)
+    push(`| ${t.label} | ${n(t.value, t.limit <= 1 ? 4 : 1)} | ${t.op} ${n(t.limit, t.limit < 1 ? 2 : t.limit < 10 ? 1 : 0)} | ${t.pass === null ? "not measured" : t.pass ? "**pass**" : "**miss**"} |`)
   }
   if (r.rows_written) {
     const w = r.rows_written
