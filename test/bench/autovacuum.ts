@@ -46,7 +46,8 @@ export const dueWork = (t: TableCounts): { readonly analyse: boolean; readonly v
 }
 
 export const startAutovacuumStandIn = (databaseUrl: string, intervalMs = 10_000): AutovacuumStandIn => {
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  // Throttled as autovacuum's workers are, set once for the connection's life (a startup parameter, not a SET a round).
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {}, connection: { vacuum_cost_delay: "2ms", vacuum_cost_limit: 200 } })
   let analyses = 0
   let vacuums = 0
   let busyMs = 0
@@ -54,8 +55,6 @@ export const startAutovacuumStandIn = (databaseUrl: string, intervalMs = 10_000)
   let pending: Promise<void> = Promise.resolve()
 
   const once = async () => {
-    await sql`SET vacuum_cost_delay = '2ms'`
-    await sql`SET vacuum_cost_limit = 200`
     const tables = await sql<Array<TableCounts>>`
       SELECT format('%I.%I', s.schemaname, s.relname) AS table, c.reltuples::float8 AS reltuples,
         s.n_mod_since_analyze::float8 AS n_mod_since_analyze, s.n_dead_tup::float8 AS n_dead_tup,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { UPDATE_CONTACTS } from "../../../actors/shared/contactStore.ts"
+import { actAsTenant } from "../../../core/db/Database.ts"
 import { createTenant, testSql, type TestTenant } from "../../support/platform.ts"
 
 // The contact update runs in every reservation group that meets a known guest. Its plan must not depend on the
@@ -26,7 +27,7 @@ describe("updateContacts' statement", () => {
     const people = await sql<Array<{ id: string }>>`
       SELECT id FROM contacts WHERE tenant_id = ${tenant.tenant_id} AND email IS NULL ORDER BY phone LIMIT 3`
     const plan = await sql.begin(async (tx) => {
-      await tx`SELECT set_config('role', 'gep_app', true), set_config('app.tenant_id', ${tenant.tenant_id}, true)`
+      await actAsTenant(tx, tenant.tenant_id)
       await tx.unsafe(`SET LOCAL plan_cache_mode = ${mode}`)
       const records = people.map((p, i) => ({ id: p.id, dob_fill: false, address_fill: false, first_name: `N${i}`, email: `new-${i}@example.com` }))
       const rows = await tx.unsafe(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${UPDATE_CONTACTS}`, [tenant.tenant_id, false, records as never])
