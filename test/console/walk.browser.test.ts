@@ -161,6 +161,8 @@ const openGuestByKeyboard = async (page: Page) => {
   expect(await result.evaluate((el) => el === document.activeElement), "the search result reached with Tab").toBe(true)
   await page.keyboard.press("Enter")
   await page.getByTestId("contact-timeline").waitFor()
+  // The profile and the timeline load independently; whichever answers last, both are shown before a test reads them.
+  await page.locator(".profile dl").waitFor()
 }
 
 const openGuest = async (page: Page) => {
