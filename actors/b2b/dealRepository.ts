@@ -1,4 +1,4 @@
-import type { Tx } from "../../core/db/Database.ts"
+import { PREPARED, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { DealRow } from "./deals.ts"
 
@@ -12,7 +12,7 @@ const DEAL_COLUMNS = `id, account_id, contact_id, name, type, stage, lost_reason
 export const findDealForUpdate = async (tx: Tx, scope: TenantScope, accountId: string, dealId: string): Promise<DealRow | undefined> => {
   const [row] = await tx.unsafe(
     `SELECT ${DEAL_COLUMNS} FROM b2b_deals WHERE tenant_id = $1 AND sandbox = $2 AND account_id = $3 AND id = $4 FOR UPDATE`,
-    [scope.tenant_id, scope.sandbox, accountId, dealId]
+    [scope.tenant_id, scope.sandbox, accountId, dealId], PREPARED
   )
   if (!row) return undefined
   return { ...row, closed_at: row.closed_at === null ? null : (row.closed_at as Date).toISOString() } as unknown as DealRow

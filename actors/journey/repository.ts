@@ -1,5 +1,5 @@
 import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
-import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { jsonb, PREPARED, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
 import type { ChannelFacts, ContactFacts, HotelFacts, ReservationFacts } from "./facts.ts"
@@ -51,10 +51,10 @@ const toPinned = ({ journey_name, journey_status, journey_definition, ...r }: Pi
 /** The contact's live runs, each with its pinned version. */
 export const liveRuns = async (tx: Tx, scope: TenantScope, contactId: string): Promise<Array<PinnedRun>> =>
   (await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.contact_id = $3 AND r.state IN ('active', 'waiting')`,
-    [scope.tenant_id, scope.sandbox, contactId])).map(toPinned)
+    [scope.tenant_id, scope.sandbox, contactId], PREPARED)).map(toPinned)
 
 export const runById = async (tx: Tx, scope: TenantScope, runId: string): Promise<PinnedRun | undefined> => {
-  const [row] = await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.id = $3`, [scope.tenant_id, scope.sandbox, runId])
+  const [row] = await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.id = $3`, [scope.tenant_id, scope.sandbox, runId], PREPARED)
   return row === undefined ? undefined : toPinned(row)
 }
 

@@ -1,5 +1,5 @@
 import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
-import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { jsonb, PREPARED, type Tx } from "../../core/db/Database.ts"
 import { hashesParameter } from "../../core/privacy/hashParameter.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { MessageChannel } from "../../schemas/message.ts"
@@ -71,7 +71,7 @@ export interface MessageRow {
 }
 
 export const findMessage = async (tx: Tx, id: string): Promise<MessageRow | undefined> => {
-  const [row] = await tx.unsafe<Array<MessageRow>>(`SELECT ${MESSAGE_EVENT_COLUMNS} FROM messages WHERE id = $1`, [id])
+  const [row] = await tx.unsafe<Array<MessageRow>>(`SELECT ${MESSAGE_EVENT_COLUMNS} FROM messages WHERE id = $1`, [id], PREPARED)
   return row
 }
 
@@ -117,7 +117,7 @@ export const insertMessage = async (tx: Tx, scope: TenantScope, m: NewMessage): 
     [m.id, scope.tenant_id, scope.sandbox, m.contact_id, m.conversation_id, m.channel, m.direction, m.category, m.origin,
       m.hotel_id, m.to_address, m.from_address, m.template_name, m.template_language,
       (m.template_parameters === null ? null : jsonb(tx, m.template_parameters)) as never, m.subject, m.body_text, m.body_html,
-      m.status, m.skip_reason, m.provider_message_id, m.journey_run_id, m.step_id, m.created_at, m.broadcast_id, m.not_before, m.hold_namespace]
+      m.status, m.skip_reason, m.provider_message_id, m.journey_run_id, m.step_id, m.created_at, m.broadcast_id, m.not_before, m.hold_namespace], PREPARED
   )
   return row
 }
@@ -222,7 +222,7 @@ export const applyStatus = async (
      SELECT * FROM u
      UNION ALL
      SELECT ${MESSAGE_EVENT_COLUMNS}, false AS applied FROM messages WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM u)`,
-    [target.id, r.status, r.provider_message_id, r.occurred_at, r.error_code ?? null, r.error_message ?? null]
+    [target.id, r.status, r.provider_message_id, r.occurred_at, r.error_code ?? null, r.error_message ?? null], PREPARED
   )
   await tx`INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)
     VALUES (${target.id}, ${scope.tenant_id}, ${scope.sandbox}, ${r.status}, ${r.error_code ?? null}, ${r.occurred_at}, ${updated!.applied})`

@@ -1,5 +1,5 @@
 import { type AttributionRow, toAttribution } from "../../core/b2b/attribution.ts"
-import { jsonb, type Tx } from "../../core/db/Database.ts"
+import { jsonb, PREPARED, type Tx } from "../../core/db/Database.ts"
 import { FREE_MAIL_DOMAINS } from "../../core/normalise/b2b.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { Attribution } from "../../schemas/b2b.ts"
@@ -94,7 +94,7 @@ export const attributeReservations = async (tx: Tx, scope: TenantScope, items: R
            || jsonb_build_object('path', (SELECT to_jsonb(a.path) FROM b2b_accounts a WHERE a.id = t.account_id))
         FROM b2b_attributions t WHERE t.reservation_id = c.reservation_id) AS previous
      FROM changed c`,
-    [scope.tenant_id, scope.sandbox, jsonb(tx, items) as never, [...FREE_MAIL_DOMAINS] as never]
+    [scope.tenant_id, scope.sandbox, jsonb(tx, items) as never, [...FREE_MAIL_DOMAINS] as never], PREPARED
   )
   return rows.map((row) => ({
     reservation_id: row.reservation_id as string,
@@ -124,7 +124,7 @@ export const attributeManually = async (tx: Tx, scope: TenantScope, reservationI
        u.decided_at, (SELECT a.path::text[] FROM b2b_accounts a WHERE a.id = u.account_id) AS path,
        (SELECT to_jsonb(p) - 'tenant_id' - 'sandbox' FROM prev p) AS previous
      FROM upserted u`,
-    [scope.tenant_id, scope.sandbox, reservationId, accountId]
+    [scope.tenant_id, scope.sandbox, reservationId, accountId], PREPARED
   )
   if (!row) return undefined
   return {

@@ -1,4 +1,4 @@
-import { type Tx, withRecords } from "../../core/db/Database.ts"
+import { PREPARED, type Tx, withRecords } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { GuestInput } from "./protocol.ts"
 import type { ReservationRow } from "./state.ts"
@@ -18,7 +18,7 @@ export const findForUpdate = async (tx: Tx, scope: TenantScope, externalIds: Rea
   const rows = await tx.unsafe(
     `SELECT ${COLUMNS} FROM reservations WHERE tenant_id = $1 AND sandbox = $2 AND external_id = ANY($3::text[])
      ORDER BY external_id FOR UPDATE`,
-    [scope.tenant_id, scope.sandbox, externalIds as never]
+    [scope.tenant_id, scope.sandbox, externalIds as never], PREPARED
   )
   return new Map(rows.map(({ external_id, ...row }) => [
     external_id as string,

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "../db/Database.ts"
+import { PREPARED, type Sql, type Tx } from "../db/Database.ts"
 import type { Attribution } from "../../schemas/b2b.ts"
 
 // How a stored attribution reads: the reservation actor answers and emits it, the reservation read shows it. One
@@ -43,6 +43,6 @@ export const toAttribution = (row: AttributionRow | undefined): Attribution =>
 
 /** The attribution of one reservation (by the platform's id). */
 export const readAttribution = async (sql: Sql | Tx, reservationId: string): Promise<Attribution> => {
-  const [row] = await sql.unsafe(`SELECT ${ATTRIBUTION_COLUMNS} FROM b2b_attributions t WHERE t.reservation_id = $1`, [reservationId])
+  const [row] = await sql.unsafe(`SELECT ${ATTRIBUTION_COLUMNS} FROM b2b_attributions t WHERE t.reservation_id = $1`, [reservationId], PREPARED)
   return toAttribution(row as AttributionRow | undefined)
 }

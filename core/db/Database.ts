@@ -109,9 +109,18 @@ export const jsonb = (sql: Sql | Tx, value: unknown) =>
   value === null || value === undefined ? null : sql.json(value as postgres.JSONValue)
 
 /**
+ * Options for a fixed-text statement sent with `unsafe`: prepared, as tagged statements are. postgres.js sends an
+ * `unsafe` statement unnamed unless told: parsed and planned again on every run and, having parameters, described
+ * first, which holds back every statement queued behind it on the connection for a round trip (a group's pipelined
+ * statements went out one write each). Only for text that is the same on every call: each distinct text stays
+ * prepared on every connection that ran it.
+ */
+export const PREPARED = { prepare: true } as const
+
+/**
  * A set-based statement of one tenant scope: `$1` is the tenant, `$2` the sandbox flag and `$3` the rows as one jsonb
  * array (read with `jsonb_to_recordset`), so the statement's text, and its prepared plan, is the same for any number
  * of rows.
  */
 export const withRecords = (tx: Tx, scope: { readonly tenant_id: string; readonly sandbox: boolean }, text: string, records: ReadonlyArray<unknown>) =>
-  tx.unsafe(text, [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never])
+  tx.unsafe(text, [scope.tenant_id, scope.sandbox, jsonb(tx, records) as never], PREPARED)
