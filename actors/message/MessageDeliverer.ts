@@ -13,15 +13,21 @@ import { outboxStream } from "../../streams/subjects.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { messagePublisher } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
-import { attempt, type Verdict } from "./attempt.ts"
+import { attemptBatch, type DeliverCommand, type Verdict } from "./attempt.ts"
 import { makeSendBudget } from "./sendBudget.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
 import { EmailTransport } from "./EmailTransport.ts"
 import { releaseHeldMessages } from "./heldRelease.ts"
 import { WhatsAppTransport } from "./WhatsAppTransport.ts"
 
-/** Attempts in flight per channel in one worker (each is one provider call and two short transactions). */
-const CONCURRENCY = 32
+/**
+ * Commands taken together per channel and worker: a batch is claimed in one transaction, sent concurrently, and
+ * recorded in one more, so a broadcast's thousands of sends cost two transactions per batch, not per send (the
+ * statements and socket writes per send were what capped dispatch). At most BATCHES are under way per channel; while
+ * they are, commands wait and the next batch takes up to BATCH of them, so a quiet channel sends each at once.
+ */
+const BATCH = 32
+const BATCHES = 4
 
 export interface MessageDelivererShape {
   /** Closes conversations idle at `now` past the configured time (the sweep's schedule calls it with the clock). */
@@ -53,27 +59,50 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const streams: Array<ConsumerMessages> = []
     const loops: Array<Promise<void>> = []
 
-    const handle = async (m: JsMsg): Promise<void> => {
-      let verdict: Verdict
-      try {
-        const cmd = DeliverCommands.decode(m.data)
-        const exit = await Effect.runPromiseExit(Effect.provideContext(attempt(deps, cmd), context))
-        verdict = Exit.isSuccess(exit) ? exit.value : { ack: false, delayMs: 5_000 }
-        if (Exit.isFailure(exit)) log("warn", "message delivery deferred", { seq: m.seq, error: errorText(exit.cause) })
-      } catch (e) {
-        log("error", "message deliver command undecodable, dropped", { seq: m.seq, error: errorText(e) })
-        m.term()
-        return
+    const handle = async (batch: ReadonlyArray<JsMsg>): Promise<void> => {
+      const cmds: Array<{ m: JsMsg; cmd: DeliverCommand }> = []
+      for (const m of batch) {
+        try {
+          cmds.push({ m, cmd: DeliverCommands.decode(m.data) })
+        } catch (e) {
+          log("error", "message deliver command undecodable, dropped", { seq: m.seq, error: errorText(e) })
+          m.term()
+        }
       }
-      if (verdict.ack) m.ack()
-      else m.nak(Math.max(100, verdict.delayMs))
+      if (cmds.length === 0) return
+      const exit = await Effect.runPromiseExit(Effect.provideContext(attemptBatch(deps, cmds.map((c) => c.cmd)), context))
+      if (Exit.isFailure(exit)) log("warn", "message delivery deferred", { seqs: cmds.map((c) => c.m.seq).join(","), error: errorText(exit.cause) })
+      cmds.forEach(({ m }, i) => {
+        const verdict: Verdict = Exit.isSuccess(exit) ? exit.value[i]! : { ack: false, delayMs: 5_000 }
+        if (verdict.ack) m.ack()
+        else m.nak(Math.max(100, verdict.delayMs))
+      })
     }
 
+    /** Reads the channel's commands into batches: at most BATCHES under way, each taking what waited, up to BATCH. */
     const run = async (messages: ConsumerMessages) => {
-      for await (const m of messages) {
-        while (inFlight.size >= CONCURRENCY * DeliveryChannels.length) await Promise.race(inFlight)
-        const p: Promise<void> = handle(m).finally(() => inFlight.delete(p))
+      const running = new Set<Promise<void>>()
+      let waiting: Array<JsMsg> = []
+      const start = () => {
+        const batch = waiting.slice(0, BATCH)
+        waiting = waiting.slice(BATCH)
+        const p: Promise<void> = handle(batch).finally(() => {
+          running.delete(p)
+          inFlight.delete(p)
+          if (waiting.length > 0 && running.size < BATCHES) start()
+        })
+        running.add(p)
         inFlight.add(p)
+      }
+      for await (const m of messages) {
+        waiting.push(m)
+        if (running.size < BATCHES) start()
+        // Read no further than the batches under way can take next: the rest stays with the server for other workers.
+        while (waiting.length >= BATCH * BATCHES) await Promise.race(running)
+      }
+      while (waiting.length > 0 || running.size > 0) {
+        if (waiting.length > 0 && running.size < BATCHES) start()
+        else await Promise.race(running)
       }
     }
 
@@ -92,7 +121,7 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
         try: async () => {
           for (const channel of DeliveryChannels) {
             const consumer = await js.consumers.get(outboxStream(app.namespace), deliveryConsumer(app.namespace, channel))
-            const messages = await consumer.consume({ max_messages: CONCURRENCY })
+            const messages = await consumer.consume({ max_messages: BATCH * BATCHES })
             streams.push(messages)
             loops.push(run(messages))
           }

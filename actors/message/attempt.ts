@@ -7,8 +7,9 @@ import type { PrivacyKeyShape } from "../../core/privacy/PrivacyKey.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import { outboxSubject } from "../../streams/subjects.ts"
 import type { OutboxMessage } from "../runtime/Actor.ts"
-import { afterSend, beforeSend, sendRecorded } from "../runtime/faults.ts"
-import { claim, type QueuedMessage, recordFailed, recordRetry, recordSent } from "./delivery.ts"
+import { afterSend, beforeSends, sendsRecorded } from "../runtime/faults.ts"
+import { type Claim, claimBatch } from "./delivery.ts"
+import { recordFailed, recordRetry, recordSent } from "./outcomes.ts"
 import type { SendBudget } from "./sendBudget.ts"
 import { EmailTransport } from "./EmailTransport.ts"
 import { SendFailure } from "./SendFailure.ts"
@@ -40,7 +41,9 @@ const MAX_BACKOFF_MS = 3_600_000
 export const backoffMs = (initialMs: number, attempt: number): number =>
   Math.round(Math.min(MAX_BACKOFF_MS, initialMs * 2 ** Math.max(0, attempt - 1)) * (0.5 + Math.random()))
 
-const sendOne = (deps: AttemptDeps, c: Extract<Awaited<ReturnType<typeof claim>>, { kind: "send" }>) =>
+type Claimed = Extract<Claim, { kind: "send" }>
+
+const sendOne = (deps: AttemptDeps, c: Claimed) =>
   Effect.gen(function*() {
     const m = c.message
     if (m.channel === "email") {
@@ -75,16 +78,20 @@ const subjectIn = (deps: AttemptDeps) => (kind: "cmd", name: string) => outboxSu
 const inTenant = <A>(deps: AttemptDeps, scope: TenantScope, f: Parameters<typeof withTenant<A>>[2]) =>
   Effect.promise(() => withTenant(deps.sql, scope.tenant_id, f))
 
+/** An attempt's outcome to record: the provider's answer, or a permanent failure found at the claim. */
+type Outcome = { readonly message: Claimed["message"] | { readonly id: string }; readonly exit: Exit.Exit<string, SendFailure> }
+
 /**
- * One delivery attempt of one message: claimed (the attempt recorded before the call), sent, and its outcome
- * recorded with the webhook it announces. A message held by quiet hours is not claimed before its `not_before` on the
- * Clock: the command comes back when the hold ends (or at most MAX_HOLD_MS later, to look again). Temporary failures come back after a backoff until the attempts run out;
- * an outcome that is unknown for WhatsApp waits for reconciliation by status webhook before any resend.
+ * One delivery attempt of each message of a batch of one tenant's commands: claimed in one transaction (each attempt
+ * recorded before its call), sent concurrently, and the outcomes recorded in one more transaction with the webhooks
+ * they announce. A message held by quiet hours is not claimed before its `not_before` on the Clock: the command comes
+ * back when the hold ends (or at most MAX_HOLD_MS later, to look again). Temporary failures come back after a backoff
+ * until the attempts run out; an outcome that is unknown for WhatsApp waits for reconciliation by status webhook
+ * before any resend. Answers a verdict per message id (two commands of one message share it).
  */
-export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: AttemptDeps, cmd: DeliverCommand) {
-  const scope: TenantScope = { tenant_id: cmd.tenant_id, sandbox: cmd.sandbox }
+const attemptScope = Effect.fn("MessageDeliverer.attemptScope")(function*(deps: AttemptDeps, scope: TenantScope, ids: ReadonlyArray<string>) {
   const now = yield* Clock.currentTimeMillis
-  const c = yield* inTenant(deps, scope, (tx) => claim(tx, scope, cmd.message_id, {
+  const claims = yield* inTenant(deps, scope, (tx) => claimBatch(tx, scope, ids, {
     now,
     reconcileMs: deps.config.reconcileMs,
     attemptDeadlineMs: deps.config.sendTimeoutMs + 5_000,
@@ -93,47 +100,90 @@ export const attempt = Effect.fn("MessageDeliverer.attempt")(function*(deps: Att
     budget: deps.budget,
     hash: (identifier) => deps.privacy.hash(scope.tenant_id, identifier)
   }))
-  if (c.kind === "done") return { ack: true } satisfies Verdict
-  if (c.kind === "later") return { ack: false, delayMs: c.delayMs } satisfies Verdict
-  if (c.kind === "missing_channel") {
-    const failure = new SendFailure({ kind: "permanent", code: "CHANNEL_NOT_CONFIGURED", message: `the ${cmd.channel} channel was removed` })
-    const now = (yield* DateTime.nowAsDate).toISOString()
-    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subjectIn(deps), cmd.message_id, failure, now))
-    yield* Effect.promise(() => deps.publish(events))
-    return { ack: true } satisfies Verdict
+  const verdicts = new Map<string, Verdict>()
+  const outcomes: Array<Outcome> = []
+  const claimed: Array<Claimed> = []
+  for (const [id, c] of claims) {
+    if (c.kind === "done") verdicts.set(id, { ack: true })
+    else if (c.kind === "later") verdicts.set(id, { ack: false, delayMs: c.delayMs })
+    else if (c.kind === "missing_channel") {
+      const failure = new SendFailure({ kind: "permanent", code: "CHANNEL_NOT_CONFIGURED", message: `the ${c.channel} channel was removed` })
+      outcomes.push({ message: { id }, exit: Exit.fail(failure) })
+    } else claimed.push(c)
   }
-  if (c.repeat) yield* Effect.logWarning("repeating a send attempt whose outcome was never recorded").pipe(Effect.annotateLogs({ message_id: c.message.id, channel: c.message.channel }))
-  yield* Effect.promise(beforeSend)
-  const exit = yield* Effect.exit(sendOne(deps, c))
-  afterSend()
-  return yield* recordOutcome(deps, scope, c.message, exit).pipe(Effect.ensuring(Effect.sync(sendRecorded)))
+  for (const c of claimed) {
+    if (c.repeat) yield* Effect.logWarning("repeating a send attempt whose outcome was never recorded").pipe(Effect.annotateLogs({ message_id: c.message.id, channel: c.message.channel }))
+  }
+  const faults = yield* Effect.promise(() => beforeSends(claimed.length))
+  // A withheld attempt (the fault injection's) is never acked: its worker dies before answering any of the batch.
+  for (const [i, c] of claimed.entries()) if (faults.withheld[i]) verdicts.set(c.message.id, { ack: false, delayMs: deps.config.sendTimeoutMs })
+  const sent = yield* Effect.forEach(claimed.filter((_, i) => !faults.withheld[i]), (c) =>
+    Effect.exit(sendOne(deps, c)).pipe(Effect.map((exit): Outcome => {
+      afterSend()
+      return { message: c.message, exit }
+    })), { concurrency: "unbounded" })
+  outcomes.push(...sent)
+  for (const [id, v] of yield* recordOutcomes(deps, scope, outcomes).pipe(Effect.ensuring(Effect.promise(() => sendsRecorded(faults.dies))))) verdicts.set(id, v)
+  return verdicts
 })
 
-/** The attempt's outcome, recorded, and what to do with the command. */
-const recordOutcome = Effect.fn("MessageDeliverer.recordOutcome")(function*(
-  deps: AttemptDeps, scope: TenantScope, m: QueuedMessage, exit: Exit.Exit<string, SendFailure>
-) {
+/**
+ * Delivery attempts for a batch of deliver commands (the deliverer's, of one channel): one attemptScope per tenant,
+ * concurrently. Answers a verdict per command, in order.
+ */
+export const attemptBatch = Effect.fn("MessageDeliverer.attemptBatch")(function*(deps: AttemptDeps, cmds: ReadonlyArray<DeliverCommand>) {
+  const scopes = new Map<string, { scope: TenantScope; ids: Array<string> }>()
+  for (const cmd of cmds) {
+    const key = `${cmd.tenant_id}:${cmd.sandbox}`
+    const entry = scopes.get(key) ?? { scope: { tenant_id: cmd.tenant_id, sandbox: cmd.sandbox }, ids: [] }
+    entry.ids.push(cmd.message_id)
+    scopes.set(key, entry)
+  }
+  const answered = yield* Effect.forEach(scopes.values(), ({ scope, ids }) => attemptScope(deps, scope, ids), { concurrency: "unbounded" })
+  const verdicts = new Map(answered.flatMap((m) => [...m]))
+  // Every id has its verdict (the claim answers each); a missing one would be looked at again, never dropped.
+  return cmds.map((cmd) => verdicts.get(cmd.message_id) ?? ({ ack: false, delayMs: 5_000 } satisfies Verdict))
+})
+
+/** One delivery attempt of one message (attemptBatch of one). */
+export const attempt = (deps: AttemptDeps, cmd: DeliverCommand) => attemptBatch(deps, [cmd]).pipe(Effect.map((v) => v[0]!))
+
+/** The attempts' outcomes, recorded in one transaction, the webhooks they announce published; what to do with each command. */
+const recordOutcomes = Effect.fn("MessageDeliverer.recordOutcomes")(function*(deps: AttemptDeps, scope: TenantScope, outcomes: ReadonlyArray<Outcome>) {
+  const verdicts = new Map<string, Verdict>()
+  if (outcomes.length === 0) return verdicts
   const subject = subjectIn(deps)
   const now = (yield* DateTime.nowAsDate).toISOString()
-  if (Exit.isSuccess(exit)) {
-    const events = yield* inTenant(deps, scope, (tx) => recordSent(tx, scope, subject, m.id, exit.value, now))
-    yield* Effect.promise(() => deps.publish(events))
-    return { ack: true } satisfies Verdict
+  const sent: Array<{ id: string; providerId: string }> = []
+  const failed: Array<{ id: string; failure: SendFailure }> = []
+  const retried: Array<{ id: string; failure: SendFailure; keepOpen: boolean }> = []
+  for (const { message: m, exit } of outcomes) {
+    if (Exit.isSuccess(exit)) {
+      sent.push({ id: m.id, providerId: exit.value })
+      verdicts.set(m.id, { ack: true })
+      continue
+    }
+    const failure = Exit.findErrorOption(exit)
+    const f = failure._tag === "Some" ? failure.value : new SendFailure({ kind: "unknown", code: "DEFECT", message: String(exit.cause) })
+    const attempts = "attempts" in m ? m.attempts : 0
+    if ("channel" in m) yield* Effect.logWarning("send attempt failed").pipe(Effect.annotateLogs({ message_id: m.id, channel: m.channel, kind: f.kind, code: f.code, attempt: attempts }))
+    if (f.kind === "permanent" || (f.kind === "temporary" && attempts >= deps.config.maxAttempts)) {
+      failed.push({ id: m.id, failure: f })
+      verdicts.set(m.id, { ack: true })
+      continue
+    }
+    // Unknown for WhatsApp: the attempt stays open, so the next claim waits for a status before repeating it. Unknown
+    // for email is a temporary failure: a repeat carries the same Message-ID.
+    const keepOpen = f.kind === "unknown" && "channel" in m && m.channel === "whatsapp"
+    retried.push({ id: m.id, failure: f, keepOpen })
+    verdicts.set(m.id, { ack: false, delayMs: keepOpen ? deps.config.reconcileMs : f.retryAfterMs ?? backoffMs(deps.config.initialBackoffMs, attempts) })
   }
-  const failure = Exit.findErrorOption(exit)
-  const f = failure._tag === "Some" ? failure.value : new SendFailure({ kind: "unknown", code: "DEFECT", message: String(exit.cause) })
-  yield* Effect.logWarning("send attempt failed").pipe(Effect.annotateLogs({ message_id: m.id, channel: m.channel, kind: f.kind, code: f.code, attempt: m.attempts }))
-  if (f.kind === "permanent" || (f.kind === "temporary" && m.attempts >= deps.config.maxAttempts)) {
-    const events = yield* inTenant(deps, scope, (tx) => recordFailed(tx, scope, subject, m.id, f, now))
-    yield* Effect.promise(() => deps.publish(events))
-    return { ack: true } satisfies Verdict
-  }
-  // Unknown for WhatsApp: the attempt stays open, so the next claim waits for a status before repeating it. Unknown
-  // for email is a temporary failure: a repeat carries the same Message-ID.
-  const keepOpen = f.kind === "unknown" && m.channel === "whatsapp"
-  yield* inTenant(deps, scope, (tx) => recordRetry(tx, m.id, f, keepOpen))
-  return {
-    ack: false,
-    delayMs: keepOpen ? deps.config.reconcileMs : f.retryAfterMs ?? backoffMs(deps.config.initialBackoffMs, m.attempts)
-  } satisfies Verdict
+  const events = yield* inTenant(deps, scope, async (tx) => {
+    const written = [...await recordSent(tx, scope, subject, sent, now)]
+    for (const f of failed) written.push(...await recordFailed(tx, scope, subject, f.id, f.failure, now))
+    for (const r of retried) await recordRetry(tx, r.id, r.failure, r.keepOpen)
+    return written
+  })
+  yield* Effect.promise(() => deps.publish(events))
+  return verdicts
 })

@@ -8,15 +8,17 @@ import type { Tx } from "../../core/db/Database.ts"
 // more). A small limit takes one at a time, so no worker sits on budget another could use.
 //
 // The grant runs in the claim's own transaction: on a connection of its own it waited for the pool while every
-// connection was a claim waiting for its grant (the deliverer stalled at 26 emails/s).
+// connection was a claim waiting for its grant (the deliverer stalled at 26 emails/s). A claim takes its whole batch's
+// sends with one take: its grant locks the bucket's row until the claim commits, so a second take of the same
+// transaction, queued in this process behind another claim's take that waits for that lock, would never return.
 
 const BLOCK = 20
 /** Limits below this take single sends: a block may hold at most a hundredth of the minute's budget. */
 const blockFor = (limit: number) => Math.max(1, Math.min(BLOCK, Math.floor(limit / 100)))
 
 export interface SendBudget {
-  /** Takes one send of `bucket`'s minute (true), or none is left this minute (false). `nowMs`: the worker's Clock. */
-  readonly take: (tx: Tx, bucket: string, limit: number, nowMs: number) => Promise<boolean>
+  /** Takes up to `n` sends of `bucket`'s minute; answers how many (0: none is left this minute). `nowMs`: the worker's Clock. */
+  readonly take: (tx: Tx, bucket: string, limit: number, nowMs: number, n?: number) => Promise<number>
 }
 
 export const makeSendBudget = (): SendBudget => {
@@ -29,27 +31,30 @@ export const makeSendBudget = (): SendBudget => {
       RETURNING (extract(epoch FROM window_start) * 1000)::float8 AS window_ms`
     return row?.window_ms
   }
-  const takeNow = async (tx: Tx, bucket: string, limit: number, nowMs: number): Promise<boolean> => {
+  const takeNow = async (tx: Tx, bucket: string, limit: number, nowMs: number, n: number): Promise<number> => {
     const mine = held.get(bucket)
-    if (mine !== undefined && mine.left > 0 && nowMs < mine.windowEndMs) {
-      mine.left--
-      return true
-    }
+    const got = mine !== undefined && nowMs < mine.windowEndMs ? Math.min(mine.left, n) : 0
+    if (got > 0) mine!.left -= got
+    const need = n - got
+    if (need === 0) return got
+    // What is still needed in whole blocks (the surplus held for the next claims); near the limit, where that no
+    // longer fits, exactly what is needed; then what is left, one send at a time.
     const block = blockFor(limit)
-    let n = block
-    let window = await grant(tx, bucket, n, limit)
-    // Near the limit a whole block no longer fits: what is left is taken one send at a time.
-    if (window === undefined && block > 1) window = await grant(tx, bucket, (n = 1), limit)
-    if (window === undefined) return false
-    held.set(bucket, { windowEndMs: window + 60_000, left: n - 1 })
-    return true
+    for (const ask of new Set([Math.ceil(need / block) * block, need, 1])) {
+      const window = await grant(tx, bucket, ask, limit)
+      if (window === undefined) continue
+      const used = Math.min(ask, need)
+      held.set(bucket, { windowEndMs: window + 60_000, left: ask - used })
+      return got + used
+    }
+    return got
   }
   // One take of a bucket at a time in this process: the attempts arriving while a block is being granted use that
   // block, rather than each granting its own and leaving the rest unused.
   const queues = new Map<string, Promise<unknown>>()
   return {
-    take: (tx, bucket, limit, nowMs) => {
-      const next = (queues.get(bucket) ?? Promise.resolve()).then(() => takeNow(tx, bucket, limit, nowMs))
+    take: (tx, bucket, limit, nowMs, n = 1) => {
+      const next = (queues.get(bucket) ?? Promise.resolve()).then(() => takeNow(tx, bucket, limit, nowMs, n))
       const settled = next.catch(() => undefined)
       queues.set(bucket, settled)
       void settled.then(() => {
