@@ -2,13 +2,15 @@ import { Effect, Result, Schema } from "effect"
 import { type BroadcastDecision, capHoursOf, capWindowStart, decideBroadcast } from "../../core/message/broadcastGate.ts"
 import { gate } from "../../core/message/gate.ts"
 import { isTimeZone, quietHoursEnd } from "../../core/message/quietHours.ts"
-import { loadContactState } from "../../core/segment/contactState.ts"
+import { type ContactState, loadContactState } from "../../core/segment/contactState.ts"
 import { matches } from "../../core/segment/evaluate.ts"
 import { validateDefinition } from "../../core/segment/validate.ts"
 import type { MessageCategory } from "../../schemas/message.ts"
 import { SegmentDefinition } from "../../schemas/segment.ts"
-import * as Actor from "../runtime/Actor.ts"
-import { customFieldDefinitions, loadBroadcastForSend, recentMarketingCount } from "./broadcastRepository.ts"
+import type { Tx } from "../../core/db/Database.ts"
+import type { CustomFieldDef } from "../../core/segment/catalog.ts"
+import type { TenantScope } from "../../core/TenantScope.ts"
+import { type BroadcastForSend, customFieldDefinitions, loadBroadcastForSend, recentMarketingCount } from "./broadcastRepository.ts"
 import type { SendCommand } from "./protocol.ts"
 import type { ContactForSend } from "./repository.ts"
 
@@ -25,44 +27,90 @@ const audienceOf = (definition: unknown, exclusions: unknown) => {
   return { include: include!, exclude }
 }
 
+/** What a broadcast's message is decided on that needs only its command: the broadcast row and the custom fields. */
+export interface BroadcastFacts {
+  readonly broadcast: BroadcastForSend | undefined
+  readonly customFields: ReadonlyArray<CustomFieldDef>
+}
+
 /**
- * Decides one broadcast message at send time (core/message/broadcastGate.ts gives the order and the reasons): reads
- * the broadcast, then, only for a broadcast still sending within its deadline, the contact's state for the segment
- * re-check (narrowed to what the definitions look at), the custom fields, and the cap's count, in one round trip.
- * `now` is the actor's Clock time, the instant every rule is judged at.
+ * What needs the broadcast row too: its audience as read (undefined: unreadable), the contact's state for the segment
+ * re-check, and the frequency cap's count.
+ */
+export interface RecipientFacts {
+  readonly audience: ReturnType<typeof audienceOf>
+  readonly state: ContactState | undefined
+  readonly recent: number
+}
+
+/** A marketing broadcast gates every message as marketing, whatever the template or command says. */
+const gateCategoryOf = (b: BroadcastForSend | undefined, cmd: SendCommand, category: MessageCategory) =>
+  b?.category === "marketing" ? "marketing" : cmd.gate_as ?? category
+
+/** The rules before the segment re-check, on what the first reads tell: most skips need no further read. */
+const earlyDecision = (b: BroadcastForSend | undefined, skip: ReturnType<typeof gate>, now: Date) =>
+  decideBroadcast({
+    status: b?.status, sendDeadline: b?.send_deadline ?? null, now, gate: skip, matches: true, category: "utility",
+    recentMarketing: 0, capHours: 0, quietUntil: now.getTime()
+  })
+
+/** The sender's first reads for a broadcast's message, in the round trip of its other first reads. */
+export const loadBroadcastFacts = async (tx: Tx, scope: TenantScope, broadcastId: string, contactId: string): Promise<BroadcastFacts> => {
+  const [broadcast, customFields] = await Promise.all([loadBroadcastForSend(tx, scope, broadcastId, contactId), customFieldDefinitions(tx, scope)])
+  return { broadcast, customFields }
+}
+
+/**
+ * The second reads, in the round trip of the suppression lookup: the contact's state (narrowed to what the audience
+ * and its exclusions look at) and the cap's count, read only where the rules before them would still send (the
+ * address's suppression, read beside them, is then applied by `decideBroadcastSend`).
+ */
+export const loadRecipientFacts = async (
+  tx: Tx, scope: TenantScope, cmd: SendCommand, contact: ContactForSend, facts: BroadcastFacts, category: MessageCategory, now: Date
+): Promise<RecipientFacts> => {
+  const b = facts.broadcast
+  const gateCategory = gateCategoryOf(b, cmd, category)
+  const audience = b === undefined ? undefined : audienceOf(b.definition, b.exclusions)
+  if (b === undefined || audience === undefined || !earlyDecision(b, gate(contact, cmd.channel, gateCategory, false), now).send) {
+    return { audience, state: undefined, recent: 0 }
+  }
+  const since = capWindowStart(now, capHoursOf(b.marketing_cap_hours))
+  // One definition covering the audience and its exclusions: the state loaded is only what they look at.
+  const lookedAt: SegmentDefinition = { version: 1, match: { all: [audience.include.match, ...audience.exclude.map((d) => d.match)] } }
+  const [state, recent] = await Promise.all([
+    loadContactState(tx, scope.tenant_id, scope.sandbox, contact.id, lookedAt),
+    since === undefined || gateCategory !== "marketing" ? 0 : recentMarketingCount(tx, scope, contact.id, cmd.channel, since, cmd.message_id)
+  ])
+  return { audience, state, recent }
+}
+
+/**
+ * Decides one broadcast message at send time (core/message/broadcastGate.ts gives the order and the reasons) on the
+ * reads above: a broadcast no longer sending or past its deadline, a contact the gate refuses, one no longer in the
+ * audience, capped, or held by quiet hours. `now` is the actor's Clock time, the instant every rule is judged at.
  */
 export const decideBroadcastSend = Effect.fn("MessageActor.decideBroadcastSend")(function*(
   cmd: SendCommand & { readonly broadcast_id: string },
   contact: ContactForSend,
   category: MessageCategory,
   suppressed: boolean,
-  now: Date
+  now: Date,
+  facts: BroadcastFacts,
+  recipient: RecipientFacts
 ) {
-  const b = yield* Actor.query((tx, scope) => loadBroadcastForSend(tx, scope, cmd.broadcast_id, contact.id))
-  // A marketing broadcast gates every message as marketing, whatever the template or command says.
-  const gateCategory = b?.category === "marketing" ? "marketing" : cmd.gate_as ?? category
+  const b = facts.broadcast
+  const gateCategory = gateCategoryOf(b, cmd, category)
   const skip = gate(contact, cmd.channel, gateCategory, suppressed)
-  // The rules before the segment re-check, on what is known so far: most skips need no further read.
-  const early = decideBroadcast({
-    status: b?.status, sendDeadline: b?.send_deadline ?? null, now, gate: skip, matches: true, category: "utility",
-    recentMarketing: 0, capHours: 0, quietUntil: now.getTime()
-  })
+  const early = earlyDecision(b, skip, now)
   if (b === undefined || !early.send) return early
 
-  const audience = audienceOf(b.definition, b.exclusions)
+  const audience = recipient.audience
   if (audience === undefined) {
     yield* Effect.logWarning("broadcast definition unreadable: recipient skipped").pipe(Effect.annotateLogs({ broadcast_id: cmd.broadcast_id }))
     return { send: false, reason: "no_longer_matches" } satisfies BroadcastDecision
   }
   const capHours = capHoursOf(b.marketing_cap_hours)
-  const since = capWindowStart(now, capHours)
-  // One definition covering the audience and its exclusions: the state loaded is only what they look at.
-  const lookedAt: SegmentDefinition = { version: 1, match: { all: [audience.include.match, ...audience.exclude.map((d) => d.match)] } }
-  const [state, customFields, recent] = yield* Actor.query((tx, scope) => Promise.all([
-    loadContactState(tx, scope.tenant_id, scope.sandbox, contact.id, lookedAt),
-    customFieldDefinitions(tx, scope),
-    since === undefined || gateCategory !== "marketing" ? 0 : recentMarketingCount(tx, scope, contact.id, cmd.channel, since, cmd.message_id)
-  ]))
+  const customFields = facts.customFields
   // Checked when the broadcast was written, but against custom fields that may have changed since (a field removed or
   // retyped): a definition no longer valid cannot show that anyone still matches, and must not fail the send.
   const invalid = [audience.include, ...audience.exclude].flatMap((d) => validateDefinition(d, customFields))
@@ -72,12 +120,13 @@ export const decideBroadcastSend = Effect.fn("MessageActor.decideBroadcastSend")
     )
   }
   const ctx = { now, customFields }
+  const state = recipient.state
   const stillMatches = invalid.length === 0 && state !== undefined && matches(audience.include, state, ctx) &&
     !audience.exclude.some((d) => matches(d, state, ctx))
   const zone = b.time_zone !== null && isTimeZone(b.time_zone) ? b.time_zone : "UTC"
   return decideBroadcast({
-    status: b.status, sendDeadline: b.send_deadline, now, gate: skip, matches: stillMatches, category: gateCategory === "marketing" ? "marketing" : "utility",
-    recentMarketing: recent, capHours,
+    status: b.status, sendDeadline: b.send_deadline, now, gate: skip, matches: stillMatches,
+    category: gateCategory === "marketing" ? "marketing" : "utility", recentMarketing: recipient.recent, capHours,
     quietUntil: b.quiet_hours === null ? now.getTime() : quietHoursEnd(now.getTime(), b.quiet_hours, zone)
   })
 })

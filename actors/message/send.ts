@@ -6,9 +6,8 @@ import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import { contactIdentifiers } from "../../core/privacy/identifier.ts"
 import type { MessageCategory } from "../../schemas/message.ts"
 import * as Actor from "../runtime/Actor.ts"
-import { loadContactSummaries } from "../shared/identity.ts"
 import { conversationEvent, deliverCommand } from "./events.ts"
-import { decideBroadcastSend } from "./broadcastSend.ts"
+import { decideBroadcastSend, loadBroadcastFacts, loadRecipientFacts } from "./broadcastSend.ts"
 import { type SendCommand, type SendOutcome, SendRefused } from "./protocol.ts"
 import {
   channelSetup, findMessage, hotelOfTenant, insertMessage, loadRecipient, openConversation, suppressionOf, touchConversation
@@ -55,13 +54,16 @@ const categoryOf = Effect.fn("MessageActor.categoryOf")(function*(
  */
 const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const { scope, subject, target } = yield* Effect.service(Actor.GroupTransaction)
-  // Independent reads in one round trip (pipelined on the group's connection).
+  // Independent reads in one round trip (pipelined on the group's connection), a broadcast's own among them: a send
+  // is three round trips in all (these, the suppression lookup with a broadcast's second reads, the writes).
   const hotelId = cmd.hotel_id
-  const [existing, contact, setup, hotelKnown] = yield* Actor.query((tx) => Promise.all([
+  const broadcastId = cmd.broadcast_id
+  const [existing, contact, setup, hotelKnown, broadcast] = yield* Actor.query((tx) => Promise.all([
     findMessage(tx, cmd.message_id),
     loadRecipient(tx, scope, cmd.contact_id),
     channelSetup(tx, scope, cmd.channel),
-    hotelId === undefined ? true : hotelOfTenant(tx, scope, hotelId)
+    hotelId === undefined ? true : hotelOfTenant(tx, scope, hotelId),
+    broadcastId === undefined ? undefined : loadBroadcastFacts(tx, scope, broadcastId, cmd.contact_id)
   ]))
   if (existing) {
     return { message_id: existing.id, status: existing.status, skip_reason: existing.skip_reason, is_new: false } satisfies SendOutcome
@@ -77,17 +79,19 @@ const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   // the address's own suppression in the same statement; it skips the message before any other rule.
   const privacy = yield* PrivacyKey
   const hashes = contactIdentifiers(contact).map((identifier) => privacy.hash(scope.tenant_id, identifier))
-  const suppression = yield* Actor.query((tx) => suppressionOf(tx, scope, cmd.channel, address, hashes))
-  const suppressed = suppression === "suppressed"
   const clock = yield* DateTime.nowAsDate
   const now = clock.toISOString()
-  const broadcastId = cmd.broadcast_id
+  const [suppression, recipient] = yield* Actor.query((tx) => Promise.all([
+    suppressionOf(tx, scope, cmd.channel, address, hashes),
+    broadcast === undefined ? undefined : loadRecipientFacts(tx, scope, cmd, contact, broadcast, category, clock)
+  ]))
+  const suppressed = suppression === "suppressed"
   // A broadcast's message is decided against its broadcast too: skipped with the broadcast's reasons, or held.
   const decision = suppression === "subject_suppressed"
     ? { skip: suppression, notBefore: null }
-    : broadcastId === undefined
+    : broadcastId === undefined || broadcast === undefined || recipient === undefined
     ? { skip: gate(contact, cmd.channel, cmd.gate_as ?? category, suppressed), notBefore: null }
-    : yield* decideBroadcastSend({ ...cmd, broadcast_id: broadcastId }, contact, category, suppressed, clock).pipe(
+    : yield* decideBroadcastSend({ ...cmd, broadcast_id: broadcastId }, contact, category, suppressed, clock, broadcast, recipient).pipe(
       Effect.map((d) => (d.send ? { skip: null, notBefore: d.notBefore } : { skip: d.reason, notBefore: null }))
     )
   const skip = decision.skip
@@ -127,10 +131,8 @@ const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   if (row && skip === null) {
     // A held message's deliver command is written when its hold ends (heldRelease.ts), not now.
     if (decision.notBefore === null) yield* Actor.emit([deliverCommand(subject, scope, row)])
-    if (conversation?.is_new) {
-      const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, [contact.id]))
-      yield* Actor.emit([conversationEvent(subject, scope, "conversation.created", conversation, summaries.get(contact.id), now)])
-    }
+    // The contact as loaded above is the summary the webhook carries (same row, same transaction).
+    if (conversation?.is_new) yield* Actor.emit([conversationEvent(subject, scope, "conversation.created", conversation, contact, now)])
   }
   return { message_id: cmd.message_id, status: row?.status ?? "queued", skip_reason: skip, is_new: true } satisfies SendOutcome
 })
