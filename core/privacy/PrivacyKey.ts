@@ -1,5 +1,5 @@
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, createSecretKey, hkdfSync, timingSafeEqual } from "node:crypto"
 import { decodeKey, developmentKey } from "../config/developmentKey.ts"
 import { decryptSecret, encryptSecret } from "../webhook/secrets.ts"
 import type { Identifier } from "./identifier.ts"
@@ -26,7 +26,8 @@ export interface PrivacyKeyShape {
 const derive = (root: Buffer, purpose: string): Buffer => Buffer.from(hkdfSync("sha256", root, Buffer.alloc(0), `gep-privacy:${purpose}`, 32))
 
 export const makePrivacyKey = (root: Buffer): PrivacyKeyShape => {
-  const hashKey = derive(root, "identifier-hash")
+  // A KeyObject made once: given the bytes, every HMAC would make one of its own (5 % of a worker sending a broadcast).
+  const hashKey = createSecretKey(derive(root, "identifier-hash"))
   const sealKey = derive(root, "subject-seal")
   const signKey = derive(root, "download-signature")
   const sign = (text: string) => createHmac("sha256", signKey).update(text, "utf8").digest("base64url")
