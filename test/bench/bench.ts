@@ -507,10 +507,17 @@ const main = async () => {
       const own = await gep(env, ["tenant", "create", "--name", `Bench broadcast ${runId}`]) as { tenant_id: string; live_key: string }
       const ownHotel = await gep(env, ["hotel", "create", "--tenant", own.tenant_id, "--code", "BC-MAD", "--name", "Broadcast Hotel", "--timezone", "Europe/Madrid"]) as { hotel_id: string }
       await waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
+      const workerInspector = settings.profile ? worker.inspectorUrl : undefined
       broadcast = await broadcastPhase({
         sql, agent: singleAgent, port: ingress.port, tenant: own, hotelIds: [ownHotel.hotel_id], sink,
         contacts: num("BENCH_BROADCAST_CONTACTS", quick ? 10_000 : 100_000), observe: () => observe(deps),
-        dispatchWindowMs: num("BENCH_BROADCAST_DISPATCH_S", quick ? 20 : 120) * 1000
+        dispatchWindowMs: num("BENCH_BROADCAST_DISPATCH_S", quick ? 20 : 120) * 1000,
+        ...(workerInspector === undefined ? {} : {
+          profileWorker: {
+            start: () => startProfile(workerInspector),
+            file: `${RESULTS}profiles/${startedAt.toISOString().replace(/[:.]/g, "-")}-broadcast-dispatch-worker.cpuprofile`
+          }
+        })
       })
       say("broadcast", broadcast)
       if (!want("newsletter")) await sink.close()

@@ -3,6 +3,7 @@ import type postgres from "postgres"
 import type { SmtpSink } from "../support/smtpSink.ts"
 import { exchange, round } from "./load.ts"
 import type { PhaseObservation } from "./probes.ts"
+import { type CpuProfile, type ProfileSummary, summarise } from "./profiler.ts"
 import { fillContacts } from "./segments.ts"
 
 // Broadcast: one email broadcast to every contact of an account of its own (100,000 by default, filled by SQL as the
@@ -32,6 +33,8 @@ export const broadcastPhase = async (o: {
   readonly observe: () => Observer
   /** How long dispatch is measured from the first mail caught, at most. */
   readonly dispatchWindowMs: number
+  /** A CPU profile of the worker over the dispatch window, saved to `file` (absent: not profiled). */
+  readonly profileWorker?: { readonly start: () => Promise<{ readonly stop: () => Promise<CpuProfile> }>; readonly file: string }
 }) => {
   const t0 = performance.now()
   await fillContacts(o.sql, o.tenant.tenant_id, o.hotelIds, o.contacts, { everyEmailed: true })
@@ -84,6 +87,7 @@ export const broadcastPhase = async (o: {
   const snapshotEndAt = Date.now()
   const snapshotObserved = await observer.stop()
   observer = o.observe()
+  const profiling = await o.profileWorker?.start()
   // No mail within five minutes of the snapshot's end is a failure the figures show (no first mail, no rate).
   const noMailBy = Date.now() + 300_000
   const windowOver = () => (firstMailAt === undefined ? Date.now() > noMailBy : Date.now() - firstMailAt >= o.dispatchWindowMs)
@@ -97,6 +101,7 @@ export const broadcastPhase = async (o: {
   if (completed) await new Promise((r) => setTimeout(r, 1_000))
   drain()
   const dispatchObserved = await observer.stop()
+  const workerProfile: ProfileSummary | null = profiling === undefined ? null : summarise(await profiling.stop(), o.profileWorker!.file, 15)
   const windowMails = seen.size
   const windowS = firstMailAt !== undefined && lastMailAt !== undefined ? (lastMailAt - firstMailAt) / 1000 : null
   if (!completed) {
@@ -133,6 +138,8 @@ export const broadcastPhase = async (o: {
     cpu_cores: { snapshot: snapshotObserved.cpu_cores, dispatch: dispatchObserved.cpu_cores },
     sched: { snapshot: snapshotObserved.sched, dispatch: dispatchObserved.sched },
     pg: { snapshot: snapshotObserved.pg, dispatch: dispatchObserved.pg },
-    probe_pg_commit_ms: { snapshot: snapshotObserved.probe_pg_commit_ms, dispatch: dispatchObserved.probe_pg_commit_ms }
+    probe_pg_commit_ms: { snapshot: snapshotObserved.probe_pg_commit_ms, dispatch: dispatchObserved.probe_pg_commit_ms },
+    /** Where the worker's time went while dispatching (from the snapshot's end to the window's). */
+    dispatch_worker_profile: workerProfile
   }
 }
