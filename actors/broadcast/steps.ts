@@ -5,7 +5,7 @@ import { deterministicId } from "../../core/deterministicId.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { MessageProtocol } from "../message/protocol.ts"
 import { broadcastEvent } from "./events.ts"
-import { pace } from "./lifecycle.ts"
+import { pace, SEND_WINDOW } from "./lifecycle.ts"
 import { BroadcastProtocol } from "./protocol.ts"
 import * as Repo from "./repository.ts"
 
@@ -17,6 +17,8 @@ const SAFETY_MS = 30_000
 /** How often a broadcast waiting for its messages' answers, or for statistics to settle, looks again. */
 export const ANSWER_POLL_MS = 1_000
 export const SETTLE_POLL_MS = 60_000
+/** How soon a dispatch held by the send window looks again (the sweep's interval rounds it up). */
+const WINDOW_POLL_MS = 250
 /** After this long, a sent broadcast's statistics are final whatever its messages still report (the spec's 72 h). */
 export const SETTLE_WINDOW_MS = 72 * 3_600_000
 
@@ -47,6 +49,10 @@ export const snapshotStep = Effect.fn("BroadcastActor.snapshot")(function*(b: Re
 export const dispatchStep = Effect.fn("BroadcastActor.dispatch")(function*(b: Repo.BroadcastRow) {
   const { chunk, intervalMs } = pace(b.rate_limit_per_minute)
   const now = yield* DateTime.nowAsDate
+  // An unpaced broadcast hands over no more than the sender has room for (a paced one's rate is its own bound).
+  if (intervalMs === 0 && (yield* Actor.query((tx) => Repo.senderBehind(tx, b.id, SEND_WINDOW - chunk)))) {
+    return yield* advance(b, {}, { at: later(now, WINDOW_POLL_MS) })
+  }
   const [due, hotel] = yield* Actor.query((tx) => Promise.all([Repo.pickDue(tx, b, chunk, now), Repo.hotelOf(tx, b.hotel_id)]))
   const queued: Array<{ contact_id: string; message_id: string }> = []
   const missing: Array<string> = []
