@@ -1,4 +1,4 @@
-import { Clock, DateTime, Effect, Exit } from "effect"
+import { Clock, DateTime, Effect, Exit, Queue } from "effect"
 import type { Sql } from "../../core/db/Database.ts"
 import { withTenant } from "../../core/db/Database.ts"
 import { listUnsubscribeHeaders } from "../../core/message/unsubscribe.ts"
@@ -117,13 +117,27 @@ const attemptScope = Effect.fn("MessageDeliverer.attemptScope")(function*(deps: 
   const faults = yield* Effect.promise(() => beforeSends(claimed.length))
   // A withheld attempt (the fault injection's) is never acked: its worker dies before answering any of the batch.
   for (const [i, c] of claimed.entries()) if (faults.withheld[i]) verdicts.set(c.message.id, { ack: false, delayMs: deps.config.sendTimeoutMs })
-  const sent = yield* Effect.forEach(claimed.filter((_, i) => !faults.withheld[i]), (c) =>
-    Effect.exit(sendOne(deps, c)).pipe(Effect.map((exit): Outcome => {
+  const sending = claimed.filter((_, i) => !faults.withheld[i])
+  const answered = yield* Queue.unbounded<Outcome>()
+  yield* Effect.forkChild(Effect.forEach(sending, (c) =>
+    Effect.exit(sendOne(deps, c)).pipe(Effect.flatMap((exit) => {
       afterSend()
-      return { message: c.message, exit }
-    })), { concurrency: "unbounded" })
-  outcomes.push(...sent)
-  for (const [id, v] of yield* recordOutcomes(deps, scope, outcomes).pipe(Effect.ensuring(Effect.promise(() => sendsRecorded(faults.dies))))) verdicts.set(id, v)
+      return Queue.offer(answered, { message: c.message, exit })
+    })), { concurrency: "unbounded", discard: true }))
+  // Outcomes are recorded as they come, each transaction taking every answer that came while the one before ran: a
+  // slow call never holds back the record of the fast ones (a send answered and not yet recorded when its worker dies
+  // is repeated with its Message-ID, so that window stays one transaction long).
+  const record = Effect.fnUntraced(function*() {
+    let waiting = sending.length
+    while (waiting > 0) {
+      const arrived = yield* Queue.takeBetween(answered, 1, waiting)
+      waiting -= arrived.length
+      outcomes.push(...arrived)
+      for (const [id, v] of yield* recordOutcomes(deps, scope, outcomes.splice(0))) verdicts.set(id, v)
+    }
+    if (outcomes.length > 0) for (const [id, v] of yield* recordOutcomes(deps, scope, outcomes.splice(0))) verdicts.set(id, v)
+  })
+  yield* record().pipe(Effect.ensuring(Effect.promise(() => sendsRecorded(faults.dies))))
   return verdicts
 })
 
