@@ -60,7 +60,7 @@ const skipQueued = async (tx: Tx, scope: TenantScope, skips: ReadonlyArray<{ rea
     WITH u AS (
       UPDATE messages m SET status = 'skipped', skip_reason = x.reason, hold_namespace = NULL, updated_at = now()
       FROM unnest(${skips.map((s) => s.id)}::uuid[], ${skips.map((s) => s.reason)}::text[]) AS x(id, reason)
-      WHERE m.id = x.id AND m.status = 'queued'
+      WHERE m.id = x.id AND m.id = ANY(${skips.map((s) => s.id)}::uuid[]) AND m.status = 'queued'
       RETURNING m.id, x.reason
     )
     INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)
@@ -106,12 +106,14 @@ export const claimBatch = async (tx: Tx, scope: TenantScope, messageIds: Readonl
   const rows = await tx<Array<ClaimedRow>>`
     SELECT m.id, m.contact_id, m.channel, m.category, m.to_address, m.hotel_id, m.template_name, m.template_language,
       m.template_parameters, m.subject, m.body_text, m.body_html, m.attempts, m.status, m.attempt_started_at, m.not_before,
-      m.broadcast_id, b.status AS broadcast_status, now() AS now, c.email AS contact_email, c.phone AS contact_phone
+      m.broadcast_id, now() AS now,
+      -- scalar subqueries: a primary-key probe each whatever the statistics (a join could be hashed; ADR 0032)
+      (SELECT b.status FROM broadcasts b WHERE b.id = m.broadcast_id AND b.tenant_id = m.tenant_id AND b.sandbox = m.sandbox) AS broadcast_status,
+      (SELECT c.email FROM contacts c WHERE c.id = m.contact_id) AS contact_email,
+      (SELECT c.phone FROM contacts c WHERE c.id = m.contact_id) AS contact_phone
     FROM messages m
-    LEFT JOIN contacts c ON c.id = m.contact_id
-    LEFT JOIN broadcasts b ON b.id = m.broadcast_id AND b.tenant_id = m.tenant_id AND b.sandbox = m.sandbox
     WHERE m.id = ANY(${ids}::uuid[]) AND m.tenant_id = ${scope.tenant_id} AND m.sandbox = ${scope.sandbox}
-    ORDER BY m.id FOR UPDATE OF m`
+    ORDER BY m.id FOR UPDATE`
   const claims = new Map<string, Claim>(ids.map((id) => [id, { kind: "done" }]))
   const skips: Array<{ id: string; reason: "cancelled" | "subject_suppressed" }> = []
   const open: Array<ClaimedRow> = []

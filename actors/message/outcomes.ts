@@ -36,9 +36,11 @@ export const recordSent = async (
   if (sent.length === 0) return []
   const rows = await tx.unsafe<Array<MessageRow & { was_queued: boolean }>>(
     `WITH o AS (
-       SELECT m.id, m.status = 'queued' AS was_queued, x.provider_id FROM messages m
-       JOIN unnest($1::uuid[], $2::text[]) AS x(id, provider_id) ON x.id = m.id
-       ORDER BY m.id FOR UPDATE OF m
+       -- the messages by primary key (ANY), never joined to the input (a join could be hashed over the whole table on
+       -- young statistics; ADR 0032); each one's provider id found by its position in the input
+       SELECT m.id, m.status = 'queued' AS was_queued, ($2::text[])[array_position($1::uuid[], m.id)] AS provider_id
+       FROM messages m WHERE m.id = ANY($1::uuid[])
+       ORDER BY m.id FOR UPDATE
      ), u AS (
        UPDATE messages m SET status = CASE WHEN o.was_queued THEN 'sent' ELSE m.status END,
          sent_at = CASE WHEN m.status = 'failed' THEN m.sent_at ELSE coalesce(m.sent_at, now()) END,
@@ -47,7 +49,7 @@ export const recordSent = async (
          -- a retried send clears the last attempt's error; a status that already settled it (failed) keeps its own
          error_code = CASE WHEN o.was_queued THEN NULL ELSE m.error_code END,
          error_message = CASE WHEN o.was_queued THEN NULL ELSE m.error_message END
-       FROM o WHERE m.id = o.id
+       FROM o WHERE m.id = o.id AND m.id = ANY($1::uuid[])
        RETURNING ${RETURNED}, o.was_queued
      ), h AS (
        INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)
