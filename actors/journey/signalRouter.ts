@@ -4,6 +4,7 @@ import type { Sql } from "../../core/db/Database.ts"
 import { errorText, log } from "../../core/observability/log.ts"
 import type { JourneyTrigger } from "../../schemas/journey.ts"
 import { encode } from "../../streams/envelope.ts"
+import { decodeBatch } from "../../streams/consumers.ts"
 import { DomainEvents } from "../../streams/topics.ts"
 import { told } from "../../streams/tell.ts"
 import { JourneyProtocol } from "./protocol.ts"
@@ -53,15 +54,7 @@ const listenersOf = (rows: ReadonlyArray<ActiveTrigger>) => {
  * events. A database or NATS failure naks the batch for a retry.
  */
 export const routeSignals = async (deps: RouterDeps, batch: ReadonlyArray<JsMsg>): Promise<void> => {
-  const events: Array<{ m: JsMsg; e: DomainEvent }> = []
-  for (const m of batch) {
-    try {
-      events.push({ m, e: DomainEvents.decode(m.data) })
-    } catch (err) {
-      log("error", "domain event undecodable, not routed to journeys", { seq: m.seq, error: errorText(err) })
-      m.term()
-    }
-  }
+  const events = decodeBatch(batch, DomainEvents, "domain event undecodable, not routed to journeys").map(({ m, value }) => ({ m, e: value }))
   if (events.length === 0) return
   try {
     const scopes = [...new Map(events.map(({ e }) => [`${e.tenant_id}/${e.sandbox}`, e])).values()]

@@ -6,6 +6,7 @@ import { errorText, log } from "../../core/observability/log.ts"
 import { PrivacyKey } from "../../core/privacy/PrivacyKey.ts"
 import { WebhookConfig } from "../../core/webhook/WebhookConfig.ts"
 import { DeliverCommands } from "../../streams/topics.ts"
+import { decodeBatch } from "../../streams/consumers.ts"
 import { deliveryConsumer, DeliveryChannels } from "../../streams/messageTopology.ts"
 import { Nats } from "../../streams/Nats.ts"
 import { natsFailure } from "../../streams/natsErrors.ts"
@@ -13,7 +14,7 @@ import { outboxStream } from "../../streams/subjects.ts"
 import { AppConfig } from "../../core/config/AppConfig.ts"
 import { messagePublisher } from "../runtime/OutboxRelay.ts"
 import { periodic } from "../runtime/periodic.ts"
-import { attemptBatch, type DeliverCommand, type Verdict } from "./attempt.ts"
+import { attemptBatch, type Verdict } from "./attempt.ts"
 import { makeSendBudget } from "./sendBudget.ts"
 import { closeIdleConversations } from "./conversationSweep.ts"
 import { EmailTransport } from "./EmailTransport.ts"
@@ -60,17 +61,9 @@ export class MessageDeliverer extends Context.Service<MessageDeliverer, MessageD
     const loops: Array<Promise<void>> = []
 
     const handle = async (batch: ReadonlyArray<JsMsg>): Promise<void> => {
-      const cmds: Array<{ m: JsMsg; cmd: DeliverCommand }> = []
-      for (const m of batch) {
-        try {
-          cmds.push({ m, cmd: DeliverCommands.decode(m.data) })
-        } catch (e) {
-          log("error", "message deliver command undecodable, dropped", { seq: m.seq, error: errorText(e) })
-          m.term()
-        }
-      }
+      const cmds = decodeBatch(batch, DeliverCommands, "message deliver command undecodable, dropped")
       if (cmds.length === 0) return
-      const exit = await Effect.runPromiseExit(Effect.provideContext(attemptBatch(deps, cmds.map((c) => c.cmd)), context))
+      const exit = await Effect.runPromiseExit(Effect.provideContext(attemptBatch(deps, cmds.map((c) => c.value)), context))
       if (Exit.isFailure(exit)) log("warn", "message delivery deferred", { seqs: cmds.map((c) => c.m.seq).join(","), error: errorText(exit.cause) })
       cmds.forEach(({ m }, i) => {
         const verdict: Verdict = Exit.isSuccess(exit) ? exit.value[i]! : { ack: false, delayMs: 5_000 }
