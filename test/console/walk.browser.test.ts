@@ -160,8 +160,12 @@ const openGuestByKeyboard = async (page: Page) => {
   for (let i = 0; i < 15 && !(await result.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab")
   expect(await result.evaluate((el) => el === document.activeElement), "the search result reached with Tab").toBe(true)
   await page.keyboard.press("Enter")
+  await guestShown(page)
+}
+
+/** The contact's screen with its profile and its timeline: they load independently, and either may answer last. */
+const guestShown = async (page: Page) => {
   await page.getByTestId("contact-timeline").waitFor()
-  // The profile and the timeline load independently; whichever answers last, both are shown before a test reads them.
   await page.locator(".profile dl").waitFor()
 }
 
@@ -169,7 +173,7 @@ const openGuest = async (page: Page) => {
   await page.getByTestId("contact-search").fill(GUEST)
   await page.getByTestId("contact-search").press("Enter")
   await page.getByRole("link", { name: "Ana Console" }).click()
-  await page.getByTestId("contact-timeline").waitFor()
+  await guestShown(page)
 }
 
 describe("the console walked in Chromium", () => {
