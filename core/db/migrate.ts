@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import postgres from "postgres"
+import { log } from "../observability/log.ts"
 
 const MIGRATIONS_DIR = fileURLToPath(new URL("../../infra/migrations/", import.meta.url))
 // Any constant works; it only has to be the same in every process that migrates.
@@ -26,8 +27,32 @@ export const ensureDatabase = async (url: string): Promise<void> => {
   }
 }
 
-/** Applies pending SQL migrations in order, once, under an advisory lock. Returns the versions applied. */
+/**
+ * What a migration's transaction may meet while the platform runs (a rolling upgrade migrates under load): a deadlock
+ * with the running statements, or a lock or serialization failure. The transaction rolled back whole, so it is
+ * tried again; anything else fails the migration.
+ */
+const RETRIED = new Set(["40P01", "40001", "55P03"])
+const ATTEMPTS = 5
+
+/**
+ * Applies pending SQL migrations in order, once, under an advisory lock, all in one transaction (retried from the
+ * start after a deadlock: the upgrade test's migration under load met one). Returns the versions applied.
+ */
 export const migrate = async (url: string): Promise<ReadonlyArray<string>> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(url)
+    } catch (e) {
+      const code = (e as { code?: string }).code
+      if (code === undefined || !RETRIED.has(code) || attempt >= ATTEMPTS) throw e
+      log("warn", "migration rolled back by a conflict with running statements; trying again", { code, attempt })
+      await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)))
+    }
+  }
+}
+
+const migrateOnce = async (url: string): Promise<ReadonlyArray<string>> => {
   await ensureDatabase(url)
   const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 })
   try {
