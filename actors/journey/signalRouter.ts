@@ -54,16 +54,16 @@ const listenersOf = (rows: ReadonlyArray<ActiveTrigger>) => {
  * events. A database or NATS failure naks the batch for a retry.
  */
 export const routeSignals = async (deps: RouterDeps, batch: ReadonlyArray<JsMsg>): Promise<void> => {
-  const events = decodeBatch(batch, DomainEvents, "domain event undecodable, not routed to journeys").map(({ m, value }) => ({ m, e: value }))
+  const events = decodeBatch(batch, DomainEvents, "domain event undecodable, not routed to journeys")
   if (events.length === 0) return
   try {
-    const scopes = [...new Map(events.map(({ e }) => [`${e.tenant_id}/${e.sandbox}`, e])).values()]
+    const scopes = [...new Map(events.map(({ value: e }) => [`${e.tenant_id}/${e.sandbox}`, e])).values()]
     const hears = listenersOf(await deps.sql<Array<ActiveTrigger>>`
       SELECT j.tenant_id, j.sandbox, v.definition->'trigger' AS trigger
       FROM journey_definitions j JOIN journey_versions v ON v.journey_id = j.id
       WHERE j.status = 'active' AND (j.tenant_id, j.sandbox) IN (
         SELECT * FROM unnest(${scopes.map((e) => e.tenant_id)}::uuid[], ${scopes.map((e) => String(e.sandbox))}::text[]::boolean[]))`)
-    await Promise.all(events.flatMap(({ e }) =>
+    await Promise.all(events.flatMap(({ value: e }) =>
       hears(e)
         ? signalsOf(e).map((s) => {
           const t = told(deps, JourneyProtocol, "signal", e, s, `signal:${s.event_id}:${s.contact_id}`, deps.now())

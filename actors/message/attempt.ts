@@ -129,13 +129,11 @@ const attemptScope = Effect.fn("MessageDeliverer.attemptScope")(function*(deps: 
   // is repeated with its Message-ID, so that window stays one transaction long).
   const record = Effect.fnUntraced(function*() {
     let waiting = sending.length
-    while (waiting > 0) {
-      const arrived = yield* Queue.takeBetween(answered, 1, waiting)
+    do {
+      const arrived = waiting === 0 ? [] : yield* Queue.takeBetween(answered, 1, waiting)
       waiting -= arrived.length
-      outcomes.push(...arrived)
-      for (const [id, v] of yield* recordOutcomes(deps, scope, outcomes.splice(0))) verdicts.set(id, v)
-    }
-    if (outcomes.length > 0) for (const [id, v] of yield* recordOutcomes(deps, scope, outcomes.splice(0))) verdicts.set(id, v)
+      for (const [id, v] of yield* recordOutcomes(deps, scope, [...outcomes.splice(0), ...arrived])) verdicts.set(id, v)
+    } while (waiting > 0)
   })
   yield* record().pipe(Effect.ensuring(Effect.promise(() => sendsRecorded(faults.dies))))
   return verdicts
@@ -146,14 +144,9 @@ const attemptScope = Effect.fn("MessageDeliverer.attemptScope")(function*(deps: 
  * concurrently. Answers a verdict per command, in order.
  */
 export const attemptBatch = Effect.fn("MessageDeliverer.attemptBatch")(function*(deps: AttemptDeps, cmds: ReadonlyArray<DeliverCommand>) {
-  const scopes = new Map<string, { scope: TenantScope; ids: Array<string> }>()
-  for (const cmd of cmds) {
-    const key = `${cmd.tenant_id}:${cmd.sandbox}`
-    const entry = scopes.get(key) ?? { scope: { tenant_id: cmd.tenant_id, sandbox: cmd.sandbox }, ids: [] }
-    entry.ids.push(cmd.message_id)
-    scopes.set(key, entry)
-  }
-  const answered = yield* Effect.forEach(scopes.values(), ({ scope, ids }) => attemptScope(deps, scope, ids), { concurrency: "unbounded" })
+  const scopes = Map.groupBy(cmds, (cmd) => `${cmd.tenant_id}:${cmd.sandbox}`)
+  const answered = yield* Effect.forEach(scopes.values(), (group) =>
+    attemptScope(deps, { tenant_id: group[0]!.tenant_id, sandbox: group[0]!.sandbox }, group.map((c) => c.message_id)), { concurrency: "unbounded" })
   const verdicts = new Map(answered.flatMap((m) => [...m]))
   // Every id has its verdict (the claim answers each); a missing one would be looked at again, never dropped.
   return cmds.map((cmd) => verdicts.get(cmd.message_id) ?? ({ ack: false, delayMs: 5_000 } satisfies Verdict))

@@ -19,7 +19,7 @@ const announce = async (tx: Tx, scope: TenantScope, subject: Subject, changes: R
   return insertOutboxRows(tx, events)
 }
 
-export const history = (tx: Tx, scope: TenantScope, id: string, status: string, applied: boolean, errorCode: string | null) => tx`
+const history = (tx: Tx, scope: TenantScope, id: string, status: string, applied: boolean, errorCode: string | null) => tx`
   INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)
   VALUES (${id}, ${scope.tenant_id}, ${scope.sandbox}, ${status}, ${errorCode}, now(), ${applied})`
 
