@@ -21,20 +21,6 @@ export interface BroadcastForSend {
   readonly marketing_cap_hours: number | null
 }
 
-export const loadBroadcastForSend = async (
-  tx: Tx, scope: TenantScope, broadcastId: string, contactId: string
-): Promise<BroadcastForSend | undefined> => {
-  const [row] = await tx<Array<BroadcastForSend>>`
-    SELECT b.status, b.channel, b.category, b.definition, b.exclusions, b.send_deadline, b.quiet_hours,
-      coalesce(r.time_zone, h.timezone) AS time_zone, s.marketing_cap_hours
-    FROM broadcasts b
-    LEFT JOIN broadcast_recipients r ON r.broadcast_id = b.id AND r.contact_id = ${contactId}
-    LEFT JOIN hotels h ON h.id = b.hotel_id AND h.tenant_id = b.tenant_id
-    LEFT JOIN tenant_settings s ON s.tenant_id = b.tenant_id
-    WHERE b.id = ${broadcastId} AND b.tenant_id = ${scope.tenant_id} AND b.sandbox = ${scope.sandbox}`
-  return row
-}
-
 /**
  * The marketing messages that count against the frequency cap: outbound to the contact on the channel, created from
  * `since` on, and on their way or arrived (a skipped or failed one never reached the guest). The message being

@@ -10,9 +10,10 @@ import { SegmentDefinition } from "../../schemas/segment.ts"
 import type { Tx } from "../../core/db/Database.ts"
 import type { CustomFieldDef } from "../../core/segment/catalog.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import { type BroadcastForSend, customFieldDefinitions, loadBroadcastForSend, recentMarketingCount } from "./broadcastRepository.ts"
+import { type BroadcastForSend, recentMarketingCount } from "./broadcastRepository.ts"
 import type { SendCommand } from "./protocol.ts"
 import type { ContactForSend } from "./repository.ts"
+import { customFields, loadBroadcastsForSend } from "./sendStatements.ts"
 
 const decodeDefinitions = Schema.decodeUnknownResult(Schema.Array(SegmentDefinition))
 
@@ -54,11 +55,12 @@ const earlyDecision = (b: BroadcastForSend | undefined, skip: ReturnType<typeof 
     recentMarketing: 0, capHours: 0, quietUntil: now.getTime()
   })
 
-/** The sender's first reads for a broadcast's message, in the round trip of its other first reads. */
-export const loadBroadcastFacts = async (tx: Tx, scope: TenantScope, broadcastId: string, contactId: string): Promise<BroadcastFacts> => {
-  const [broadcast, customFields] = await Promise.all([loadBroadcastForSend(tx, scope, broadcastId, contactId), customFieldDefinitions(tx, scope)])
-  return { broadcast, customFields }
-}
+/** The sender's first reads for a broadcast's message, asked with its other first reads (one statement each per wave). */
+export const loadBroadcastFacts = (broadcastId: string, contactId: string) =>
+  Effect.map(
+    Effect.all([loadBroadcastsForSend({ broadcast_id: broadcastId, contact_id: contactId }), customFields()], { concurrency: "unbounded" }),
+    ([broadcast, fields]): BroadcastFacts => ({ broadcast, customFields: fields })
+  )
 
 /**
  * The second reads, in the round trip of the suppression lookup: the contact's state (narrowed to what the audience

@@ -1,6 +1,5 @@
 import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
 import { jsonb, PREPARED, type Tx } from "../../core/db/Database.ts"
-import { hashesParameter } from "../../core/privacy/hashParameter.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { MessageChannel } from "../../schemas/message.ts"
 import type { Recipient } from "./state.ts"
@@ -12,30 +11,6 @@ export interface ContactForSend extends Recipient {
   readonly id: string
   readonly first_name: string | null
   readonly last_name: string | null
-}
-
-export const loadRecipient = async (tx: Tx, scope: TenantScope, contactId: string): Promise<ContactForSend | undefined> => {
-  const [row] = await tx<Array<ContactForSend>>`
-    SELECT id, email, phone, first_name, last_name, email_consent, whatsapp_marketing_consent, email_opted_out_at,
-      whatsapp_opted_out_at
-    FROM contacts WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  return row
-}
-
-/**
- * Whether a send may not reach the contact, in one statement: a privacy request suppressed one of the contact's
- * identifiers (`subjectHashes`, keyed hashes: the table holds no plain value), or the channel's address is suppressed
- * (a hard bounce, a number not on WhatsApp). The privacy suppression is answered first.
- */
-export const suppressionOf = async (
-  tx: Tx, scope: TenantScope, channel: MessageChannel, address: string | null, subjectHashes: ReadonlyArray<Buffer>
-): Promise<"subject_suppressed" | "suppressed" | null> => {
-  const [row] = await tx<Array<{ subject: boolean; address: boolean }>>`
-    SELECT EXISTS (SELECT 1 FROM privacy_suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-        AND id_hash = ANY(${hashesParameter(tx, subjectHashes)})) AS subject,
-      EXISTS (SELECT 1 FROM suppressions WHERE tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}
-        AND channel = ${channel} AND address = ${address}) AS address`
-  return row!.subject ? "subject_suppressed" : row!.address ? "suppressed" : null
 }
 
 /** The columns a `message.*` webhook carries, as the payload builder takes them. */
@@ -68,11 +43,6 @@ export interface MessageRow {
   readonly delivered_at: Date | null
   readonly read_at: Date | null
   readonly failed_at: Date | null
-}
-
-export const findMessage = async (tx: Tx, id: string): Promise<MessageRow | undefined> => {
-  const [row] = await tx.unsafe<Array<MessageRow>>(`SELECT ${MESSAGE_EVENT_COLUMNS} FROM messages WHERE id = $1`, [id], PREPARED)
-  return row
 }
 
 export interface NewMessage {
@@ -263,6 +233,3 @@ export const channelSetup = async (tx: Tx, scope: TenantScope, channel: MessageC
   const whatsapp = await readWhatsAppSetup(tx, scope)
   return whatsapp ? { configured: true as const, email: undefined, ...whatsapp } : { configured: false as const }
 }
-
-export const hotelOfTenant = async (tx: Tx, scope: TenantScope, hotelId: string): Promise<boolean> =>
-  (await tx`SELECT 1 FROM hotels WHERE id = ${hotelId} AND tenant_id = ${scope.tenant_id}`).length > 0

@@ -9,9 +9,10 @@ import * as Actor from "../runtime/Actor.ts"
 import { conversationEvent, deliverCommand } from "./events.ts"
 import { decideBroadcastSend, loadBroadcastFacts, loadRecipientFacts } from "./broadcastSend.ts"
 import { type SendCommand, type SendOutcome, SendRefused } from "./protocol.ts"
+import { type channelSetup, openConversation } from "./repository.ts"
 import {
-  channelSetup, findMessage, hotelOfTenant, insertMessage, loadRecipient, openConversation, suppressionOf, touchConversation
-} from "./repository.ts"
+  channelSetups, findMessages, hotelsOfTenant, insertMessages, loadRecipients, suppressionsOf, touchConversations
+} from "./sendStatements.ts"
 import { addressOf, gate, serviceWindowOpen } from "./state.ts"
 
 const refuse = (status: 404 | 422, code: string, field: string, message: string) =>
@@ -54,17 +55,17 @@ const categoryOf = Effect.fn("MessageActor.categoryOf")(function*(
  */
 const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const { scope, subject, target } = yield* Effect.service(Actor.GroupTransaction)
-  // Independent reads in one round trip (pipelined on the group's connection), a broadcast's own among them: a send
-  // is three round trips in all (these, the suppression lookup with a broadcast's second reads, the writes).
+  // Each step is one multi-row statement for the whole wave (sendStatements.ts): the first reads, the suppression
+  // lookup beside a broadcast's second reads, the conversation, the message.
   const hotelId = cmd.hotel_id
   const broadcastId = cmd.broadcast_id
-  const [existing, contact, setup, hotelKnown, broadcast] = yield* Actor.query((tx) => Promise.all([
-    findMessage(tx, cmd.message_id),
-    loadRecipient(tx, scope, cmd.contact_id),
-    channelSetup(tx, scope, cmd.channel),
-    hotelId === undefined ? true : hotelOfTenant(tx, scope, hotelId),
-    broadcastId === undefined ? undefined : loadBroadcastFacts(tx, scope, broadcastId, cmd.contact_id)
-  ]))
+  const [existing, contact, setup, hotelKnown, broadcast] = yield* Effect.all([
+    findMessages(cmd.message_id),
+    loadRecipients(cmd.contact_id),
+    channelSetups(cmd.channel),
+    hotelId === undefined ? Effect.succeed(true) : hotelsOfTenant(hotelId),
+    broadcastId === undefined ? Effect.succeed(undefined) : loadBroadcastFacts(broadcastId, cmd.contact_id)
+  ], { concurrency: "unbounded" })
   if (existing) {
     return { message_id: existing.id, status: existing.status, skip_reason: existing.skip_reason, is_new: false } satisfies SendOutcome
   }
@@ -81,10 +82,10 @@ const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const hashes = contactIdentifiers(contact).map((identifier) => privacy.hash(scope.tenant_id, identifier))
   const clock = yield* DateTime.nowAsDate
   const now = clock.toISOString()
-  const [suppression, recipient] = yield* Actor.query((tx) => Promise.all([
-    suppressionOf(tx, scope, cmd.channel, address, hashes),
-    broadcast === undefined ? undefined : loadRecipientFacts(tx, scope, cmd, contact, broadcast, category, clock)
-  ]))
+  const [suppression, recipient] = yield* Effect.all([
+    suppressionsOf({ channel: cmd.channel, address, hashes }),
+    broadcast === undefined ? Effect.succeed(undefined) : Actor.query((tx) => loadRecipientFacts(tx, scope, cmd, contact, broadcast, category, clock))
+  ], { concurrency: "unbounded" })
   const suppressed = suppression === "suppressed"
   // A broadcast's message is decided against its broadcast too: skipped with the broadcast's reasons, or held.
   const decision = suppression === "subject_suppressed"
@@ -99,9 +100,9 @@ const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
   const sender = setup.email === undefined ? undefined : senderFor(setup.email, hotelId)
   // A send that leaves continues the contact's open conversation on the channel, or opens one.
   const conversation = skip === null
-    ? yield* Actor.query((tx) => touchConversation(tx, scope, contact.id, cmd.channel, randomUUID(), false, now, target.namespace))
+    ? yield* touchConversations({ contact_id: contact.id, channel: cmd.channel, new_id: randomUUID(), at: now, namespace: target.namespace })
     : undefined
-  const row = yield* Actor.query((tx) => insertMessage(tx, scope, {
+  const row = yield* insertMessages({
     id: cmd.message_id,
     contact_id: contact.id,
     conversation_id: conversation?.id ?? null,
@@ -127,7 +128,7 @@ const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
     not_before: decision.notBefore?.toISOString() ?? null,
     hold_namespace: decision.notBefore === null ? null : target.namespace,
     created_at: now
-  }))
+  })
   if (row && skip === null) {
     // A held message's deliver command is written when its hold ends (heldRelease.ts), not now.
     if (decision.notBefore === null) yield* Actor.emit([deliverCommand(subject, scope, row)])
@@ -143,11 +144,10 @@ const sendChecked = Effect.fn("MessageActor.send")(function*(cmd: SendCommand) {
  * answer and the broadcast settles; a refusal answered to nobody would leave it waiting for a message that never is.
  */
 const recordUnsendable = Effect.fn("MessageActor.recordUnsendable")(function*(cmd: SendCommand & { readonly broadcast_id: string }, e: SendRefused) {
-  const { scope } = yield* Effect.service(Actor.GroupTransaction)
-  const [contact] = yield* Actor.query((tx) => Promise.all([loadRecipient(tx, scope, cmd.contact_id)]))
+  const contact = yield* loadRecipients(cmd.contact_id)
   const reason = e.code.toLowerCase()
   const now = (yield* DateTime.nowAsDate).toISOString()
-  yield* Actor.query((tx) => insertMessage(tx, scope, {
+  yield* insertMessages({
     id: cmd.message_id, contact_id: cmd.contact_id, conversation_id: null, channel: cmd.channel, direction: "outbound",
     category: cmd.category ?? null, origin: cmd.origin, hotel_id: cmd.hotel_id ?? null,
     to_address: contact === undefined ? null : addressOf(contact, cmd.channel), from_address: null,
@@ -156,7 +156,7 @@ const recordUnsendable = Effect.fn("MessageActor.recordUnsendable")(function*(cm
     subject: cmd.subject ?? null, body_text: cmd.text ?? null, body_html: cmd.html ?? null,
     status: "skipped", skip_reason: reason, provider_message_id: null, journey_run_id: null, step_id: null,
     broadcast_id: cmd.broadcast_id, not_before: null, hold_namespace: null, created_at: now
-  }))
+  })
   return { message_id: cmd.message_id, status: "skipped", skip_reason: reason, is_new: true } satisfies SendOutcome
 })
 
