@@ -447,7 +447,7 @@ const main = async () => {
     if (want("messages") && sink) {
       messages = await messagesPhase({
         sql, agent: singleAgent, target, tenantId: tenant.tenant_id, sink, runId,
-        total: num("BENCH_MESSAGES", quick ? 500 : 5_000), concurrency: 64
+        total: num("BENCH_MESSAGES", quick ? 500 : 5_000), concurrency: 64, observe: () => observe(deps)
       })
       say("messages", messages)
       if (!want("newsletter") && !want("broadcast")) await sink.close()

@@ -2,6 +2,7 @@ import type { Agent } from "node:http"
 import type postgres from "postgres"
 import type { SmtpSink } from "../support/smtpSink.ts"
 import { closedLoop, createContacts, round, type LoadResult, type Target } from "./load.ts"
+import type { PhaseObservation } from "./probes.ts"
 
 /**
  * Sends per second through the email path: POST /api/v1/messages (utility, so no consent gate skips it) → message
@@ -17,12 +18,15 @@ export const messagesPhase = async (o: {
   readonly total: number
   readonly concurrency: number
   readonly runId: string
+  /** CPU and probes of the platform from now until `stop` (test/bench/probes.ts): the sends, first request to last mail. */
+  readonly observe?: () => { readonly stop: () => Promise<PhaseObservation> }
 }) => {
   await o.sql`INSERT INTO channel_email (tenant_id, sandbox, from_address, from_name, send_rate_per_minute)
     VALUES (${o.tenantId}, false, 'bench@hotelexample.com', 'Bench Hotel', 100000000) ON CONFLICT DO NOTHING`
   const contactIds = await createContacts(o.agent, o.target, o.total, { phonePrefix: "+3469", label: "Mail", runId: o.runId })
   o.sink.clear()
   let next = 0
+  const observer = o.observe?.()
   const started = Date.now()
   const load: LoadResult = await closedLoop({
     agent: o.agent, target: o.target, concurrency: o.concurrency,
@@ -35,6 +39,7 @@ export const messagesPhase = async (o: {
   const accepted = load.statuses["202"] ?? 0
   const caught = await o.sink.waitFor(accepted, 300_000).then((m) => m.length, () => o.sink.mails.length)
   const elapsedS = (Date.now() - started) / 1000
+  const observed = await observer?.stop()
   const [latency] = await o.sql`
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p50,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p99,
@@ -52,6 +57,9 @@ export const messagesPhase = async (o: {
     duplicates,
     end_to_end_per_s: round(caught / elapsedS),
     queue_to_sent_ms: { p50: round(Number(latency!.p50)), p99: round(Number(latency!.p99)) },
-    sent_in_db: latency!.sent as number
+    sent_in_db: latency!.sent as number,
+    cpu_cores: observed?.cpu_cores ?? null,
+    sched: observed?.sched ?? null,
+    pg: observed?.pg ?? null
   }
 }

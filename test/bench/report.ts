@@ -392,6 +392,7 @@ export const renderMarkdown = (r: Json): string => {
       `| queued → sent p50 / p99 (ms) | ${n(mm.queue_to_sent_ms.p50, 1)} / ${n(mm.queue_to_sent_ms.p99, 1)} |`,
       `| mails caught / accepted / sent in the database | ${n(mm.mails_caught)} / ${n(mm.accepted)} / ${n(mm.sent_in_db)} |`,
       `| Message-IDs caught more than once | ${n(mm.duplicates)} |`,
+      `| CPU cores, first request to last mail | ${cpu(mm.cpu_cores)} |`,
       ""
     )
   }
