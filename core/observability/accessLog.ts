@@ -31,7 +31,28 @@ export const accessLogShare = (value: string | undefined): number => {
 
 const share = accessLogShare(process.env.GEP_ACCESS_LOG)
 
+/**
+ * Lines of this event-loop turn, written together at its end: one write to stderr per turn instead of one per answer.
+ * A saturated ingress answers (or turns away) hundreds of requests a turn, and a write to a pipe is a system call that
+ * also wakes whatever reads it; the lines keep their order and their own times. Written at once on exit.
+ */
+let pending: Array<string> = []
+let scheduled = false
+
+const flush = () => {
+  scheduled = false
+  if (pending.length === 0) return
+  const text = pending.join("")
+  pending = []
+  process.stderr.write(text)
+}
+process.once("exit", flush)
+
 export const writeAccessLine = (line: AccessLine, random: () => number = Math.random): void => {
   if (line.status < 500 && (share === 0 || (share < 1 && random() >= share))) return
-  process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), level: "info", msg: "request", ...line }) + "\n")
+  pending.push(JSON.stringify({ ts: new Date().toISOString(), level: "info", msg: "request", ...line }) + "\n")
+  if (!scheduled) {
+    scheduled = true
+    setImmediate(flush)
+  }
 }
