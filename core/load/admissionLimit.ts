@@ -3,13 +3,13 @@
  * through, so that an overload is refused at the door (503 at once) instead of queued until clients give up.
  *
  * Little's law: calls in flight = throughput × time each waits. At the end of every `windowMs` in which the limit
- * bound (it was reached, or a call was refused), calls waited more than `QUEUEING_MS` on average, or
+ * bound (it was reached, or a call was refused), calls waited more than `QUEUEING` times `targetMs` on average, or
  * nothing was answered for `STALL_MS` while calls were held, the limit is aimed at `throughput × targetMs`: what the
  * workers completed per second times the wait aimed at. It drops to the aim at once and rises halfway to it, so a
  * flood is cut within a window and a recovery is probed. Saturated, the calls admitted wait about `targetMs`; with
  * room to spare, the measured throughput grows with the load and the limit with it; with workers stalled or away
  * (nothing answered), it falls to `min`. A closed loop of clients that never reaches the limit and waits less than
- * `QUEUEING_MS` is left alone: it queues no more than its own concurrency. Per process: each ingress
+ * `QUEUEING` times the target is left alone: it queues no more than its own concurrency. Per process: each ingress
  * measures its own calls, so the limits add up as ingresses are added.
  *
  * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
@@ -29,13 +29,12 @@ export interface AdmissionSettings {
 }
 
 /**
- * Calls waiting this long on average adapt the limit even when it did not bind: a safety net for workers that slowed
- * while the limit was high. Not shorter: a closed loop of a partner's clients on a busy machine waits 0.5-1.6 s in
- * spikes (the bench's single phase on a slow day) and is no flood; cutting its limit only turned its requests into
- * 503s retried at once. A time of its own, not a multiple of the target: the target was lowered from 400 to 150 ms
- * (answers to a flood) without making a closed loop's spikes count as queueing.
+ * Calls waiting this many times the target on average adapt the limit even when it did not bind: a safety net for
+ * workers that slowed while the limit was high. Not lower: a closed loop of a partner's clients on a busy machine waits
+ * 0.5-1.6 s in spikes (the bench's single phase on a slow day) and is no flood; cutting its limit only turned its
+ * requests into 503s retried at once.
  */
-const QUEUEING_MS = 1_600
+const QUEUEING = 4
 
 /** Calls held and none answered for this long: the workers stalled. */
 const STALL_MS = 1_000
@@ -51,13 +50,7 @@ export const FLOOR_REQUESTS = 8
 /** How many windows a tenant's last request keeps it counted as active (contending for the shares). */
 const ACTIVE_WINDOWS = 4
 
-/**
- * `targetMs` 150: what an admitted write waits at most is this plus the time the flood keeps the ingress from reading
- * it. On the bench's 2 shared cores that second part is most of it (the ingress is itself saturated turning requests
- * away): at 3x the sustainable rate, accepted writes' p99 was 1.2-2.0 s with 400 ms, 0.7-1.1 s with 200 ms and
- * 0.6 s with 150 ms, for 10-20 % fewer writes accepted (fewer waiting means less of the ingress's time on them).
- */
-export const DEFAULT_ADMISSION: AdmissionSettings = { targetMs: 150, initial: 256, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 250 }
+export const DEFAULT_ADMISSION: AdmissionSettings = { targetMs: 400, initial: 256, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 250 }
 
 /** Why a call was refused: this process is at its limit, or the caller's tenant is at its share. */
 export type Refusal = "process" | "tenant"
@@ -154,7 +147,7 @@ export class AdmissionLimit {
     const elapsed = now - this.windowStart
     if (elapsed < this.settings.windowMs) return
     const { min, max, targetMs } = this.settings
-    const queueing = this.completed > 0 && this.waitedMs / this.completed > QUEUEING_MS
+    const queueing = this.completed > 0 && this.waitedMs / this.completed > QUEUEING * targetMs
     // Calls held and none answered for a second: the workers stalled (or are away). Cut now, not once the calls pile
     // up to the limit, which at a modest rate takes seconds of writes queued for nobody. A second, not a window: the
     // first answers of a burst onto one contended row (or a cold process) can take a few hundred milliseconds.
