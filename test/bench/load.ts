@@ -339,8 +339,16 @@ export const createContacts = async (
       phone: `${o.phonePrefix}${String(i + k).padStart(7, "0")}`, first_name: "Bench", last_name: `${o.label}${i + k}`,
       email: `${o.label.toLowerCase()}${o.runId}.${i + k}@gmail.com`
     }))
-    const res = await post(agent, target, "/api/v1/guests/batch", JSON.stringify({ guests }))
-    const body = JSON.parse(res.body ?? "{}") as { data?: { results?: Array<{ data?: { contact_id?: string } }> } }
+    const payload = JSON.stringify({ guests })
+    let res = await post(agent, target, "/api/v1/guests/batch", payload)
+    // A keep-alive socket the ingress closed while it sat idle (the phase before may have been long) fails its next
+    // request before any answer (-1); the batch is an upsert of the same people, so sending it again is safe.
+    for (let tries = 1; (res.status === -1 || res.status === 503) && tries < 5; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      res = await post(agent, target, "/api/v1/guests/batch", payload)
+    }
+    if (res.status !== 200) throw new Error(`creating contacts: POST /api/v1/guests/batch answered ${res.status}: ${res.body.slice(0, 300)}`)
+    const body = JSON.parse(res.body) as { data?: { results?: Array<{ data?: { contact_id?: string } }> } }
     for (const r of body.data?.results ?? []) if (r.data?.contact_id) contactIds.push(r.data.contact_id)
   }
   return contactIds
