@@ -5,7 +5,8 @@ import { contactChangeCommands } from "../shared/contactEvents.ts"
 import { loadContactSummaries, resolveClaims } from "../shared/identity.ts"
 import { conversationEvent, messageEvent, type MessageEventType } from "./events.ts"
 import type { InboundReport, StatusReport } from "./protocol.ts"
-import { applyStatus, insertMessage, recordOptOut, suppress, touchConversation } from "./repository.ts"
+import { applyStatus, recordOptOut, suppress, touchConversation } from "./repository.ts"
+import { insertMessages } from "./sendStatements.ts"
 import { isStopKeyword } from "./state.ts"
 
 /** WhatsApp error codes that say the number cannot receive WhatsApp messages at all: the number is suppressed. */
@@ -52,13 +53,13 @@ export const inbound = Effect.fn("MessageActor.inbound")(function*(r: InboundRep
   }]))
   const contactId = resolved!.contact_id
   const conversation = yield* Actor.query((tx) => touchConversation(tx, scope, contactId, "whatsapp", randomUUID(), true, r.occurred_at, target.namespace))
-  const message = yield* Actor.query((tx) => insertMessage(tx, scope, {
+  const message = yield* insertMessages({
     id: randomUUID(), contact_id: contactId, conversation_id: conversation.id, channel: "whatsapp", direction: "inbound",
     category: null, origin: "guest", hotel_id: null, to_address: null, from_address: r.phone, template_name: null,
     template_language: null, template_parameters: null, subject: null, body_text: r.text ?? null, body_html: null,
     status: "received", skip_reason: null, provider_message_id: r.provider_message_id, journey_run_id: null, step_id: null,
     broadcast_id: null, not_before: null, hold_namespace: null, created_at: r.occurred_at
-  }))
+  })
   if (isStopKeyword(r.text)) yield* Actor.query((tx) => recordOptOut(tx, scope, contactId, "whatsapp", "whatsapp_reply", envelopeId))
   const summaries = yield* Actor.query((tx) => loadContactSummaries(tx, [contactId]))
   const contact = summaries.get(contactId)

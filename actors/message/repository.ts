@@ -1,5 +1,5 @@
 import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
-import { jsonb, PREPARED, type Tx } from "../../core/db/Database.ts"
+import { PREPARED, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { MessageChannel } from "../../schemas/message.ts"
 import type { Recipient } from "./state.ts"
@@ -73,23 +73,6 @@ export interface NewMessage {
   /** For a held message: the deployment whose sweep releases it (heldRelease.ts). */
   readonly hold_namespace: string | null
   readonly created_at: string
-}
-
-/** Records a message once: a second insert of the same id (a retried command) or provider id writes nothing. */
-export const insertMessage = async (tx: Tx, scope: TenantScope, m: NewMessage): Promise<MessageRow | undefined> => {
-  const [row] = await tx.unsafe<Array<MessageRow>>(
-    `INSERT INTO messages (id, tenant_id, sandbox, contact_id, conversation_id, channel, direction, category, origin, hotel_id,
-       to_address, from_address, template_name, template_language, template_parameters, subject, body_text, body_html, status,
-       skip_reason, provider_message_id, journey_run_id, step_id, created_at, broadcast_id, not_before, hold_namespace)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
-     ON CONFLICT DO NOTHING
-     RETURNING ${MESSAGE_EVENT_COLUMNS}`,
-    [m.id, scope.tenant_id, scope.sandbox, m.contact_id, m.conversation_id, m.channel, m.direction, m.category, m.origin,
-      m.hotel_id, m.to_address, m.from_address, m.template_name, m.template_language,
-      (m.template_parameters === null ? null : jsonb(tx, m.template_parameters)) as never, m.subject, m.body_text, m.body_html,
-      m.status, m.skip_reason, m.provider_message_id, m.journey_run_id, m.step_id, m.created_at, m.broadcast_id, m.not_before, m.hold_namespace], PREPARED
-  )
-  return row
 }
 
 export interface ConversationRow {

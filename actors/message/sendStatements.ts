@@ -142,8 +142,9 @@ export const touchConversations = groupBatched("MessageSend.touchConversations",
 })
 
 /**
- * Records messages once each: an id recorded before (a retried command), or asked twice in the wave, writes nothing
- * and answers undefined, as `insertMessage` does for one. Inserted in id order, the same in every wave.
+ * Records messages once each, the sender's and the guest's (inbound) alike: an id or a provider id recorded before (a
+ * retried command, a repeated webhook), or an id asked twice in the wave, writes nothing and answers undefined.
+ * Inserted in id order, the same in every wave.
  */
 export const insertMessages = groupBatched("MessageSend.insertMessages", async (tx, scope, messages: ReadonlyArray<NewMessage>) => {
   const distinct = [...byKey(messages, (m) => m.id).values()].sort((a, b) => (a.id < b.id ? -1 : 1))
