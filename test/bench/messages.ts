@@ -19,14 +19,14 @@ export const messagesPhase = async (o: {
   readonly concurrency: number
   readonly runId: string
   /** CPU and probes of the platform from now until `stop` (test/bench/probes.ts): the sends, first request to last mail. */
-  readonly observe?: () => { readonly stop: () => Promise<PhaseObservation> }
+  readonly observe: () => { readonly stop: () => Promise<PhaseObservation> }
 }) => {
   await o.sql`INSERT INTO channel_email (tenant_id, sandbox, from_address, from_name, send_rate_per_minute)
     VALUES (${o.tenantId}, false, 'bench@hotelexample.com', 'Bench Hotel', 100000000) ON CONFLICT DO NOTHING`
   const contactIds = await createContacts(o.agent, o.target, o.total, { phonePrefix: "+3469", label: "Mail", runId: o.runId })
   o.sink.clear()
   let next = 0
-  const observer = o.observe?.()
+  const observer = o.observe()
   const started = Date.now()
   const load: LoadResult = await closedLoop({
     agent: o.agent, target: o.target, concurrency: o.concurrency,
@@ -39,7 +39,7 @@ export const messagesPhase = async (o: {
   const accepted = load.statuses["202"] ?? 0
   const caught = await o.sink.waitFor(accepted, 300_000).then((m) => m.length, () => o.sink.mails.length)
   const elapsedS = (Date.now() - started) / 1000
-  const observed = await observer?.stop()
+  const observed = await observer.stop()
   const [latency] = await o.sql`
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p50,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p99,
@@ -58,8 +58,8 @@ export const messagesPhase = async (o: {
     end_to_end_per_s: round(caught / elapsedS),
     queue_to_sent_ms: { p50: round(Number(latency!.p50)), p99: round(Number(latency!.p99)) },
     sent_in_db: latency!.sent as number,
-    cpu_cores: observed?.cpu_cores ?? null,
-    sched: observed?.sched ?? null,
-    pg: observed?.pg ?? null
+    cpu_cores: observed.cpu_cores,
+    sched: observed.sched,
+    pg: observed.pg
   }
 }
