@@ -1,4 +1,5 @@
-import { Clock, Config, Context, Effect, Layer } from "effect"
+import { Clock, Config, Context, Effect, Layer, Schedule } from "effect"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { AdmissionLimit, DEFAULT_ADMISSION, type Refusal } from "../core/load/admissionLimit.ts"
 import { Metrics, sample } from "../core/observability/metrics.ts"
 
@@ -23,12 +24,32 @@ export interface AdmissionShape {
 
 const settings = Config.all({
   targetMs: Config.Int("GEP_ADMISSION_TARGET_MS").pipe(Config.withDefault(DEFAULT_ADMISSION.targetMs)),
+  floodTargetMs: Config.Int("GEP_ADMISSION_FLOOD_TARGET_MS").pipe(Config.withDefault(DEFAULT_ADMISSION.floodTargetMs)),
+  floodLagMs: Config.Int("GEP_ADMISSION_FLOOD_LAG_MS").pipe(Config.withDefault(DEFAULT_ADMISSION.floodLagMs)),
   initial: Config.Int("GEP_ADMISSION_INITIAL").pipe(Config.withDefault(DEFAULT_ADMISSION.initial)),
   min: Config.Int("GEP_ADMISSION_MIN").pipe(Config.withDefault(DEFAULT_ADMISSION.min)),
   max: Config.Int("GEP_ADMISSION_MAX").pipe(Config.withDefault(DEFAULT_ADMISSION.max)),
   tenantShare: Config.Number("GEP_ADMISSION_TENANT_SHARE").pipe(Config.withDefault(DEFAULT_ADMISSION.tenantShare)),
   windowMs: Config.succeed(DEFAULT_ADMISSION.windowMs)
 })
+
+/** The event-loop delay's sampling resolution (ms): an idle loop measures about this much. */
+const LAG_RESOLUTION_MS = 10
+
+/**
+ * Tells the limit the event loop's delay every window: the median of the window, beyond the sampling resolution. A
+ * median, not the longest: one garbage collection is no flood, a loop behind on every turn is.
+ */
+const measureLoopDelay = (limit: AdmissionLimit) =>
+  Effect.gen(function*() {
+    const delay = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
+    delay.enable()
+    yield* Effect.addFinalizer(() => Effect.sync(() => delay.disable()))
+    yield* Effect.sync(() => {
+      limit.loopDelay(delay.count === 0 ? 0 : Math.max(0, delay.percentile(50) / 1e6 - LAG_RESOLUTION_MS))
+      delay.reset()
+    }).pipe(Effect.repeat(Schedule.spaced(limit.settings.windowMs)), Effect.forkScoped)
+  })
 
 /** This process's admission limit for partners' actor calls (core/load/admissionLimit.ts says how it adapts). */
 export class Admission extends Context.Service<Admission, AdmissionShape>()("app/streams/Admission") {
@@ -37,8 +58,10 @@ export class Admission extends Context.Service<Admission, AdmissionShape>()("app
     const unsample = sample(Metrics.admissionLimit, (set) => {
       set({ measure: "limit" }, Math.floor(limit.limit))
       set({ measure: "in_flight" }, limit.inFlight)
+      set({ measure: "flood" }, limit.flooded ? 1 : 0)
     })
     yield* Effect.addFinalizer(() => Effect.sync(unsample))
+    yield* measureLoopDelay(limit)
     const shed = (where: "edge" | "call", reason: Refusal) => Metrics.shed.inc({ where, reason })
     return Admission.of({
       limit: () => Math.floor(limit.limit),

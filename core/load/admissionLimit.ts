@@ -16,10 +16,25 @@
  * `ACTIVE_WINDOWS` windows, each may hold at most `tenantShare` of it. A tenant under its share is let in even when the
  * limit is full, as long as another holds more than its share (that one is refused until it has drained to its
  * share), so a partner arriving during another's burst is not refused for the burst.
+ *
+ * A flood aims lower (`floodTargetMs`). What a client waits is the time its request sits in the ingress's sockets
+ * before it is read, plus the wait behind the limit. The first is nothing while the ingress keeps up, and grows with
+ * the ingress's event-loop delay once it does not: a flood several times the workers' pace has the ingress parsing
+ * and refusing thousands of requests a second, and at the 400 ms aim accepted writes waited 2.2 s at p99 (the
+ * bench's overload phase, 2026-11-28). So the limit is taken for a flood, and aimed at `floodTargetMs`, when it is
+ * reached (other than on its way back up after a stall or a queueing spike) while the loop is delayed `floodLagMs` or more; it
+ * stays one until a window in which the limit was not reached. A closed loop never enters: its clients hold no more
+ * than their own number, under `throughput x targetMs` unless each of them waits over the target. The lower aim for
+ * every overload was tried and not kept: a closed loop of 128 clients on a slow machine (386 reservations/s) is held
+ * under 128 by it, and each refused client asking again at once made 10,549 refusals in 15 s (docs/adr/0035).
  */
 export interface AdmissionSettings {
   /** The wait a saturated ingress aims its calls at (ms). */
   readonly targetMs: number
+  /** The wait aimed at during a flood (ms): the limit reached at its aim while the event loop lags. */
+  readonly floodTargetMs: number
+  /** The event-loop delay (ms beyond the sampling resolution, the median of the last window) from which the ingress lags. */
+  readonly floodLagMs: number
   readonly initial: number
   readonly min: number
   readonly max: number
@@ -50,7 +65,15 @@ export const FLOOR_REQUESTS = 8
 /** How many windows a tenant's last request keeps it counted as active (contending for the shares). */
 const ACTIVE_WINDOWS = 4
 
-export const DEFAULT_ADMISSION: AdmissionSettings = { targetMs: 400, initial: 256, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 250 }
+export const DEFAULT_ADMISSION: AdmissionSettings = {
+  targetMs: 400, floodTargetMs: 150, floodLagMs: 40, initial: 256, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 250
+}
+
+/**
+ * A limit this close to its aim is at it. One cut by a stall or a queueing spike rises halfway towards its aim a
+ * window; reaching it on the way up says the limit is low, not that a flood came.
+ */
+const AT_AIM = 0.9
 
 /** Why a call was refused: this process is at its limit, or the caller's tenant is at its share. */
 export type Refusal = "process" | "tenant"
@@ -70,6 +93,12 @@ export class AdmissionLimit {
   /** When the last call was answered, and when calls began to be held (from none). */
   private lastAnswerAt = 0
   private busySince = 0
+  /** The event loop's delay (ms), as last measured (`loopDelay`). */
+  private lagMs = 0
+  /** Whether the limit is aimed at a flood (`floodTargetMs`). */
+  flooded = false
+  /** Cut by a stall or a queueing spike, and not yet back at its aim: reaching it then is no flood. */
+  private recovering = false
 
   readonly settings: AdmissionSettings
 
@@ -143,17 +172,30 @@ export class AdmissionLimit {
     this.tick(now)
   }
 
+  /** The ingress's event-loop delay now (ms beyond the sampling resolution; the median of the last window). */
+  loopDelay(ms: number): void {
+    this.lagMs = ms
+  }
+
   private tick(now: number): void {
     const elapsed = now - this.windowStart
     if (elapsed < this.settings.windowMs) return
-    const { min, max, targetMs } = this.settings
+    const { min, max, targetMs, floodTargetMs, floodLagMs } = this.settings
+    const aimAt = (waitMs: number) => Math.min(max, Math.max(min, (this.completed / elapsed) * waitMs))
+    const reached = this.bound || this.peak >= Math.floor(this.limit)
+    // Back at the aim: measured by answers (a window without any, in a stall, says nothing of the aim).
+    if (!reached || (this.completed > 0 && this.limit >= AT_AIM * (this.completed / elapsed) * targetMs)) this.recovering = false
+    if (!reached) this.flooded = false
+    else if (!this.recovering && this.lagMs >= floodLagMs) this.flooded = true
+    // The safety net keeps the ordinary target: a closed loop's spikes are measured against it, flood or not.
     const queueing = this.completed > 0 && this.waitedMs / this.completed > QUEUEING * targetMs
     // Calls held and none answered for a second: the workers stalled (or are away). Cut now, not once the calls pile
     // up to the limit, which at a modest rate takes seconds of writes queued for nobody. A second, not a window: the
     // first answers of a burst onto one contended row (or a cold process) can take a few hundred milliseconds.
     const stalled = this.inFlight >= min && now - Math.max(this.lastAnswerAt, this.busySince) >= STALL_MS
-    if (this.bound || this.peak >= Math.floor(this.limit) || queueing || stalled) {
-      const aim = Math.min(max, Math.max(min, (this.completed / elapsed) * targetMs))
+    if (stalled || (queueing && !reached)) this.recovering = true
+    if (reached || queueing || stalled) {
+      const aim = aimAt(this.flooded ? floodTargetMs : targetMs)
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
     }
     this.windowStart = now

@@ -40,7 +40,7 @@ export const Metrics = {
   mailboxDepth: sampledGauge("gep_mailbox_depth", "Messages being applied or queued in this worker's mailboxes", ["actor"]),
   retained: counter("gep_rows_removed_total", "Rows the retention sweep removed, by table (inbox: envelopes that cannot arrive again; outbox: rows an earlier release marked published)", ["table"]),
   outboxBacklog: sampledGauge("gep_outbox_backlog", "Outbox rows not yet published to JetStream", []),
-  admissionLimit: sampledGauge("gep_admission", "Partners' actor calls this ingress admits at once (limit) and holds now (in_flight)", ["measure"]),
+  admissionLimit: sampledGauge("gep_admission", "Partners' actor calls this ingress admits at once (limit) and holds now (in_flight); 1 while it takes the load for a flood (flood)", ["measure"]),
   shed: counter("gep_requests_shed_total", "Requests answered 503 at once for overload: where (edge: before the body was read; call: at the first actor call) and why (process limit, tenant share)", ["where", "reason"])
 }
 

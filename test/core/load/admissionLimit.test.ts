@@ -1,102 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { AdmissionLimit, DEFAULT_ADMISSION, type AdmissionSettings } from "../../../core/load/admissionLimit.ts"
-
-const settings: AdmissionSettings = { ...DEFAULT_ADMISSION }
-
-/** A FIFO server: `capacity` completions a second, none sooner than `serviceMs` after its arrival; completes what is due by `now`. */
-const fifoServer = (capacity: number, serviceMs: number) => {
-  let nextFree = 0
-  return <T extends { readonly at: number }>(queue: Array<T>, now: number, done: (call: T) => void) => {
-    while (queue.length > 0) {
-      const due = Math.max(queue[0]!.at + serviceMs, nextFree + 1000 / capacity)
-      if (due > now) break
-      nextFree = due
-      done(queue.shift()!)
-    }
-  }
-}
-
-/**
- * A FIFO server behind the limit, by the millisecond: `capacity` completions a second, none sooner than `serviceMs`
- * after its arrival; `offered` arrivals a second. The accepted calls' waits, the refused count, and the limit seen.
- */
-const simulate = (o: { offered: number; capacity: number; serviceMs: number; seconds: number; tenants?: number; tenantOf?: (i: number) => string; fromMs?: number }) => {
-  const limit = new AdmissionLimit(settings, 0)
-  const queue: Array<{ at: number; tenant: string }> = []
-  const waits: Array<number> = []
-  const acceptedBy = new Map<string, number>()
-  const refusedBy = new Map<string, number>()
-  const complete = fifoServer(o.capacity, o.serviceMs)
-  let refused = 0, arrivals = 0
-  for (let now = 0; now < o.seconds * 1000; now++) {
-    for (; arrivals < ((now + 1) * o.offered) / 1000; arrivals++) {
-      const tenant = o.tenantOf?.(arrivals) ?? `t${arrivals % (o.tenants ?? 1)}`
-      const counts = limit.enter(tenant, now) === undefined ? (queue.push({ at: now, tenant }), acceptedBy) : (refused++, refusedBy)
-      counts.set(tenant, (counts.get(tenant) ?? 0) + 1)
-    }
-    complete(queue, now, (call) => {
-      limit.leave(call.tenant, now, now - call.at, true)
-      if (call.at > (o.fromMs ?? 2_000)) waits.push(now - call.at)
-    })
-  }
-  waits.sort((a, b) => a - b)
-  return { waits, refused, limit, acceptedBy, refusedBy, p99: waits[Math.floor(waits.length * 0.99)]!, throughput: waits.length / (o.seconds - 2) }
-}
-
-/** `clients` each sending its next call as soon as the last is answered (a PMS's connection pool), at `capacity`/s. */
-const closedLoop = (o: { clients: number; capacity: number; serviceMs: number; seconds: number }) => {
-  const limit = new AdmissionLimit(settings, 0)
-  const queue: Array<{ at: number }> = []
-  const complete = fifoServer(o.capacity, o.serviceMs)
-  let refused = 0, completed = 0, idle = o.clients
-  for (let now = 0; now < o.seconds * 1000; now++) {
-    for (; idle > 0; idle--) {
-      if (limit.enter("pms", now) === undefined) queue.push({ at: now })
-      else refused++ // refused at once: the client's next try is at the next millisecond
-    }
-    complete(queue, now, (call) => {
-      limit.leave("pms", now, now - call.at, true)
-      completed++
-      idle++
-    })
-  }
-  return { refused, completed, limit }
-}
-
-/**
- * `clients` each sending a batch of `size` calls as soon as its last batch is answered whole (a PMS's batch feed),
- * to workers that commit `capacity` calls a second in groups every `groupMs` (a group's calls answered at once).
- */
-const batchLoop = (o: { clients: number; size: number; capacity: number; groupMs: number; seconds: number }) => {
-  const limit = new AdmissionLimit(settings, 0)
-  const queue: Array<{ at: number; batch: number; first: boolean }> = []
-  const left = new Map<number, number>()
-  let refused = 0, accepted = 0, idle = o.clients, batches = 0
-  for (let now = 0; now < o.seconds * 1000; now++) {
-    for (; idle > 0; idle--) {
-      const batch = batches++
-      // The first call is admitted or refused; the request's other calls are counted, never refused.
-      if (limit.enter("pms", now) !== undefined) {
-        refused++
-        continue
-      }
-      accepted++
-      for (let i = 1; i < o.size; i++) limit.enter("pms", now, true)
-      for (let i = 0; i < o.size; i++) queue.push({ at: now, batch, first: i === 0 })
-      left.set(batch, o.size)
-    }
-    if (now % o.groupMs === 0) {
-      for (const call of queue.splice(0, Math.round((o.capacity * o.groupMs) / 1000))) {
-        limit.leave("pms", now, now - call.at, call.first)
-        const remaining = left.get(call.batch)! - 1
-        left.set(call.batch, remaining)
-        if (remaining === 0) idle++
-      }
-    }
-  }
-  return { refused, accepted, limit }
-}
+import { AdmissionLimit, DEFAULT_ADMISSION } from "../../../core/load/admissionLimit.ts"
+import { batchLoop, closedLoop, settings, simulate } from "./admissionSimulation.ts"
 
 describe("AdmissionLimit", () => {
   it("a flood from a standing start (the initial limit) is cut within a window: every call let in is answered within 2 s", () => {
@@ -215,15 +120,16 @@ describe("AdmissionLimit", () => {
     expect(limit.inFlight).toBe(before + 1)
   })
 
-  it("whatever the arrivals and completions: the limit stays within its bounds and places balance", () => {
+  it("whatever the arrivals, completions and event-loop delays: the limit stays within its bounds and places balance", () => {
     fc.assert(fc.property(
-      fc.array(fc.record({ gap: fc.nat(2_000), tenant: fc.constantFrom("a", "b", "c"), leave: fc.boolean(), admitted: fc.boolean() }), { maxLength: 400 }),
+      fc.array(fc.record({ gap: fc.nat(2_000), tenant: fc.constantFrom("a", "b", "c"), leave: fc.boolean(), admitted: fc.boolean(), lagMs: fc.nat(200) }), { maxLength: 400 }),
       (steps) => {
         const limit = new AdmissionLimit(settings, 0)
         const held: Array<{ tenant: string; at: number }> = []
         let now = 0
         for (const step of steps) {
           now += step.gap
+          limit.loopDelay(step.lagMs)
           const enteredBefore = limit.inFlight
           if (step.leave && held.length > 0) {
             const left = held.shift()!

@@ -55,6 +55,8 @@ export const SECTIONS: ReadonlyArray<Section> = [
       GEP_TELEPHONY_RATE_LIMIT_PER_MINUTE: { meaning: "Requests per minute per tenant on the telephony (CTI) webhook." },
       GEP_API_KEY_CACHE_MS: { meaning: "How long an API key or CTI token lookup is reused: bounds how long a key revoked through another process keeps working on this ingress." },
       GEP_ADMISSION_TARGET_MS: { meaning: "Load shedding: the wait an overloaded ingress aims its admitted writes at." },
+      GEP_ADMISSION_FLOOD_TARGET_MS: { meaning: "Load shedding: the lower wait aimed at during a flood (the limit reached while the ingress's event loop lags)." },
+      GEP_ADMISSION_FLOOD_LAG_MS: { meaning: "The event-loop delay (median of a window, ms) from which a reached admission limit is taken for a flood." },
       GEP_ADMISSION_INITIAL: { meaning: "The admission limit (actor calls waiting at once per ingress) at start." },
       GEP_ADMISSION_MIN: { meaning: "Lower bound of the admission limit." },
       GEP_ADMISSION_MAX: { meaning: "Upper bound of the admission limit." },

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "@effect/vitest"
+import { AdmissionLimit } from "../../../core/load/admissionLimit.ts"
+import { closedLoop, settings, simulate } from "./admissionSimulation.ts"
+
+/** An ingress parsing a flood: its event loop's median delay, well over the flood threshold. */
+const LAGGING = 3 * settings.floodLagMs
+
+describe("AdmissionLimit, a flood", () => {
+  it("at 3x what the workers complete, with the ingress lagging: the calls let in wait about the flood target", () => {
+    for (const capacity of [400, 900]) {
+      const run = simulate({ offered: 3 * capacity, capacity, serviceMs: 20, seconds: 20, lagMs: LAGGING })
+      expect(run.limit.flooded, `capacity ${capacity}`).toBe(true)
+      expect(run.p99, `capacity ${capacity}`).toBeLessThan(1.5 * settings.floodTargetMs)
+      expect(run.throughput, `capacity ${capacity}`).toBeGreaterThan(0.95 * capacity)
+    }
+  })
+
+  it("the same flood to an ingress that keeps up is aimed at the ordinary target: the lower aim is for a lagging ingress", () => {
+    const run = simulate({ offered: 2_400, capacity: 800, serviceMs: 20, seconds: 20 })
+    expect(run.limit.flooded).toBe(false)
+    expect(run.p99).toBeGreaterThan(1.5 * settings.floodTargetMs)
+    expect(run.p99).toBeLessThan(2 * settings.targetMs)
+  })
+
+  it("a closed loop of 128 clients on a slow platform (386/s, the bench's run after a million reservations) is never refused, lagging or not", () => {
+    // 128 calls wait 330 ms there: under the ordinary aim (386/s x 400 ms = 154 calls), so the limit is never reached.
+    const run = closedLoop({ clients: 128, capacity: 386, serviceMs: 20, seconds: 30, lagMs: LAGGING })
+    expect(run.refused).toBe(0)
+    expect(run.limit.flooded).toBe(false)
+  })
+
+  it("after a stall, the closed loop reaching the limit on its way back up is no flood: the limit recovers past it", () => {
+    // Workers stalled for 1.5 s (seen through a trickle of other calls, the loop's clients all waiting): the limit is
+    // cut to its minimum and the 128 clients are refused, then it rises by
+    // halves towards 386/s x 400 ms. Taken for a flood on the way up, it would be aimed at 386/s x 150 ms = 58 calls and
+    // hold the loop under its 128 for good (each refused client asking again at once).
+    const run = closedLoop({ clients: 128, capacity: 386, serviceMs: 20, seconds: 30, lagMs: LAGGING, stall: { fromMs: 5_000, toMs: 6_500 }, trickle: 20, lateFromMs: 12_000 })
+    expect(run.refused).toBeGreaterThan(0)
+    expect(run.refusedLate).toBe(0)
+    expect(run.limit.flooded).toBe(false)
+    expect(Math.floor(run.limit.limit)).toBeGreaterThanOrEqual(128)
+  })
+
+  it("a flood that ends: the first window the limit is not reached, the ordinary aim is back", () => {
+    const limit = new AdmissionLimit(settings, 0)
+    limit.loopDelay(LAGGING)
+    let now = 0
+    const held: Array<number> = []
+    // 1,000 calls a second offered, 250 answered (each after 100 ms of service), for 5 s.
+    for (; now < 5_000; now++) {
+      if (now % 1 === 0 && limit.enter("t", now) === undefined) held.push(now)
+      if (now % 4 === 0 && held.length > 0 && now - held[0]! >= 100) limit.leave("t", now, now - held.shift()!)
+    }
+    expect(limit.flooded).toBe(true)
+    // The flood stops: what is held drains, and a window passes with the limit not reached.
+    limit.loopDelay(0)
+    for (; held.length > 0; now += 4) limit.leave("t", now, now - held.shift()!)
+    now += settings.windowMs
+    expect(limit.enter("t", now)).toBeUndefined()
+    expect(limit.flooded).toBe(false)
+  })
+})
