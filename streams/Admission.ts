@@ -38,7 +38,9 @@ const LAG_RESOLUTION_MS = 10
 
 /**
  * Tells the limit the event loop's delay every window: the median of the window, beyond the sampling resolution. A
- * median, not the longest: one garbage collection is no flood, a loop behind on every turn is.
+ * median, not the longest: one garbage collection is no flood, a loop behind on every turn is. A window without a
+ * sample is a loop that did not come round in it (a flood's first turns read a thousand requests each): behind by
+ * at least the window.
  */
 const measureLoopDelay = (limit: AdmissionLimit) =>
   Effect.gen(function*() {
@@ -46,7 +48,7 @@ const measureLoopDelay = (limit: AdmissionLimit) =>
     delay.enable()
     yield* Effect.addFinalizer(() => Effect.sync(() => delay.disable()))
     yield* Effect.sync(() => {
-      limit.loopDelay(delay.count === 0 ? 0 : Math.max(0, delay.percentile(50) / 1e6 - LAG_RESOLUTION_MS))
+      limit.loopDelay(delay.count === 0 ? limit.settings.windowMs : Math.max(0, delay.percentile(50) / 1e6 - LAG_RESOLUTION_MS))
       delay.reset()
     }).pipe(Effect.repeat(Schedule.spaced(limit.settings.windowMs)), Effect.forkScoped)
   })
