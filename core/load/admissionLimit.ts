@@ -22,16 +22,17 @@
  * the ingress's event-loop delay once it does not: a flood several times the workers' pace has the ingress parsing
  * and refusing thousands of requests a second, and at the 400 ms aim accepted writes waited 2.2 s at p99 (the
  * bench's overload phase, 2026-11-28). So the limit is taken for a flood, and aimed at `floodTargetMs`, when it is
- * reached (other than on its way back up after a stall or a queueing spike) while the loop is delayed `floodLagMs` or more; it
- * stays one until a window in which the limit was not reached. A closed loop never enters: its clients hold no more
- * than their own number, under `throughput x targetMs` unless each of them waits over the target. The lower aim for
- * every overload was tried and not kept: a closed loop of 128 clients on a slow machine (386 reservations/s) is held
- * under 128 by it, and each refused client asking again at once made 10,549 refusals in 15 s (docs/adr/0035).
+ * reached while the loop is delayed `floodLagMs` or more, other than on its way back up after a stall or a queueing
+ * spike; it stays one until a window in which the limit was not reached. A closed loop never enters: its clients
+ * hold no more than their own number, under `throughput x targetMs` unless each of them waits over the target.
+ * The lower aim for every overload was tried and not kept: a closed loop of 128 clients on a slow machine (386
+ * reservations/s) is held under 128 by it, and each refused client asking again at once made 10,549 refusals in 15 s
+ * (docs/adr/0035).
  */
 export interface AdmissionSettings {
   /** The wait a saturated ingress aims its calls at (ms). */
   readonly targetMs: number
-  /** The wait aimed at during a flood (ms): the limit reached at its aim while the event loop lags. */
+  /** The wait aimed at during a flood (ms): the limit reached while the event loop lags. */
   readonly floodTargetMs: number
   /** The event-loop delay (ms beyond the sampling resolution, the median of the last window) from which the ingress lags. */
   readonly floodLagMs: number
