@@ -26,9 +26,16 @@ export interface LoadResult {
  * `total` upserts over `ids` reservation ids: each id's updates are sent one after another, each carrying an
  * increasing `amount`; ids run concurrently. A 503 is retried as the API says (same body, after a short wait), so
  * every update is eventually acknowledged and the last one sent is the last one acknowledged.
+ *
+ * `until` is the fault under test: the ids being written keep taking updates until it has settled, so the load is
+ * still running when the fault strikes on a machine fast enough to send `total` before it (CI saw 0 answers 503
+ * when 700 updates finished inside the 2 s before PostgreSQL was stopped).
  */
-export const runLoad = async (baseUrl: string, key: string, hotelCode: string, opts: { ids: number; total: number; concurrency: number; prefix: string }): Promise<LoadResult> => {
+export const runLoad = async (baseUrl: string, key: string, hotelCode: string, opts: { ids: number; total: number; concurrency: number; prefix: string; until?: Promise<unknown> }): Promise<LoadResult> => {
   const perId = Math.ceil(opts.total / opts.ids)
+  let faultOver = opts.until === undefined
+  const over = () => { faultOver = true }
+  opts.until?.then(over, over)
   const lastAcked = new Map<string, number>()
   let answered2xx = 0
   let answered503 = 0
@@ -40,7 +47,7 @@ export const runLoad = async (baseUrl: string, key: string, hotelCode: string, o
       const i = next++
       if (i >= opts.ids) return
       const id = `${opts.prefix}-${i}`
-      for (let v = 1; v <= perId; v++) {
+      for (let v = 1; v <= perId || !faultOver; v++) {
         const body = {
           reservation_id: id, hotel_code: hotelCode, check_in: "2026-12-01", check_out: "2026-12-03", amount: v,
           guests: [{ first_name: "Chaos", phone: phone(500_000 + i), email: `chaos${i}@gmail.com`, is_holder: true }, { first_name: "Shared", phone: phone(9_999) }]

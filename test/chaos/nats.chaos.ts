@@ -33,7 +33,7 @@ describe("a 3-node JetStream cluster losing a node during load", () => {
       process.kill(pid, "SIGKILL")
       killed = `n${node}`
     })()
-    const load = await runLoad(platform.baseUrl, key, tenant.hotel_code, { ids: 100, total: FULL ? 5_000 : 800, concurrency: 32, prefix: "nats" })
+    const load = await runLoad(platform.baseUrl, key, tenant.hotel_code, { ids: 100, total: FULL ? 5_000 : 800, concurrency: 32, prefix: "nats", until: kill })
     await kill
     console.log(JSON.stringify({ chaos: "nats", killed, answered2xx: load.answered2xx, retried503: load.answered503, other: load.other }))
     expect(killed).not.toBe("")

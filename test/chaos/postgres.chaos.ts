@@ -52,7 +52,7 @@ describe("PostgreSQL stopped during load", () => {
       await services("up", env)
       startedAt = Date.now()
     })()
-    const load = await runLoad(platform.baseUrl, tenant.live_key, hotel, { ids: 50, total: FULL ? 3_000 : 700, concurrency: 25, prefix: "pg" })
+    const load = await runLoad(platform.baseUrl, tenant.live_key, hotel, { ids: 50, total: FULL ? 3_000 : 700, concurrency: 25, prefix: "pg", until: outage })
     await outage
     console.log(JSON.stringify({ chaos: "postgres", outage_ms: startedAt - stoppedAt, answered2xx: load.answered2xx, retried503: load.answered503, other: load.other }))
     expect(load.other).toEqual([]) // never a 500 (nor anything but 2xx and 503)
