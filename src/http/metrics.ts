@@ -8,16 +8,25 @@ import { toCoreErrorShape } from "./errorShape.ts"
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
 
 /**
- * Every documented path as a matcher and its label (`/api/v1/unsubscribe/{token}` → `/api/v1/unsubscribe/:token`):
- * literal paths first, so `/api/v1/reservations/batch` is not taken for a reservation id.
+ * Every documented path as a matcher and its label (`/api/v1/unsubscribe/{token}` → `/api/v1/unsubscribe/:token`).
+ * Literal paths are looked up exactly and first, so `/api/v1/reservations/batch` is not taken for a reservation id; a
+ * template matches only paths of its own number of segments (`[^/]+` spans one), so the templates are tried by that
+ * number (a handful each, not all ~120 twice per request: metrics and the access log).
  */
-const DOCUMENTED = Object.keys(OpenApi.fromApi(Api).paths)
-  .map((template) => ({
-    label: template.replace(/\{(\w+)\}/g, ":$1"),
-    pattern: new RegExp(`^${template.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("[^/]+")}$`),
-    params: (template.match(/\{/g) ?? []).length
-  }))
-  .sort((a, b) => a.params - b.params)
+const TEMPLATES = Object.keys(OpenApi.fromApi(Api).paths).map((template) => ({
+  template,
+  label: template.replace(/\{(\w+)\}/g, ":$1"),
+  params: (template.match(/\{/g) ?? []).length
+}))
+const LITERAL = new Map(TEMPLATES.filter((t) => t.params === 0).map((t) => [t.template, t.label]))
+const segments = (path: string) => path.split("/").length
+const BY_SEGMENTS = new Map<number, Array<{ readonly label: string; readonly pattern: RegExp }>>()
+for (const t of TEMPLATES.filter((t) => t.params > 0).sort((a, b) => a.params - b.params)) {
+  const pattern = new RegExp(`^${t.template.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("[^/]+")}$`)
+  const bucket = BY_SEGMENTS.get(segments(t.template)) ?? []
+  bucket.push({ label: t.label, pattern })
+  BY_SEGMENTS.set(segments(t.template), bucket)
+}
 
 /**
  * The route as a template, never a value from the path: ids would explode the metric's cardinality, and some path
@@ -26,8 +35,8 @@ const DOCUMENTED = Object.keys(OpenApi.fromApi(Api).paths)
  */
 export const routeLabel = (path: string): string => {
   const bare = path.split("?")[0]!
-  const documented = DOCUMENTED.find((d) => d.pattern.test(bare))
-  if (documented !== undefined) return documented.label
+  const documented = LITERAL.get(bare) ?? BY_SEGMENTS.get(segments(bare))?.find((d) => d.pattern.test(bare))?.label
+  if (documented !== undefined) return documented
   // The console's screens are one page whatever the path (the client routes): one label, not one per screen and id.
   if (bare.startsWith("/console/")) return "/console/:path"
   // Not in the document (OIDC, the SDK, probes, unknown paths): ids out, probes' subpaths folded.
