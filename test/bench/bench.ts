@@ -457,7 +457,7 @@ const main = async () => {
     if (want("journeys")) {
       journeys = await journeysPhase({
         sql, agent: singleAgent, target, tenantId: tenant.tenant_id, runId,
-        total: num("BENCH_JOURNEYS", quick ? 500 : 5_000), concurrency: 64, steadyS: quick ? 10 : 30
+        total: num("BENCH_JOURNEYS", quick ? 500 : 5_000), concurrency: 64, steadyS: quick ? 10 : 30, meter
       })
       say("journeys", journeys)
     }
