@@ -12,7 +12,7 @@ describe("NATS requests", () => {
   it("build no error when answered, and still fail when not", async () => {
     const nc = await connect({ servers: inject("natsUrl").split(","), noAsyncTraces: true })
     const subject = `${inject("namespace")}.natsrequests.${Date.now()}`
-    nc.subscribe(subject, { callback: (_, m) => m.respond(m.data) })
+    nc.subscribe(subject, { callback: (_, m) => void m.respond(m.data) })
     // Every RequestError sets its name in its constructor: a setter on the prototype counts them.
     let built = 0
     Object.defineProperty(RequestError.prototype, "name", {
