@@ -6,7 +6,9 @@ import { MessageProtocol } from "../message/protocol.ts"
 import * as Actor from "../runtime/Actor.ts"
 import { journeyEvent } from "./events.ts"
 import { JourneyProtocol, type JourneySignal, RunNotFound, type StopRun, type WakeRun } from "./protocol.ts"
-import * as Repo from "./repository.ts"
+import {
+  candidateJourneysOf, channelFactsOnce, contactFactsOf, hotelFactsOf, liveRunsOf, reservationFactsOf, runsById, saveRunsAndMoves
+} from "./waveStatements.ts"
 import type { ChannelFacts, ContactFacts, StepFacts } from "./facts.ts"
 import { isLive, type Run } from "./run.ts"
 import { type Advanced, finish, type Move, wake } from "./state.ts"
@@ -29,15 +31,14 @@ const sendOf = (m: Extract<Move, { kind: "send" }>) => {
   return Actor.tell(MessageProtocol, "send", payload, `journey-send:${m.message_id}`)
 }
 
-/** Writes what runs became and did: run rows (ended ones first, so a scope one frees can be taken by a new run), steps, sends, webhooks. */
+/** Writes what runs became and did: run rows and steps (with the wave's, in one statement each), sends, webhooks. */
 const persist = Effect.fn("JourneyActor.persist")(function*(
   results: ReadonlyArray<Advanced>, names: ReadonlyMap<string, string>, contact: ContactFacts | undefined
 ) {
   const { subject, scope, target } = yield* Effect.service(Actor.GroupTransaction)
   const now = yield* DateTime.nowAsDate
-  const runs = results.map((r) => r.run).sort((a, b) => Number(isLive(a)) - Number(isLive(b)))
   const moves = results.flatMap((r) => r.moves)
-  yield* Actor.query((tx) => Promise.all([Repo.saveRuns(tx, scope, runs, now, target.namespace), Repo.saveSteps(tx, scope, moves)]))
+  yield* saveRunsAndMoves({ runs: results.map((r) => r.run), moves, now, namespace: target.namespace })
   const sends = yield* Effect.forEach(moves.filter((m) => m.kind === "send"), sendOf)
   const announced = moves.flatMap((m) =>
     m.kind === "announce" ? [journeyEvent(subject, scope, m.type, m.run, { name: names.get(m.run.journey_id) ?? "" }, contact)] : [])
@@ -47,16 +48,16 @@ const persist = Effect.fn("JourneyActor.persist")(function*(
 /** A signal stops the contact's live runs it ends, then starts the active journeys it triggers (re-entry permitting). */
 const signal = Effect.fn("JourneyActor.signal")(function*(s: JourneySignal) {
   const now = yield* Clock.currentTimeMillis
-  // Everything the decision reads, in one round trip (pipelined on the group's connection). Every run a signal
-  // starts has the signal's hotel and reservation, so one set of step facts serves them all.
-  const [live, contact, candidates, hotel, reservation, channels] = yield* Actor.query((tx, scope) => Promise.all([
-    Repo.liveRuns(tx, scope, s.contact_id),
-    Repo.contactFacts(tx, scope, s.contact_id),
-    Repo.candidateJourneys(tx, scope, { eventName: s.event_name, journeyId: s.journey_id, contactId: s.contact_id, runScope: scopeOf(s) }),
-    Repo.hotelFacts(tx, scope, s.hotel_id),
-    Repo.reservationFacts(tx, scope, s.reservation_id, s.contact_id),
-    Repo.channelFacts(tx, scope)
-  ]))
+  // Everything the decision reads, in one round trip, each read one statement for the whole wave (waveStatements.ts).
+  // Every run a signal starts has the signal's hotel and reservation, so one set of step facts serves them all.
+  const [live, contact, candidates, hotel, reservation, channels] = yield* Effect.all([
+    liveRunsOf(s.contact_id),
+    contactFactsOf(s.contact_id),
+    candidateJourneysOf({ eventName: s.event_name, journeyId: s.journey_id, contactId: s.contact_id, runScope: scopeOf(s) }),
+    hotelFactsOf(s.hotel_id),
+    reservationFactsOf({ reservationId: s.reservation_id, contactId: s.contact_id }),
+    channelFactsOnce()
+  ], { concurrency: "unbounded" })
   if (contact === undefined) return { started: [], stopped: [] }
   // A booking's signal names its reservation: the stop rules read it as the booking that may end runs.
   const booking = s.origin === "booking" && s.reservation_id !== null ? reservation : null
@@ -78,18 +79,16 @@ const signal = Effect.fn("JourneyActor.signal")(function*(s: JourneySignal) {
 
 /** The facts a live run's next steps read, loaded fresh in the transaction that runs them. */
 const stepFacts = Effect.fn("JourneyActor.stepFacts")(function*(run: Run, journeyStatus: JourneyStatus, contact: ContactFacts, channels: ChannelFacts, now: number) {
-  const [hotel, reservation] = yield* Actor.query((tx, scope) => Promise.all([
-    Repo.hotelFacts(tx, scope, run.hotel_id),
-    Repo.reservationFacts(tx, scope, run.reservation_id, run.contact_id)
-  ]))
+  const [hotel, reservation] = yield* Effect.all([
+    hotelFactsOf(run.hotel_id),
+    reservationFactsOf({ reservationId: run.reservation_id, contactId: run.contact_id })
+  ], { concurrency: "unbounded" })
   return { now, journeyStatus, contact, hotel, reservation, channels, messageId } satisfies StepFacts
 })
 
 /** A wait is over: the run moves on, unless the wake is stale (the run moved on, ended, or waits again). */
 const wakeRun = Effect.fn("JourneyActor.wake")(function*(w: WakeRun) {
-  const [pinned, contact, channels] = yield* Actor.query((tx, scope) => Promise.all([
-    Repo.runById(tx, scope, w.run_id), Repo.contactFacts(tx, scope, w.contact_id), Repo.channelFacts(tx, scope)
-  ]))
+  const [pinned, contact, channels] = yield* Effect.all([runsById(w.run_id), contactFactsOf(w.contact_id), channelFactsOnce()], { concurrency: "unbounded" })
   if (pinned === undefined || pinned.run.state !== "waiting" || pinned.run.wake_seq !== w.wake_seq) return { started: [], stopped: [] }
   const { run, journey } = pinned
   const now = yield* Clock.currentTimeMillis
@@ -102,7 +101,7 @@ const wakeRun = Effect.fn("JourneyActor.wake")(function*(w: WakeRun) {
 
 /** A manual stop: at once, also during a wait (the wake that follows finds the run ended and changes nothing). */
 const stop = Effect.fn("JourneyActor.stop")(function*(cmd: StopRun) {
-  const [pinned, contact] = yield* Actor.query((tx, scope) => Promise.all([Repo.runById(tx, scope, cmd.run_id), Repo.contactFacts(tx, scope, cmd.contact_id)]))
+  const [pinned, contact] = yield* Effect.all([runsById(cmd.run_id), contactFactsOf(cmd.contact_id)], { concurrency: "unbounded" })
   if (pinned === undefined || pinned.run.contact_id !== cmd.contact_id) return yield* new RunNotFound({ run_id: cmd.run_id })
   const { run, journey } = pinned
   if (!isLive(run)) return { run_id: run.id, state: run.state, exit_reason: run.exit_reason, was_live: false }
@@ -113,6 +112,7 @@ const stop = Effect.fn("JourneyActor.stop")(function*(cmd: StopRun) {
 
 /**
  * The journey actor: a contact's runs, moved by signals (events of every family), wakes (the timer sweep) and stops.
- * Handlers are per envelope and read several things before they write, so groups are applied side by side.
+ * Handlers are per envelope and read several things before they write, so groups are applied side by side; a wave's
+ * handlers share each statement (waveStatements.ts).
  */
 export const JourneyActor = Actor.make(JourneyProtocol, { signal, wake: wakeRun, stop }, { minLanes: 4 })

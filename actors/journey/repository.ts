@@ -1,11 +1,10 @@
 import { readEmailChannel, readWhatsAppSetup } from "../../core/channel/repository.ts"
-import { jsonb, PREPARED, type Tx } from "../../core/db/Database.ts"
+import { jsonb, type Tx } from "../../core/db/Database.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
 import type { JourneyDefinition, JourneyStatus } from "../../schemas/journey.ts"
-import type { ChannelFacts, ContactFacts, HotelFacts, ReservationFacts } from "./facts.ts"
+import type { ChannelFacts, ReservationFacts } from "./facts.ts"
 import type { Run } from "./run.ts"
 import type { Move } from "./state.ts"
-import type { CandidateJourney } from "./triggers.ts"
 
 // The journey actor's reads and writes: runs with their pinned definitions, the facts steps need, and what a move wrote.
 
@@ -36,7 +35,7 @@ export interface PinnedJourney {
   readonly definition: JourneyDefinition
 }
 
-const PINNED = `SELECT r.id, r.journey_id, r.version, r.contact_id, r.scope, r.hotel_id, r.reservation_id, r.state, r.step_index,
+export const PINNED = `SELECT r.id, r.journey_id, r.version, r.contact_id, r.scope, r.hotel_id, r.reservation_id, r.state, r.step_index,
     r.wake_at, r.wake_seq, r.steps_taken, r.trigger, r.started_at, r.ended_at, r.exit_reason, r.error,
     j.name AS journey_name, j.status AS journey_status, v.definition AS journey_definition
   FROM journey_runs r
@@ -44,73 +43,18 @@ const PINNED = `SELECT r.id, r.journey_id, r.version, r.contact_id, r.scope, r.h
   JOIN journey_definitions j ON j.id = r.journey_id
   WHERE r.tenant_id = $1 AND r.sandbox = $2`
 
-type PinnedRow = RunRow & { journey_name: string; journey_status: JourneyStatus; journey_definition: JourneyDefinition }
-const toPinned = ({ journey_name, journey_status, journey_definition, ...r }: PinnedRow): PinnedRun =>
+export type PinnedRow = RunRow & { journey_name: string; journey_status: JourneyStatus; journey_definition: JourneyDefinition }
+export const toPinned = ({ journey_name, journey_status, journey_definition, ...r }: PinnedRow): PinnedRun =>
   ({ run: toRun(r), journey: { name: journey_name, status: journey_status, definition: journey_definition } })
 
-/** The contact's live runs, each with its pinned version. */
-export const liveRuns = async (tx: Tx, scope: TenantScope, contactId: string): Promise<Array<PinnedRun>> =>
-  (await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.contact_id = $3 AND r.state IN ('active', 'waiting')`,
-    [scope.tenant_id, scope.sandbox, contactId], PREPARED)).map(toPinned)
-
-export const runById = async (tx: Tx, scope: TenantScope, runId: string): Promise<PinnedRun | undefined> => {
-  const [row] = await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.id = $3`, [scope.tenant_id, scope.sandbox, runId], PREPARED)
-  return row === undefined ? undefined : toPinned(row)
-}
-
-/**
- * Active journeys an event name (or, for a date trigger, one journey id) may start, at their current version, each
- * with when the contact last entered it in this scope (re-entry counts per scope).
- */
-export const candidateJourneys = async (
-  tx: Tx, scope: TenantScope, s: { eventName: string; journeyId: string | undefined; contactId: string; runScope: string }
-) => {
-  const rows = await tx<Array<CandidateJourney & { name: string; last_started_at: Date | null }>>`
-    SELECT j.id, j.version, j.name, j.hotel_ids, v.definition,
-      (SELECT max(r.started_at) FROM journey_runs r
-        WHERE r.contact_id = ${s.contactId} AND r.journey_id = j.id AND r.scope = ${s.runScope}) AS last_started_at
-    FROM journey_definitions j JOIN journey_versions v ON v.journey_id = j.id AND v.version = j.version
-    WHERE j.tenant_id = ${scope.tenant_id} AND j.sandbox = ${scope.sandbox} AND j.status = 'active'
-      AND ${s.journeyId === undefined ? tx`j.trigger_event_type = ${s.eventName}` : tx`j.id = ${s.journeyId}`}`
-  return rows.map(({ last_started_at, ...j }) => ({ ...j, last_started_at: last_started_at === null ? undefined : last_started_at.getTime() }))
-}
-
-export const contactFacts = async (tx: Tx, scope: TenantScope, contactId: string): Promise<ContactFacts | undefined> => {
-  const [row] = await tx<Array<ContactFacts>>`
-    SELECT first_name, last_name, email, phone, language, email_consent, whatsapp_marketing_consent FROM contacts
-    WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-  return row
-}
-
-export const hotelFacts = async (tx: Tx, scope: TenantScope, hotelId: string | null): Promise<HotelFacts | null> => {
-  if (hotelId === null) return null
-  const [row] = await tx<Array<HotelFacts>>`
-    SELECT id, name, code, timezone FROM hotels WHERE id = ${hotelId} AND tenant_id = ${scope.tenant_id}`
-  return row ?? null
-}
-
-interface ReservationRow extends Omit<ReservationFacts, "created_at"> {
+export interface ReservationRow extends Omit<ReservationFacts, "created_at"> {
   readonly created_at: Date
 }
-const toReservation = (r: ReservationRow | undefined): ReservationFacts | null =>
+/** A reservation's facts as its row gives them (`r` is the reservations table). */
+export const RESERVATION_FACTS =
+  `r.id, r.status, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, to_char(r.check_out, 'YYYY-MM-DD') AS check_out, r.hotel_id, r.created_at`
+export const toReservation = (r: ReservationRow | undefined): ReservationFacts | null =>
   r === undefined ? null : { ...r, created_at: r.created_at.getTime() }
-
-/** A reservation by id, or else the contact's current or next stay (the latest when none is to come). */
-export const reservationFacts = async (tx: Tx, scope: TenantScope, reservationId: string | null, contactId: string) => {
-  const [row] = reservationId !== null
-    ? await tx<Array<ReservationRow>>`
-      SELECT id, status, to_char(check_in, 'YYYY-MM-DD') AS check_in, to_char(check_out, 'YYYY-MM-DD') AS check_out, hotel_id, created_at
-      FROM reservations WHERE id = ${reservationId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`
-    : await tx<Array<ReservationRow>>`
-      SELECT r.id, r.status, to_char(r.check_in, 'YYYY-MM-DD') AS check_in, to_char(r.check_out, 'YYYY-MM-DD') AS check_out,
-        r.hotel_id, r.created_at
-      FROM reservation_guests g JOIN reservations r ON r.id = g.reservation_id
-      WHERE g.contact_id = ${contactId} AND r.tenant_id = ${scope.tenant_id} AND r.sandbox = ${scope.sandbox}
-        AND r.status NOT IN ('cancelled', 'no_show')
-      ORDER BY (r.check_out >= current_date) DESC, CASE WHEN r.check_out >= current_date THEN r.check_in END ASC, r.check_in DESC
-      LIMIT 1`
-  return toReservation(row)
-}
 
 export const channelFacts = async (tx: Tx, scope: TenantScope): Promise<ChannelFacts> => {
   const [email, whatsapp] = await Promise.all([readEmailChannel(tx, scope), readWhatsAppSetup(tx, scope)])
