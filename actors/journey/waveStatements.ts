@@ -10,7 +10,8 @@ import type { CandidateJourney } from "./triggers.ts"
 
 // The journey actor's statements, each one multi-row statement for all the signals and wakes of a wave that ask it in
 // the same turn (runtime/groupBatch.ts, ADR 0034): a wave of n envelopes makes each step's statement once instead of n
-// times. Each answers one value per input, in order; fixed texts, prepared, the tenant filtered explicitly.
+// times. Each answers one value per input, in order; fixed texts, prepared, the tenant filtered explicitly. Rows come
+// back with ids in PostgreSQL's form (lower case): inputs are looked up lower-cased, as `WHERE id = $1` matched them.
 
 const groupBy = <R, K>(rows: ReadonlyArray<R>, key: (r: R) => K) => {
   const by = new Map<K, Array<R>>()
@@ -28,7 +29,7 @@ export const liveRunsOf = groupBatched("JourneyWave.liveRuns", async (tx, scope,
   const rows = await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.contact_id = ANY($3::uuid[]) AND r.state IN ('active', 'waiting')`,
     [scope.tenant_id, scope.sandbox, distinct(contactIds) as never], PREPARED)
   const by = groupBy(rows, (r) => r.contact_id)
-  return contactIds.map((id) => (by.get(id) ?? []).map(toPinned))
+  return contactIds.map((id) => (by.get(id.toLowerCase()) ?? []).map(toPinned))
 })
 
 /** Runs by id, each with its pinned version (undefined for an id with no run). */
@@ -36,7 +37,7 @@ export const runsById = groupBatched("JourneyWave.runsById", async (tx, scope, r
   const rows = await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.id = ANY($3::uuid[])`, [scope.tenant_id, scope.sandbox, distinct(runIds) as never], PREPARED)
   const by = new Map(rows.map((r) => [r.id, r] as const))
   return runIds.map((id) => {
-    const row = by.get(id)
+    const row = by.get(id.toLowerCase())
     return row === undefined ? undefined : toPinned(row)
   })
 })
@@ -49,7 +50,7 @@ export const contactFactsOf = groupBatched("JourneyWave.contactFacts", async (tx
     [scope.tenant_id, scope.sandbox, distinct(contactIds) as never], PREPARED
   )
   const by = new Map(rows.map(({ id, ...facts }) => [id, facts] as const))
-  return contactIds.map((id) => by.get(id))
+  return contactIds.map((id) => by.get(id.toLowerCase()))
 })
 
 /** The account's channels in this mode, read once for the wave. */
@@ -64,7 +65,7 @@ export const hotelFactsOf = groupBatched("JourneyWave.hotelFacts", async (tx, sc
   const rows = ids.length === 0 ? [] : await tx.unsafe<Array<HotelFacts>>(
     `SELECT id, name, code, timezone FROM hotels WHERE id = ANY($2::uuid[]) AND tenant_id = $1`, [scope.tenant_id, ids as never], PREPARED)
   const by = new Map(rows.map((r) => [r.id, r] as const))
-  return hotelIds.map((id) => (id === null ? null : by.get(id) ?? null))
+  return hotelIds.map((id) => (id === null ? null : by.get(id.toLowerCase()) ?? null))
 })
 
 /**
@@ -94,7 +95,7 @@ export const reservationFactsOf = groupBatched(
     ])
     const ids = new Map(byId.map((r) => [r.id, r] as const))
     const stays = new Map(current.map(({ contact_id, ...r }) => [contact_id, r] as const))
-    return asks.map((a) => toReservation(a.reservationId === null ? stays.get(a.contactId) : ids.get(a.reservationId)))
+    return asks.map((a) => toReservation(a.reservationId === null ? stays.get(a.contactId.toLowerCase()) : ids.get(a.reservationId.toLowerCase())))
   }
 )
 

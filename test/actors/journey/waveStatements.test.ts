@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, type Exit } from "effect"
+import type { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Actor from "../../../actors/runtime/Actor.ts"
 import type { Run } from "../../../actors/journey/run.ts"
 import {
   candidateJourneysOf, channelFactsOnce, contactFactsOf, hotelFactsOf, liveRunsOf, reservationFactsOf, runsById, saveRunsAndMoves
 } from "../../../actors/journey/waveStatements.ts"
-import type { Tx } from "../../../core/db/Database.ts"
 import { createJourney } from "../../support/journeys.ts"
 import { createTenant, testSql, type TestTenant } from "../../support/platform.ts"
+import * as wave from "../../support/waves.ts"
 
 // The journey actor's wave statements against PostgreSQL, differentially: what a wave of n asks is answered exactly
 // as n waves of one ask each (the one-envelope case is the statement as it was before it was shared), for contacts
@@ -22,21 +22,8 @@ const reservations: Array<string> = []
 let journeys: { one: string; two: string }
 
 const scopeOf = () => ({ tenant_id: tenant.tenant_id, sandbox: false })
-const inWave = <A, E>(body: Effect.Effect<A, E, Actor.GroupTransaction>) =>
-  sql.begin((tx) => Effect.runPromiseExit(body.pipe(Effect.provideService(Actor.GroupTransaction, {
-    tx: tx as unknown as Tx, scope: scopeOf(), subject: (kind: string, name: string) => `tests.${kind}.${name}`,
-    target: { namespace: "tests", partitions: 1 }
-  })))) as Promise<Exit.Exit<A, E>>
-
-/** The answers of one wave holding every ask, and of one wave per ask: equal, and successful. */
-const sameEitherWay = async <I, O>(ask: (input: I) => Effect.Effect<O, unknown, Actor.GroupTransaction>, inputs: ReadonlyArray<I>) => {
-  const together = await inWave(Effect.forEach(inputs, ask, { concurrency: "unbounded" }))
-  const alone = await Promise.all(inputs.map((i) => inWave(ask(i))))
-  expect(together._tag).toBe("Success")
-  const values = (together as Exit.Success<Array<O>, unknown>).value
-  expect(values).toEqual(alone.map((e) => (e as Exit.Success<O, unknown>).value))
-  return values
-}
+const sameEitherWay = <I, O>(ask: (input: I) => Effect.Effect<O, unknown, Actor.GroupTransaction>, inputs: ReadonlyArray<I>) =>
+  wave.sameEitherWay(sql, scopeOf(), ask, inputs)
 
 const run = (contact: string, journey: string, state: Run["state"], scope: string): Run => ({
   id: randomUUID(), journey_id: journey, version: 1, contact_id: contact, scope, hotel_id: tenant.hotel_id, reservation_id: null,
@@ -64,7 +51,7 @@ beforeAll(async () => {
   journeys = { one: await createJourney(sql, tenant, definition("e.one")), two: await createJourney(sql, tenant, definition("e.two")) }
   // Contact 0 waits in journey one and has ended it before in another scope; contact 1 has ended journey two.
   const made = [run(contacts[0]!, journeys.one, "waiting", "s1"), run(contacts[0]!, journeys.one, "completed", "s0"), run(contacts[1]!, journeys.two, "completed", "s1")]
-  const exit = await inWave(saveRunsAndMoves({ runs: made, moves: [], now: new Date(), namespace: "tests" }))
+  const exit = await wave.inWave(sql, scopeOf(), saveRunsAndMoves({ runs: made, moves: [], now: new Date(), namespace: "tests" }))
   expect(exit._tag).toBe("Success")
   runs.push(...made.map((r) => r.id))
 }, 60_000)
