@@ -466,7 +466,7 @@ const main = async () => {
     if (want("loyalty")) {
       loyalty = await loyaltyPhase({
         sql, agent: singleAgent, target, tenantId: tenant.tenant_id, runId,
-        members: num("BENCH_LOYALTY_MEMBERS", 10_000), operations: num("BENCH_LOYALTY_OPS", quick ? 2_000 : 20_000), concurrency: 64
+        members: num("BENCH_LOYALTY_MEMBERS", 10_000), operations: num("BENCH_LOYALTY_OPS", quick ? 2_000 : 20_000), concurrency: 64, meter
       })
       say("loyalty", loyalty)
     }

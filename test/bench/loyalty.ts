@@ -1,6 +1,7 @@
 import type { Agent } from "node:http"
 import type postgres from "postgres"
 import { Latencies, post, round, type Target } from "./load.ts"
+import type { CpuMeter } from "./probes.ts"
 
 /**
  * Loyalty writes per second: earns and redemptions mixed half and half over `members` members (seeded in the database
@@ -17,6 +18,8 @@ export const loyaltyPhase = async (o: {
   readonly operations: number
   readonly concurrency: number
   readonly runId: string
+  /** CPU by process while the writes run: what a write costs, and where. */
+  readonly meter: CpuMeter
 }) => {
   const program = await fetch(`http://${o.target.host}:${o.target.port}/api/v1/loyalty/program`, {
     method: "PUT",
@@ -45,6 +48,7 @@ export const loyaltyPhase = async (o: {
   let next = 0
   let ok = 0
   const started = performance.now()
+  const cpu = o.meter.begin()
   await Promise.all(Array.from({ length: o.concurrency }, async () => {
     for (let i = next++; i < o.operations; i = next++) {
       const kind = i % 2 === 0 ? "earn" : "redeem"
@@ -57,6 +61,7 @@ export const loyaltyPhase = async (o: {
     }
   }))
   const seconds = (performance.now() - started) / 1000
+  const writesCpu = cpu.end()
   const [check] = await o.sql`
     SELECT count(*) FILTER (WHERE m.balance_active <> coalesce(l.s, 0))::int AS mismatched, min(m.balance_active)::int AS lowest
     FROM loyalty_members m LEFT JOIN (SELECT member_id, sum(points_remaining) AS s FROM loyalty_lots WHERE status = 'active' GROUP BY member_id) l USING (member_id)
@@ -68,6 +73,8 @@ export const loyaltyPhase = async (o: {
     duration_s: round(seconds),
     writes_ok: ok,
     writes_per_s: round(ok / seconds),
+    cpu: writesCpu,
+    cpu_ms_per_write: Object.fromEntries(["ingress", "worker", "postgres", "nats"].map((g) => [g, round((writesCpu.cores[g] ?? 0) * 1000 * seconds / ok, 3)])),
     statuses,
     earn_latency_ms: latency.earn.summary(),
     redeem_latency_ms: latency.redeem.summary(),
