@@ -36,13 +36,16 @@ export const pidsByName = (name: string): Array<number> => {
   return out
 }
 
-/** Busy and total CPU seconds of the whole machine (all cores). */
-export const machineCpu = (): { busy: number; total: number } => {
+/**
+ * Busy and total CPU seconds of the whole machine (all cores). `busy` counts steal (time the hypervisor ran other
+ * guests on this machine's CPUs: they were not ours to use), and `steal` says how much of it that was.
+ */
+export const machineCpu = (): { busy: number; steal: number; total: number } => {
   const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!
   const v = line.trim().split(/\s+/).slice(1).map(Number)
   const idle = (v[3] ?? 0) + (v[4] ?? 0)
   const total = v.slice(0, 8).reduce((a, b) => a + b, 0)
-  return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK }
+  return { busy: (total - idle) / CLK_TCK, steal: (v[7] ?? 0) / CLK_TCK, total: total / CLK_TCK }
 }
 
 /** VmRSS and VmHWM (peak) in MB. */
@@ -94,7 +97,7 @@ export class CpuTracking {
   private readonly groups: Record<string, () => ReadonlyArray<number>>
   private readonly seen: Record<string, Map<number, Seen>> = {}
   private readonly at0 = performance.now()
-  private readonly machine0 = machineCpu().busy
+  private readonly machine0 = machineCpu()
   private readonly timer: NodeJS.Timeout
 
   constructor(groups: Record<string, () => ReadonlyArray<number>>) {
@@ -135,8 +138,12 @@ export class CpuTracking {
       cores[name] = round(cpu / seconds)
       if (name !== "nats") sched[name] = { on_cpu: round(run / seconds), run_queue_wait: round(wait / seconds) }
     }
-    const machine = Math.max(0, machineCpu().busy - this.machine0)
-    cores.other = round(Math.max(0, machine - ours) / seconds)
+    const now = machineCpu()
+    const machine = Math.max(0, now.busy - this.machine0.busy)
+    const steal = Math.max(0, now.steal - this.machine0.steal)
+    // Steal apart: a busy neighbour on the host is not a process of this machine.
+    cores.other = round(Math.max(0, machine - steal - ours) / seconds)
+    cores.steal = round(steal / seconds)
     cores.machine_busy = round(machine / seconds)
     cores.machine_cores = cpus().length
     return { cores, sched }

@@ -41,7 +41,7 @@ const n = (x: unknown, digits = 0): string => {
 }
 const x = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" && b > 0 ? `${(a / b).toFixed(3)}×` : "–")
 const cpu = (c: Json) =>
-  c ? `ingress ${c.ingress} · worker ${c.worker} · postgres ${c.postgres} · nats ${c.nats} · bench ${c.bench} · other ${c.other} · **total ${c.machine_busy}/${c.machine_cores}**` : "–"
+  c ? `ingress ${c.ingress} · worker ${c.worker} · postgres ${c.postgres} · nats ${c.nats} · bench ${c.bench} · other ${c.other}${c.steal ? ` · steal ${c.steal}` : ""} · **total ${c.machine_busy}/${c.machine_cores}**` : "–"
 const sched = (s: Json) =>
   s ? ["ingress", "worker", "postgres", "bench"].filter((k) => s[k]).map((k) => `${k} ${s[k].on_cpu}/${s[k].run_queue_wait}`).join(" · ") : "–"
 const statuses = (s: Record<string, number> | undefined) => (s ? Object.entries(s).map(([k, v]) => `${k}: ${n(v)}`).join(", ") : "–")
@@ -173,7 +173,7 @@ export const renderMarkdown = (r: Json): string => {
     if (r.single_after_long) push(loadRow("single, after the memory run (full database)", r.single_after_long))
     push(
       "",
-      "CPU, in cores used (from /proc/<pid>/stat; postgres = the server's processes and this run's backends; other = the rest of the machine), " +
+      "CPU, in cores used (from /proc/<pid>/stat; postgres = the server's processes and this run's backends; other = the rest of the machine; steal = time the hypervisor gave other guests, when any), " +
         "and main-thread time on a CPU / waiting in the run queue for one, as shares of wall time (/proc/<pid>/schedstat; postgres summed over its processes):",
       ""
     )
@@ -491,7 +491,7 @@ export const analysis = (r: Json): Array<string> => {
     }
     out.push(
       `${label}: the machine was ${saturated ? "**CPU-saturated**" : "not saturated"} (${c.machine_busy} of ${c.machine_cores} cores busy, ${c.other} of them by other ` +
-        `processes on the machine); run-queue waits, as shares of wall time spent runnable without a CPU: ${waits}.` +
+        `processes on the machine${c.steal ? `, ${c.steal} taken by the hypervisor for other guests` : ""}); run-queue waits, as shares of wall time spent runnable without a CPU: ${waits}.` +
         (c.ingress >= 0.85 ? " The ingress's main thread is at or near one full core: one Node process cannot go faster." : "") +
         (c.worker >= 0.85 ? " The worker's main thread is at or near one full core." : "") +
         ` Of the requests in flight, on average ${p.observed.backlog.mean_ack_pending} reservations were inside the worker (delivered, unacked: queued for one of its ` +
