@@ -13,22 +13,13 @@ import type { CandidateJourney } from "./triggers.ts"
 // times. Each answers one value per input, in order; fixed texts, prepared, the tenant filtered explicitly. Rows come
 // back with ids in PostgreSQL's form (lower case): inputs are looked up lower-cased, as `WHERE id = $1` matched them.
 
-const groupBy = <R, K>(rows: ReadonlyArray<R>, key: (r: R) => K) => {
-  const by = new Map<K, Array<R>>()
-  for (const r of rows) {
-    const list = by.get(key(r))
-    if (list) list.push(r)
-    else by.set(key(r), [r])
-  }
-  return by
-}
 const distinct = <A>(xs: ReadonlyArray<A>) => [...new Set(xs)]
 
 /** Each contact's live runs, each with its pinned version. */
 export const liveRunsOf = groupBatched("JourneyWave.liveRuns", async (tx, scope, contactIds: ReadonlyArray<string>) => {
   const rows = await tx.unsafe<Array<PinnedRow>>(`${PINNED} AND r.contact_id = ANY($3::uuid[]) AND r.state IN ('active', 'waiting')`,
     [scope.tenant_id, scope.sandbox, distinct(contactIds) as never], PREPARED)
-  const by = groupBy(rows, (r) => r.contact_id)
+  const by = Map.groupBy(rows, (r) => r.contact_id)
   return contactIds.map((id) => (by.get(id.toLowerCase()) ?? []).map(toPinned))
 })
 
@@ -70,7 +61,7 @@ export const hotelFactsOf = groupBatched("JourneyWave.hotelFacts", async (tx, sc
 
 /**
  * Each run's reservation: the one it names, or else its contact's current or next stay (the latest when none is to
- * come), as `reservationFacts` reads it for one.
+ * come).
  */
 export const reservationFactsOf = groupBatched(
   "JourneyWave.reservationFacts",
@@ -120,7 +111,7 @@ export const candidateJourneysOf = groupBatched("JourneyWave.candidateJourneys",
        AND ((a.journey_id IS NULL AND j.trigger_event_type = a.event_name) OR j.id = a.journey_id)
      JOIN journey_versions v ON v.journey_id = j.id AND v.version = j.version`,
     asks.map((a, i) => ({ i, event_name: a.eventName, journey_id: a.journeyId ?? null, contact_id: a.contactId, run_scope: a.runScope })))
-  const by = groupBy(rows as unknown as ReadonlyArray<CandidateJourney & { i: number; name: string; last_started_at: Date | null }>, (r) => r.i)
+  const by = Map.groupBy(rows as unknown as ReadonlyArray<CandidateJourney & { i: number; name: string; last_started_at: Date | null }>, (r) => r.i)
   return asks.map((_, i) => (by.get(i) ?? []).map(({ i: _i, last_started_at, ...j }) =>
     ({ ...j, last_started_at: last_started_at === null ? undefined : last_started_at.getTime() })))
 })
@@ -138,7 +129,6 @@ export interface RunsAndMoves {
  * wave holds one envelope per contact, so no run appears twice in the statement.
  */
 export const saveRunsAndMoves = groupBatched("JourneyWave.save", async (tx, scope, asks: ReadonlyArray<RunsAndMoves>) => {
-  if (asks.length === 0) return []
   const runs = asks.flatMap((a) => a.runs).sort((a, b) => Number(isLive(a)) - Number(isLive(b)))
   await Promise.all([saveRuns(tx, scope, runs, asks[0]!.now, asks[0]!.namespace), saveSteps(tx, scope, asks.flatMap((a) => a.moves))])
   return asks.map(() => undefined)

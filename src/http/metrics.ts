@@ -23,9 +23,10 @@ const segments = (path: string) => path.split("/").length
 const BY_SEGMENTS = new Map<number, Array<{ readonly label: string; readonly pattern: RegExp }>>()
 for (const t of TEMPLATES.filter((t) => t.params > 0).sort((a, b) => a.params - b.params)) {
   const pattern = new RegExp(`^${t.template.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("[^/]+")}$`)
-  const bucket = BY_SEGMENTS.get(segments(t.template)) ?? []
+  const n = segments(t.template)
+  const bucket = BY_SEGMENTS.get(n) ?? []
   bucket.push({ label: t.label, pattern })
-  BY_SEGMENTS.set(segments(t.template), bucket)
+  BY_SEGMENTS.set(n, bucket)
 }
 
 /**
