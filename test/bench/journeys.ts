@@ -2,6 +2,7 @@ import type { Agent } from "node:http"
 import type postgres from "postgres"
 import { closedLoop, createContacts, openLoop, round, type Target } from "./load.ts"
 import type { CpuMeter } from "./probes.ts"
+import { cpuMsPerOperation } from "./report.ts"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -80,7 +81,6 @@ export const journeysPhase = async (o: {
   const [span] = await o.sql`SELECT max(started_at) AS last FROM journey_runs WHERE journey_id = ${burst}`
   const startsPerS = accepted / ((new Date(span!.last as Date).getTime() - startedAt) / 1000)
   const startsCpu = cpu.end()
-  const cpuMsPerStart = Object.fromEntries(["ingress", "worker", "postgres", "nats"].map((g) => [g, round((startsCpu.cores[g] ?? 0) * 1000 / startsPerS, 3)]))
 
   // (2) every one of them due at once
   const [due] = await o.sql`UPDATE journey_runs SET wake_at = now() WHERE journey_id = ${burst} AND state = 'waiting' RETURNING now() AS at`
@@ -100,7 +100,7 @@ export const journeysPhase = async (o: {
   await until(async () => (await countIn(o.sql, steady, ["completed"])) >= steadyRuns, 120_000)
   return {
     runs: contactIds.length,
-    starts: { events_accepted: accepted, statuses: starts.statuses, api_latency_ms: starts.latency_ms, journey_starts_per_s: round(startsPerS), cpu: startsCpu, cpu_ms_per_start: cpuMsPerStart },
+    starts: { events_accepted: accepted, statuses: starts.statuses, api_latency_ms: starts.latency_ms, journey_starts_per_s: round(startsPerS), cpu: startsCpu, cpu_ms_per_start: cpuMsPerOperation(startsCpu.cores, startsPerS) },
     burst: { wakeups_per_s: round(wakesPerS), lateness_ms: await lateness(o.sql, burst, dueAt) },
     steady: { offered_per_s: rate, runs: steadyRuns, statuses: offered.statuses, api_latency_ms: offered.latency_ms, wake_lateness_ms: await lateness(o.sql, steady) }
   }

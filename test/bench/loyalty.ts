@@ -2,6 +2,7 @@ import type { Agent } from "node:http"
 import type postgres from "postgres"
 import { Latencies, post, round, type Target } from "./load.ts"
 import type { CpuMeter } from "./probes.ts"
+import { cpuMsPerOperation } from "./report.ts"
 
 /**
  * Loyalty writes per second: earns and redemptions mixed half and half over `members` members (seeded in the database
@@ -74,7 +75,7 @@ export const loyaltyPhase = async (o: {
     writes_ok: ok,
     writes_per_s: round(ok / seconds),
     cpu: writesCpu,
-    cpu_ms_per_write: Object.fromEntries(["ingress", "worker", "postgres", "nats"].map((g) => [g, round((writesCpu.cores[g] ?? 0) * 1000 * seconds / ok, 3)])),
+    cpu_ms_per_write: cpuMsPerOperation(writesCpu.cores, ok / seconds),
     statuses,
     earn_latency_ms: latency.earn.summary(),
     redeem_latency_ms: latency.redeem.summary(),

@@ -452,16 +452,28 @@ export const renderMarkdown = (r: Json): string => {
   return lines.join("\n")
 }
 
+const PLATFORM_GROUPS = ["ingress", "worker", "postgres", "nats"] as const
+
+/**
+ * CPU milliseconds each operation cost, by platform process group and in all, from the cores each group used while
+ * `perS` operations a second were answered (a reservation, a journey start, a loyalty write), and the load
+ * generator's beside them.
+ */
+export const cpuMsPerOperation = (cores: Readonly<Record<string, number>>, perS: number) => {
+  const per = (used: number) => Math.round((used * 1000 * 1000) / perS) / 1000
+  const ms = Object.fromEntries(PLATFORM_GROUPS.map((g) => [g, per(cores[g] ?? 0)])) as Record<(typeof PLATFORM_GROUPS)[number], number>
+  const platform = Math.round(PLATFORM_GROUPS.reduce((sum, g) => sum + ms[g], 0) * 1000) / 1000
+  return { ...ms, platform_total: platform, load_generator: per(cores.bench ?? 0) }
+}
+
 /** CPU milliseconds spent per reservation answered, by process group, and what that allows on the whole machine. */
 export const costModel = (p: Json) => {
   if (!p || !p.load || p.load.reservations_per_s <= 0) return null
   const c = p.observed.cpu_cores
-  const per = (cores: number) => Math.round((cores * 1000 * 1000) / p.load.reservations_per_s) / 1000
-  const groups = ["ingress", "worker", "postgres", "nats"] as const
-  const ms = Object.fromEntries(groups.map((g) => [g, per(c[g] ?? 0)])) as Record<(typeof groups)[number], number>
-  const platform = Math.round(groups.reduce((s2, g) => s2 + ms[g], 0) * 1000) / 1000
+  const ms = cpuMsPerOperation(c, p.load.reservations_per_s)
+  const platform = ms.platform_total
   return {
-    cpu_ms_per_reservation: { ...ms, platform_total: platform, load_generator: per(c.bench ?? 0) },
+    cpu_ms_per_reservation: ms,
     /** Reservations/s the machine's cores would allow at this cost if the platform had all of them, perfectly spread. */
     ceiling_per_s_all_cores: platform > 0 ? Math.round((c.machine_cores * 1000) / platform) : null
   }

@@ -6,6 +6,7 @@ import { groupBatched } from "../../../actors/runtime/groupBatch.ts"
 import type { Tx } from "../../../core/db/Database.ts"
 import { isDatabaseFailure } from "../../../core/db/DatabaseFailure.ts"
 import { testSql } from "../../support/platform.ts"
+import { waveService } from "../../support/waves.ts"
 
 // groupBatched against PostgreSQL: the handlers of one wave that ask in the same turn share one statement, each gets
 // its own answer, two waves never share one, and a failed statement fails every handler that asked.
@@ -25,10 +26,7 @@ const failing = groupBatched("Test.failing", async (tx, _scope, _inputs: Readonl
 })
 
 /** A wave's service value: what applyGroup provides to the handlers of one wave. */
-const wave = (tx: Tx) => ({
-  tx, scope: { tenant_id: randomUUID(), sandbox: false }, subject: (kind: string, name: string) => `tests.${kind}.${name}`,
-  target: { namespace: "tests", partitions: 1 }
-})
+const wave = (tx: Tx) => waveService(tx, { tenant_id: randomUUID(), sandbox: false })
 
 /** A handler of the kind the message sender is: a read, a decision, then a write that depends on it. */
 const handler = (n: number) => Effect.flatMap(double(n), (twice) => double(twice + 1))
