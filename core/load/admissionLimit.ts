@@ -9,7 +9,9 @@
  * flood is cut within a window and a recovery is probed. Saturated, the calls admitted wait about `targetMs`; with
  * room to spare, the measured throughput grows with the load and the limit with it; with workers stalled or away
  * (nothing answered), it falls to `min`. A closed loop of clients that never reaches the limit and waits less than
- * `QUEUEING` times the target is left alone: it queues no more than its own concurrency. Per process: each ingress
+ * `QUEUEING` times the target is left alone: it queues no more than its own concurrency. That holds after a stall or
+ * a queueing spike too: the limit they cut rises back to where it was, not only to the aim, which a closed loop of
+ * 128 on a slow machine (250/s, 512 ms each) exceeds. Per process: each ingress
  * measures its own calls, so the limits add up as ingresses are added.
  *
  * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
@@ -100,6 +102,8 @@ export class AdmissionLimit {
   flooded = false
   /** Cut by a stall or a queueing spike, and not yet back at its aim: reaching it then is no flood. */
   private recovering = false
+  /** The limit before that cut: what it rises back towards, as well as the aim (see `tick`). */
+  private restoreTo = 0
 
   readonly settings: AdmissionSettings
 
@@ -185,7 +189,7 @@ export class AdmissionLimit {
     const aimAt = (waitMs: number) => Math.min(max, Math.max(min, (this.completed / elapsed) * waitMs))
     const reached = this.bound || this.peak >= Math.floor(this.limit)
     // Back at the aim: measured by answers (a window without any, in a stall, says nothing of the aim).
-    if (!reached || (this.completed > 0 && this.limit >= AT_AIM * (this.completed / elapsed) * targetMs)) this.recovering = false
+    if (!reached || (this.completed > 0 && this.limit >= AT_AIM * Math.max(aimAt(targetMs), this.restoreTo))) this.recovering = false
     if (!reached) this.flooded = false
     else if (!this.recovering && this.lagMs >= floodLagMs) this.flooded = true
     // The safety net keeps the ordinary target: a closed loop's spikes are measured against it, flood or not.
@@ -194,9 +198,16 @@ export class AdmissionLimit {
     // up to the limit, which at a modest rate takes seconds of writes queued for nobody. A second, not a window: the
     // first answers of a burst onto one contended row (or a cold process) can take a few hundred milliseconds.
     const stalled = this.inFlight >= min && now - Math.max(this.lastAnswerAt, this.busySince) >= STALL_MS
-    if (stalled || (queueing && !reached)) this.recovering = true
+    const cut = stalled || (queueing && !reached)
+    // The cut is of a passing trouble, not of the load: once answers flow again the limit rises back to where it was,
+    // not only to throughput x target. A closed loop the limit had left alone (128 clients on a machine answering
+    // 250 a second wait 512 ms, over the 400 ms aim) was otherwise held under its number for good after one slowdown.
+    if (cut && !this.recovering) this.restoreTo = this.limit
+    if (cut) this.recovering = true
+    if (!this.recovering) this.restoreTo = 0
     if (reached || queueing || stalled) {
-      const aim = aimAt(this.flooded ? floodTargetMs : targetMs)
+      const ordinary = aimAt(this.flooded ? floodTargetMs : targetMs)
+      const aim = this.recovering && !cut ? Math.max(ordinary, this.restoreTo) : ordinary
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
     }
     this.windowStart = now

@@ -41,6 +41,19 @@ describe("AdmissionLimit, a flood", () => {
     expect(Math.floor(run.limit.limit)).toBeGreaterThanOrEqual(128)
   })
 
+  it("after a slowdown (answers trickling for 3 s), a closed loop the limit had left alone is left alone again, lagging or not", () => {
+    // 128 clients at 250/s wait 512 ms, over the 400 ms aim (100 calls): the limit (256) was never reached. A queueing
+    // cut during the slowdown used to rise back only to throughput x target, under the loop, and hold it there (or take
+    // it for a flood, lagging, at 386/s too). The limit now rises back to where it was before the cut.
+    for (const capacity of [250, 386]) for (const lagMs of [0, LAGGING]) for (const slowTo of [10, 60]) {
+      const run = closedLoop({ clients: 128, capacity, serviceMs: 20, seconds: 40, lagMs, stall: { fromMs: 5_000, toMs: 8_000, capacity: slowTo }, trickle: 20, lateFromMs: 20_000 })
+      const label = `capacity ${capacity}, lag ${lagMs}, slowed to ${slowTo}/s`
+      expect(run.refused, label).toBeGreaterThan(0)
+      expect(run.refusedLate, label).toBe(0)
+      expect(run.limit.flooded, label).toBe(false)
+    }
+  })
+
   it("a flood that ends: the first window the limit is not reached, the ordinary aim is back", () => {
     const limit = new AdmissionLimit(settings, 0)
     limit.loopDelay(LAGGING)

@@ -6,6 +6,8 @@ import { AdmissionLimit, DEFAULT_ADMISSION, type AdmissionSettings } from "../..
 export interface Stall {
   readonly fromMs: number
   readonly toMs: number
+  /** Completions a second meanwhile (none when absent): a slowdown rather than a stall, answers still trickling. */
+  readonly capacity?: number
 }
 
 export const settings: AdmissionSettings = { ...DEFAULT_ADMISSION }
@@ -14,9 +16,11 @@ export const settings: AdmissionSettings = { ...DEFAULT_ADMISSION }
 const fifoServer = (capacity: number, serviceMs: number, stall?: Stall) => {
   let nextFree = 0
   return <T extends { readonly at: number }>(queue: Array<T>, now: number, done: (call: T) => void) => {
-    if (stall !== undefined && now >= stall.fromMs && now < stall.toMs) return
+    const slowed = stall !== undefined && now >= stall.fromMs && now < stall.toMs
+    if (slowed && stall.capacity === undefined) return
+    const rate = slowed ? stall.capacity! : capacity
     while (queue.length > 0) {
-      const due = Math.max(queue[0]!.at + serviceMs, nextFree + 1000 / capacity)
+      const due = Math.max(queue[0]!.at + serviceMs, nextFree + 1000 / rate)
       if (due > now) break
       nextFree = due
       done(queue.shift()!)
