@@ -106,7 +106,7 @@ export const WebsiteEventsResult = Schema.Struct({
 export const WEBSITE_ERROR_CODES = [
   "invalid_json", "invalid_body", "body_too_large", "batch_too_large", "batch_empty", "unauthorized", "source_disabled",
   "feature_disabled", "origin_not_allowed", "signature_missing", "signature_invalid", "signature_expired", "rate_limited",
-  "internal_error"
+  "unavailable", "internal_error"
 ] as const
 
 export const WebsiteEventsError = Schema.Struct({

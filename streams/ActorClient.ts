@@ -38,6 +38,10 @@ export class Overloaded extends Data.TaggedError("Overloaded")<{ readonly reason
 /** Why an actor call has no domain answer. */
 export type ActorCallFailure = NotConfirmed | ActorDefect | ActorRejected | EnvelopeTooLarge | Overloaded
 
+/** A failure that says nothing of the request: shed or not confirmed in time, so the same request may be sent again. */
+export const isRetryableCallFailure = (e: unknown): e is NotConfirmed | Overloaded =>
+  e instanceof NotConfirmed || e instanceof Overloaded
+
 /** One method per message: the committed domain answer, a domain error, or why it could not be confirmed. */
 export type Client<M extends Messages> = {
   readonly [K in keyof M]: (payload: PayloadOf<M[K]>) => Effect.Effect<SuccessOf<M[K]>, ErrorOf<M[K]> | ActorCallFailure>

@@ -31,7 +31,10 @@ const ingestionAnswers = {
     content: { "application/json": { schema: { anyOf: [json(WebsiteEventsError), json(WebsiteEventsResult)] } } }
   },
   "429": websiteError("rate_limited: the source's or the visitor's minute is used up", { "Retry-After": header("seconds to wait", "integer") }),
-  "500": websiteError("internal_error: retry the same request (events already applied answer duplicate)", { "Retry-After": header("seconds to wait", "integer") })
+  "500": websiteError("internal_error: retry the same request (events already applied answer duplicate)", { "Retry-After": header("seconds to wait", "integer") }),
+  "503": websiteError("unavailable: shed for overload, or not confirmed in time; retry the same request after Retry-After (events already applied answer duplicate)", {
+    "Retry-After": header("seconds to wait", "integer")
+  })
 }
 
 const body = (schema: Schema.Top, types: ReadonlyArray<string>) =>

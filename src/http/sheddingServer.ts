@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { writeAccessLine } from "../../core/observability/accessLog.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
+import { errorBody, WEBSITE_EVENTS_PATH } from "../website/answers.ts"
 import { overloadedMessage, RETRY_AFTER_S } from "./answers.ts"
+import { corsHeaders } from "./cors.ts"
 import { coreErrorBody } from "./errorShape.ts"
 import { routeLabel } from "./metrics.ts"
 import { requestIdOf } from "./requestId.ts"
@@ -12,15 +14,28 @@ const READS = new Set(["GET", "HEAD", "OPTIONS"])
 const shedable = (request: IncomingMessage) => !READS.has(request.method ?? "GET") && (request.url ?? "").startsWith("/api/v1/")
 
 /**
+ * The 503 in the shape of the family asked: website events answer `{ error: { code, message, fix, docs } }` with the
+ * caller's origin echoed (a browser reads neither the status's reason nor Retry-After without it), the core API its own.
+ */
+const shedAnswer = (request: IncomingMessage, requestId: string): { body: string; headers: Record<string, string> } => {
+  if ((request.url ?? "").startsWith(WEBSITE_EVENTS_PATH)) {
+    const origin = request.headers["origin"]
+    return { body: JSON.stringify(errorBody("unavailable", overloadedMessage("process"))), headers: corsHeaders(origin === undefined || origin.length > 300 ? undefined : origin) }
+  }
+  return { body: JSON.stringify(coreErrorBody("SERVICE_UNAVAILABLE", overloadedMessage("process"), { retry_after_seconds: RETRY_AFTER_S }, requestId)), headers: {} }
+}
+
+/**
  * The 503 written straight on the Node response: no router, no fiber, no body read (Node drains it after the answer, so
  * the connection stays usable). The core error shape with its request id, as every other answer of the API.
  */
 const shed = (request: IncomingMessage, response: ServerResponse) => {
   const started = performance.now()
   const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
-  const body = JSON.stringify(coreErrorBody("SERVICE_UNAVAILABLE", overloadedMessage("process"), { retry_after_seconds: RETRY_AFTER_S }, requestId))
+  const { body, headers } = shedAnswer(request, requestId)
   response.writeHead(503, {
-    "content-type": "application/json", "content-length": Buffer.byteLength(body), "retry-after": String(RETRY_AFTER_S), "x-request-id": requestId
+    "content-type": "application/json", "content-length": Buffer.byteLength(body), "retry-after": String(RETRY_AFTER_S), "x-request-id": requestId,
+    ...headers
   })
   response.end(body)
   const route = routeLabel(request.url ?? "/")

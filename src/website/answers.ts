@@ -1,13 +1,12 @@
 import { HttpServerResponse } from "effect/http"
 import type { Issue } from "../../core/website/contract.ts"
 import type { MappingWarning } from "../../core/website/mapping.ts"
+import type { WEBSITE_ERROR_CODES } from "../../schemas/websiteEvents.ts"
 
 // The website-events answers: request-level errors `{ error: { code, message, detail?, fix, docs } }` and the Result.
 
-export type RequestErrorCode =
-  | "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized"
-  | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid"
-  | "signature_expired" | "rate_limited" | "internal_error"
+/** The codes the contract declares (schemas/websiteEvents.ts); each has its entry below. */
+export type RequestErrorCode = typeof WEBSITE_ERROR_CODES[number]
 
 /** The catalogue of request-level errors: each code's status, meaning and fix (the page at DOCS is made from it). */
 export const REQUEST_ERRORS: Readonly<Record<RequestErrorCode, { status: number; message: string; fix: string }>> = {
@@ -24,8 +23,15 @@ export const REQUEST_ERRORS: Readonly<Record<RequestErrorCode, { status: number;
   signature_invalid: { status: 401, message: "The signature is malformed or does not match", fix: "Sign the exact raw body bytes as '<t>.<raw body>' with the source's current signing secret" },
   signature_expired: { status: 401, message: "The signature's timestamp is more than 5 minutes from server time", fix: "Sign each request when sending it, with a clock in sync (NTP)" },
   rate_limited: { status: 429, message: "Per-minute limit exceeded", fix: "Wait Retry-After seconds, then retry the same request" },
+  unavailable: {
+    status: 503, message: "The platform is at capacity, or could not confirm the events in time",
+    fix: "Wait Retry-After seconds, then retry the same request with the same idempotency_key: events already stored are answered duplicate"
+  },
   internal_error: { status: 500, message: "Internal error", fix: "Retry with the same idempotency_key: a repeat gives no duplicate result" }
 }
+
+/** Where browsers and servers post events; its webhooks are under it (`/hooks/:token`). */
+export const WEBSITE_EVENTS_PATH = "/api/v1/website-events"
 
 /** The page explaining every code (src/website/errorsPage.ts); each error body links to its code's anchor there. */
 export const DOCS = "/docs/website-events"

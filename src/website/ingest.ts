@@ -6,7 +6,7 @@ import { errorText } from "../../core/observability/log.ts"
 import { envelopeOf } from "../../core/website/contract.ts"
 import { verifySignature } from "../../core/website/credentials.ts"
 import { applyMapping, type MappingWarning } from "../../core/website/mapping.ts"
-import { ActorClient } from "../../streams/ActorClient.ts"
+import { ActorClient, isRetryableCallFailure } from "../../streams/ActorClient.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { makeSubjectCheck } from "../privacy/subjectCheck.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
@@ -16,6 +16,7 @@ import { judgeOne } from "./judge.ts"
 import { Catalogue } from "./Catalogue.ts"
 import type { Credential } from "./WebSources.ts"
 import { noteCredential } from "../http/accessFacts.ts"
+import { RETRY_AFTER_S } from "../http/answers.ts"
 
 export const SERVER_BODY_LIMIT = 64 * 1024
 export const WEBHOOK_BODY_LIMIT = 256 * 1024
@@ -107,8 +108,11 @@ export const ingest = Effect.fn("Website.ingest")(function*(i: Ingest) {
   const judged = yield* Effect.forEach(candidates, (c, index) => judgeOne(judging, c.candidate, index, c.warnings), { concurrency: "unbounded" })
     .pipe(Effect.result)
   if (judged._tag === "Failure") {
-    yield* Effect.logWarning("website events not confirmed").pipe(Effect.annotateLogs({ error: errorText(judged.failure) }))
-    return yield* fail("internal_error", "retry the same request: events already applied are answered duplicate", 2)
+    // Shed by the admission limit, or not confirmed in time: a 503 to retry, as the core API answers it (ADR 0013), not
+    // a 500 that pages an operator for an overload the platform handled as designed.
+    const passing = isRetryableCallFailure(judged.failure)
+    yield* Effect.logWarning(passing ? "website events not confirmed" : "website events failed").pipe(Effect.annotateLogs({ error: errorText(judged.failure) }))
+    return yield* fail(passing ? "unavailable" : "internal_error", "retry the same request: events already applied are answered duplicate", RETRY_AFTER_S)
   }
   const results: ReadonlyArray<EventResult> = judged.success
   const result = resultOf(results)

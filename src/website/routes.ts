@@ -8,13 +8,12 @@ import { RateLimiter } from "../auth/RateLimiter.ts"
 import { Suppressions } from "../privacy/Suppressions.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
 import { corsHeaders } from "../http/cors.ts"
-import { DOCS, PREFLIGHT_HEADERS, requestError, type RequestErrorCode } from "./answers.ts"
+import { DOCS, PREFLIGHT_HEADERS, requestError, type RequestErrorCode, WEBSITE_EVENTS_PATH } from "./answers.ts"
 import { Catalogue } from "./Catalogue.ts"
 import { errorsPageResponse } from "./errorsPage.ts"
 import { ingest, SERVER_BODY_LIMIT, WEBHOOK_BODY_LIMIT } from "./ingest.ts"
 import { WebSources } from "./WebSources.ts"
 
-export const WEBSITE_EVENTS_PATH = "/api/v1/website-events"
 export const WEBSITE_HOOKS_PATH = "/api/v1/website-events/hooks/:token"
 
 /**

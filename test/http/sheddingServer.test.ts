@@ -15,9 +15,9 @@ const serve = async (bound: () => number, held = false) => {
   return { server, port: (server.address() as AddressInfo).port, release: () => waiting.splice(0).forEach((f) => f()), waiting }
 }
 
-const call = (agent: Agent, port: number, method: string, path: string, body?: string) =>
+const call = (agent: Agent, port: number, method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
   new Promise<{ status: number; headers: Record<string, unknown>; text: string; socket: unknown }>((resolve, reject) => {
-    const req = httpRequest({ agent, host: "127.0.0.1", port, method, path, headers: body === undefined ? {} : { "content-type": "application/json" } }, (res) => {
+    const req = httpRequest({ agent, host: "127.0.0.1", port, method, path, headers: body === undefined ? headers : { ...headers, "content-type": "application/json" } }, (res) => {
       let text = ""
       res.on("data", (d) => (text += d))
       res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text, socket: req.socket }))
@@ -46,6 +46,27 @@ describe("the ingress's shedding HTTP server", () => {
       // Reads, other families and probes always reach the application.
       for (const [method, path] of [["GET", "/api/v1/contacts"], ["POST", "/api/loyalty/members"], ["POST", "/api/oidc/token"], ["GET", "/healthz"]] as const) {
         expect((await call(agent, port, method, path, method === "POST" ? "{}" : undefined)).text).toBe("app")
+      }
+    } finally {
+      agent.destroy()
+      server.close()
+    }
+  })
+
+  it("a website event beyond the bound is answered in its family's shape (unavailable, 503), with the origin echoed for the browser", async () => {
+    const { server, port } = await serve(() => 0)
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const origin = "https://hotel.example"
+      for (const path of ["/api/v1/website-events?key=svc_pk_x", "/api/v1/website-events/hooks/tok"]) {
+        const shed = await call(agent, port, "POST", path, "{}", { origin })
+        expect(shed.status).toBe(503)
+        expect(shed.headers["retry-after"]).toBe("2")
+        expect(shed.headers["access-control-allow-origin"]).toBe(origin)
+        expect(shed.headers["access-control-expose-headers"]).toContain("Retry-After")
+        expect(JSON.parse(shed.text)).toEqual({
+          error: { code: "unavailable", message: expect.any(String), detail: expect.stringContaining("capacity"), fix: expect.stringContaining("Retry-After"), docs: "/docs/website-events#unavailable" }
+        })
       }
     } finally {
       agent.destroy()

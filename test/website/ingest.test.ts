@@ -333,14 +333,15 @@ describe("website events: limits, switches, consent warnings, retries", () => {
     expect(ignored.body.results[0].warnings.map((w: any) => w.code)).toEqual(["consent_source_ignores"])
   })
 
-  it("internal_error (an actor answer not confirmed in time) is retried with the same idempotency_key: one stored event", async () => {
+  it("unavailable (503: an actor answer not confirmed in time) is retried with the same idempotency_key: one stored event", async () => {
     const impatient = await startPlatform("website", { role: "ingress", overrides: { replyTimeoutMs: 1 } })
     try {
       const ik = unique("retry")
       const body = cart(guestEmail(), { idempotency_key: ik })
       const first = await serverPost(impatient.baseUrl, source.server_key, body)
-      expect(first.status, JSON.stringify(first.body)).toBe(500)
-      expect(first.body.error.code).toBe("internal_error")
+      expect(first.status, JSON.stringify(first.body)).toBe(503)
+      expect(first.body.error.code).toBe("unavailable")
+      expect(first.headers.get("retry-after")).toBe("2")
       const retry = await serverPost(platform.baseUrl, source.server_key, body)
       expect(retry.status).toBe(202)
       expect(["accepted", "duplicate"]).toContain(retry.body.results[0].status)
