@@ -47,10 +47,11 @@ const measureLoopDelay = (limit: AdmissionLimit) =>
     const delay = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS })
     delay.enable()
     yield* Effect.addFinalizer(() => Effect.sync(() => delay.disable()))
-    yield* Effect.sync(() => {
-      limit.loopDelay(delay.count === 0 ? limit.settings.windowMs : Math.max(0, delay.percentile(50) / 1e6 - LAG_RESOLUTION_MS))
+    yield* Effect.clockWith((clock) => Effect.sync(() => {
+      const ms = delay.count === 0 ? limit.settings.windowMs : Math.max(0, delay.percentile(50) / 1e6 - LAG_RESOLUTION_MS)
+      limit.loopDelay(ms, clock.currentTimeMillisUnsafe())
       delay.reset()
-    }).pipe(Effect.repeat(Schedule.spaced(limit.settings.windowMs)), Effect.forkScoped)
+    })).pipe(Effect.repeat(Schedule.spaced(limit.settings.windowMs)), Effect.forkScoped)
   })
 
 /** This process's admission limit for partners' actor calls (core/load/admissionLimit.ts says how it adapts). */

@@ -98,14 +98,18 @@ export class AdmissionLimit {
   private busySince = 0
   /** The event loop's delay (ms), as last measured (`loopDelay`). */
   private lagMs = 0
-  /** Whether the limit is aimed at a flood (`floodTargetMs`). */
-  flooded = false
+  private floodNow = false
   /** Cut by a stall or a queueing spike, and not yet back at its aim: reaching it then is no flood. */
   private recovering = false
   /** The limit before that cut: what it rises back towards, as well as the aim (see `tick`). */
   private restoreTo = 0
 
   readonly settings: AdmissionSettings
+
+  /** Whether the limit is aimed at a flood (`floodTargetMs`). */
+  get flooded(): boolean {
+    return this.floodNow
+  }
 
   constructor(settings: AdmissionSettings, now: number) {
     this.settings = settings
@@ -177,9 +181,14 @@ export class AdmissionLimit {
     this.tick(now)
   }
 
-  /** The ingress's event-loop delay now (ms beyond the sampling resolution; the median of the last window). */
-  loopDelay(ms: number): void {
+  /**
+   * The ingress's event-loop delay now (ms beyond the sampling resolution; the median of the last window), told every
+   * window: the window also ends here when no call entered or left, so a flood that stopped is over (and its gauge says
+   * so), and workers that stalled under calls held are seen within the second, not at the next call.
+   */
+  loopDelay(ms: number, now?: number): void {
     this.lagMs = ms
+    if (now !== undefined) this.tick(now)
   }
 
   private tick(now: number): void {
@@ -190,8 +199,8 @@ export class AdmissionLimit {
     const reached = this.bound || this.peak >= Math.floor(this.limit)
     // Back at the aim: measured by answers (a window without any, in a stall, says nothing of the aim).
     if (!reached || (this.completed > 0 && this.limit >= AT_AIM * Math.max(aimAt(targetMs), this.restoreTo))) this.recovering = false
-    if (!reached) this.flooded = false
-    else if (!this.recovering && this.lagMs >= floodLagMs) this.flooded = true
+    if (!reached) this.floodNow = false
+    else if (!this.recovering && this.lagMs >= floodLagMs) this.floodNow = true
     // The safety net keeps the ordinary target: a closed loop's spikes are measured against it, flood or not.
     const queueing = this.completed > 0 && this.waitedMs / this.completed > QUEUEING * targetMs
     // Calls held and none answered for a second: the workers stalled (or are away). Cut now, not once the calls pile
@@ -206,7 +215,7 @@ export class AdmissionLimit {
     if (cut) this.recovering = true
     if (!this.recovering) this.restoreTo = 0
     if (reached || queueing || stalled) {
-      const ordinary = aimAt(this.flooded ? floodTargetMs : targetMs)
+      const ordinary = aimAt(this.floodNow ? floodTargetMs : targetMs)
       const aim = this.recovering && !cut ? Math.max(ordinary, this.restoreTo) : ordinary
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
     }

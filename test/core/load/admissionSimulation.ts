@@ -46,6 +46,7 @@ export const simulate = (o: {
   const complete = fifoServer(o.capacity, o.serviceMs)
   let refused = 0, arrivals = 0
   for (let now = 0; now < o.seconds * 1000; now++) {
+    if (now % settings.windowMs === 0) limit.loopDelay(o.lagMs ?? 0, now)
     for (; arrivals < ((now + 1) * o.offered) / 1000; arrivals++) {
       const tenant = o.tenantOf?.(arrivals) ?? `t${arrivals % (o.tenants ?? 1)}`
       const counts = limit.enter(tenant, now) === undefined ? (queue.push({ at: now, tenant }), acceptedBy) : (refused++, refusedBy)
@@ -74,6 +75,8 @@ export const closedLoop = (o: {
   const complete = fifoServer(o.capacity, o.serviceMs, o.stall)
   let refused = 0, refusedLate = 0, completed = 0, idle = o.clients
   for (let now = 0; now < o.seconds * 1000; now++) {
+    // As streams/Admission.ts does: the loop's delay told every window, which also ends the window without a call.
+    if (now % settings.windowMs === 0) limit.loopDelay(o.lagMs ?? 0, now)
     let retrying = 0
     for (; idle > 0; idle--) {
       if (limit.enter("pms", now) === undefined) queue.push({ at: now })
