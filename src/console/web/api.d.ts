@@ -25186,7 +25186,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25210,7 +25210,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25234,7 +25234,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25258,7 +25258,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25282,7 +25282,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25337,7 +25337,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25363,7 +25363,33 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
+                            detail?: string;
+                            docs: string;
+                            fix: string;
+                            message: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description unavailable: shed for overload, or not confirmed in time; retry the same request after Retry-After (events already applied answer duplicate) */
+            503: {
+                headers: {
+                    /** @description the request's Origin, on every answer (errors too) to a browser key's allowed origin */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @description Retry-After and the X-RateLimit-* headers, so a page can read them */
+                    "Access-Control-Expose-Headers"?: string;
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25455,7 +25481,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25479,7 +25505,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25579,7 +25605,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25603,7 +25629,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25627,7 +25653,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25651,7 +25677,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25675,7 +25701,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25730,7 +25756,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
@@ -25756,7 +25782,33 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "internal_error";
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
+                            detail?: string;
+                            docs: string;
+                            fix: string;
+                            message: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description unavailable: shed for overload, or not confirmed in time; retry the same request after Retry-After (events already applied answer duplicate) */
+            503: {
+                headers: {
+                    /** @description the request's Origin, on every answer (errors too) to a browser key's allowed origin */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @description Retry-After and the X-RateLimit-* headers, so a page can read them */
+                    "Access-Control-Expose-Headers"?: string;
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "invalid_body" | "body_too_large" | "batch_too_large" | "batch_empty" | "unauthorized" | "source_disabled" | "feature_disabled" | "origin_not_allowed" | "signature_missing" | "signature_invalid" | "signature_expired" | "rate_limited" | "unavailable" | "internal_error";
                             detail?: string;
                             docs: string;
                             fix: string;
