@@ -11,7 +11,7 @@
  * (nothing answered), it falls to `min`. A closed loop of clients that never reaches the limit and waits less than
  * `QUEUEING` times the target is left alone: it queues no more than its own concurrency. That holds after a stall or
  * a queueing spike too: the limit they cut rises back to where it was, not only to the aim, which a closed loop of
- * 128 on a slow machine (250/s, 512 ms each) exceeds. Per process: each ingress
+ * 128 on a slow machine (180/s, 711 ms each) exceeds. Per process: each ingress
  * measures its own calls, so the limits add up as ingresses are added.
  *
  * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
@@ -69,7 +69,7 @@ export const FLOOR_REQUESTS = 8
 const ACTIVE_WINDOWS = 4
 
 export const DEFAULT_ADMISSION: AdmissionSettings = {
-  targetMs: 400, floodTargetMs: 150, floodLagMs: 40, initial: 256, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 250
+  targetMs: 600, floodTargetMs: 150, floodLagMs: 40, initial: 256, min: 32, max: 20_000, tenantShare: 0.5, windowMs: 250
 }
 
 /**
@@ -197,6 +197,9 @@ export class AdmissionLimit {
     const { min, max, targetMs, floodTargetMs, floodLagMs } = this.settings
     const aimAt = (waitMs: number) => Math.min(max, Math.max(min, (this.completed / elapsed) * waitMs))
     const reached = this.bound || this.peak >= Math.floor(this.limit)
+    // Recovering, and answers flow with the limit no longer reached: the trouble has passed, so the limit is back where
+    // it was at once. Left just above what the load holds now, the next wobble would reach it and cut it to the aim.
+    if (this.recovering && !reached && this.completed > 0) this.limit = Math.max(this.limit, this.restoreTo)
     // Back at the aim: measured by answers (a window without any, in a stall, says nothing of the aim).
     if (!reached || (this.completed > 0 && this.limit >= AT_AIM * Math.max(aimAt(targetMs), this.restoreTo))) this.recovering = false
     if (!reached) this.floodNow = false
@@ -210,7 +213,7 @@ export class AdmissionLimit {
     const cut = stalled || (queueing && !reached)
     // The cut is of a passing trouble, not of the load: once answers flow again the limit rises back to where it was,
     // not only to throughput x target. A closed loop the limit had left alone (128 clients on a machine answering
-    // 250 a second wait 512 ms, over the 400 ms aim) was otherwise held under its number for good after one slowdown.
+    // 180 a second wait 711 ms, over the 600 ms aim) was otherwise held under its number for good after one slowdown.
     if (cut && !this.recovering) this.restoreTo = this.limit
     if (cut) this.recovering = true
     if (!this.recovering) this.restoreTo = 0
