@@ -20,7 +20,8 @@ const shedable = (request: IncomingMessage) => !READS.has(request.method ?? "GET
 const shedAnswer = (request: IncomingMessage, requestId: string): { body: string; headers: Record<string, string> } => {
   if ((request.url ?? "").startsWith(WEBSITE_EVENTS_PATH)) {
     const origin = request.headers["origin"]
-    return { body: JSON.stringify(errorBody("unavailable", overloadedMessage("process"))), headers: corsHeaders(origin === undefined || origin.length > 300 ? undefined : origin) }
+    const { error } = errorBody("unavailable", overloadedMessage("process"))
+    return { body: JSON.stringify({ error: { ...error, request_id: requestId } }), headers: corsHeaders(origin === undefined || origin.length > 300 ? undefined : origin) }
   }
   return { body: JSON.stringify(coreErrorBody("SERVICE_UNAVAILABLE", overloadedMessage("process"), { retry_after_seconds: RETRY_AFTER_S }, requestId)), headers: {} }
 }

@@ -46,8 +46,8 @@ const hotelOf = Effect.fn("Website.hotelOf")(function*(j: Judging, ctx: WebsiteE
 /**
  * One event of a request, judged on its own (rule 9): the contract, the source's allow-lists, the occurred_at
  * window and the hotel; then test events, refused people and events without a contact are answered here (nothing is
- * written for them), and the rest go to the website actor. An actor call not confirmed fails the whole request
- * (internal_error): its retry with the same idempotency_key is answered duplicate for what was stored.
+ * written for them), and the rest go to the website actor. An actor call shed or not confirmed fails the whole request
+ * (unavailable, 503): its retry with the same idempotency_key is answered duplicate for what was stored.
  */
 export const judgeOne = (j: Judging, raw: unknown, index: number, mappingWarnings?: ReadonlyArray<MappingWarning>) =>
   Effect.gen(function*() {

@@ -65,7 +65,8 @@ describe("the ingress's shedding HTTP server", () => {
         expect(shed.headers["access-control-allow-origin"]).toBe(origin)
         expect(shed.headers["access-control-expose-headers"]).toContain("Retry-After")
         expect(JSON.parse(shed.text)).toEqual({
-          error: { code: "unavailable", message: expect.any(String), detail: expect.stringContaining("capacity"), fix: expect.stringContaining("Retry-After"), docs: "/docs/website-events#unavailable" }
+          error: { code: "unavailable", message: expect.any(String), detail: expect.stringContaining("capacity"), fix: expect.stringContaining("Retry-After"), docs: "/docs/website-events#unavailable",
+            request_id: shed.headers["x-request-id"] }
         })
       }
     } finally {
