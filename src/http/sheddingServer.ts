@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { writeAccessLine } from "../../core/observability/accessLog.ts"
 import { Metrics } from "../../core/observability/metrics.ts"
-import { errorBody, WEBSITE_EVENTS_PATH } from "../website/answers.ts"
+import { echoedOrigin, errorBody, WEBSITE_EVENTS_PATH } from "../website/answers.ts"
 import { overloadedMessage, RETRY_AFTER_S } from "./answers.ts"
-import { corsHeaders } from "./cors.ts"
 import { coreErrorBody } from "./errorShape.ts"
 import { routeLabel } from "./metrics.ts"
 import { requestIdOf } from "./requestId.ts"
@@ -19,9 +18,8 @@ const shedable = (request: IncomingMessage) => !READS.has(request.method ?? "GET
  */
 const shedAnswer = (request: IncomingMessage, requestId: string): { body: string; headers: Record<string, string> } => {
   if ((request.url ?? "").startsWith(WEBSITE_EVENTS_PATH)) {
-    const origin = request.headers["origin"]
     const { error } = errorBody("unavailable", overloadedMessage("process"))
-    return { body: JSON.stringify({ error: { ...error, request_id: requestId } }), headers: corsHeaders(origin === undefined || origin.length > 300 ? undefined : origin) }
+    return { body: JSON.stringify({ error: { ...error, request_id: requestId } }), headers: echoedOrigin(request.headers["origin"]) }
   }
   return { body: JSON.stringify(coreErrorBody("SERVICE_UNAVAILABLE", overloadedMessage("process"), { retry_after_seconds: RETRY_AFTER_S }, requestId)), headers: {} }
 }

@@ -2,6 +2,7 @@ import { HttpServerResponse } from "effect/http"
 import type { Issue } from "../../core/website/contract.ts"
 import type { MappingWarning } from "../../core/website/mapping.ts"
 import type { WEBSITE_ERROR_CODES } from "../../schemas/websiteEvents.ts"
+import { corsHeaders } from "../http/cors.ts"
 
 // The website-events answers: request-level errors `{ error: { code, message, detail?, fix, docs } }` and the Result.
 
@@ -32,6 +33,12 @@ export const REQUEST_ERRORS: Readonly<Record<RequestErrorCode, { status: number;
 
 /** Where browsers and servers post events; its webhooks are under it (`/hooks/:token`). */
 export const WEBSITE_EVENTS_PATH = "/api/v1/website-events"
+
+/**
+ * CORS echoes the request's Origin on every answer, the socket's 503 included (no credentials are ever allowed, so
+ * this leaks nothing); an origin longer than any real one is not echoed.
+ */
+export const echoedOrigin = (origin: string | undefined) => corsHeaders(origin === undefined || origin.length > 300 ? undefined : origin)
 
 /** The page explaining every code (src/website/errorsPage.ts); each error body links to its code's anchor there. */
 export const DOCS = "/docs/website-events"

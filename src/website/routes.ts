@@ -7,8 +7,7 @@ import { normaliseOrigin } from "../../core/website/credentials.ts"
 import { RateLimiter } from "../auth/RateLimiter.ts"
 import { Suppressions } from "../privacy/Suppressions.ts"
 import { Hotels } from "../tenancy/Hotels.ts"
-import { corsHeaders } from "../http/cors.ts"
-import { DOCS, PREFLIGHT_HEADERS, requestError, type RequestErrorCode, WEBSITE_EVENTS_PATH } from "./answers.ts"
+import { DOCS, echoedOrigin, PREFLIGHT_HEADERS, requestError, type RequestErrorCode, WEBSITE_EVENTS_PATH } from "./answers.ts"
 import { Catalogue } from "./Catalogue.ts"
 import { errorsPageResponse } from "./errorsPage.ts"
 import { ingest, SERVER_BODY_LIMIT, WEBHOOK_BODY_LIMIT } from "./ingest.ts"
@@ -26,11 +25,7 @@ const originOf = (request: HttpServerRequest.HttpServerRequest) => {
   return raw === undefined || raw === "null" ? undefined : normaliseOrigin(raw)
 }
 
-/** CORS echoes the request's Origin on every answer (no credentials are ever allowed, so this leaks nothing). */
-const echo = (request: HttpServerRequest.HttpServerRequest) => {
-  const raw = request.headers["origin"]
-  return corsHeaders(raw === undefined || raw.length > 300 ? undefined : raw)
-}
+const echo = (request: HttpServerRequest.HttpServerRequest) => echoedOrigin(request.headers["origin"])
 
 const preflight = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
