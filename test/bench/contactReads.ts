@@ -28,7 +28,12 @@ interface Read {
   /** Answers that were 200 but not what was asked (a timeline page short of 50 items). */
   readonly incomplete: number
   readonly unfinished: number
+  /** From the scheduled instant (queueing in the generator included, as a client waiting for its turn would see it). */
   readonly latency_ms: ReturnType<Latencies["summary"]>
+  /** From the moment the request was handed to the socket pool: the platform's part, without the generator's own lag. */
+  readonly service_latency_ms: ReturnType<Latencies["summary"]>
+  /** The generator's longest delay between a request's scheduled instant and its sending (it shares the machine). */
+  readonly max_schedule_lag_ms: number
   /** Answers over the target (20 ms) by the second of the phase they were sent in: a burst or a spread. */
   readonly over_20ms_by_second: Record<string, number>
   /** Cores used in each second of the phase, by process, and by the whole machine: a burst of slow answers next to a burst of some process's work. */
@@ -50,6 +55,8 @@ const openLoopGet = async (
 ): Promise<Read> => {
   const headers = { authorization: `Bearer ${o.coreKey}` }
   const latencies = new Latencies()
+  const service = new Latencies()
+  let maxLag = 0
   const statuses: Record<string, number> = {}
   let incomplete = 0
   const over: Record<string, number> = {}
@@ -61,9 +68,13 @@ const openLoopGet = async (
     const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1)
     for (; sent < due; sent++) {
       const scheduled = start + (sent * 1000) / rate
+      const handed = performance.now()
+      maxLag = Math.max(maxLag, handed - scheduled)
       const p: Promise<void> = exchange(o.agent, o.port, { method: "GET", path: path(), headers }).then((answer) => {
-        const ms = performance.now() - scheduled
+        const end = performance.now()
+        const ms = end - scheduled
         latencies.add(ms)
+        service.add(end - handed)
         if (ms > 20) {
           const second = Math.floor((scheduled - start) / 1000)
           over[second] = (over[second] ?? 0) + 1
@@ -80,7 +91,8 @@ const openLoopGet = async (
   const seconds = (performance.now() - start) / 1000
   return {
     rate_per_s: rate, duration_s: round(seconds), requests: latencies.count, achieved_per_s: round(latencies.count / seconds),
-    statuses, incomplete, unfinished: pending.size, latency_ms: latencies.summary(), over_20ms_by_second: over
+    statuses, incomplete, unfinished: pending.size, latency_ms: latencies.summary(),
+    service_latency_ms: service.summary(), max_schedule_lag_ms: round(maxLag), over_20ms_by_second: over
   }
 }
 
