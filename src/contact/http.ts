@@ -5,10 +5,11 @@ import type { TenantScope } from "../../core/TenantScope.ts"
 import { Api } from "../../schemas/api.ts"
 import { isUuid } from "../../schemas/common.ts"
 import { NotFound } from "../../schemas/errors.ts"
+import { jsonAnswer } from "../http/answers.ts"
 import { callerScope } from "../http/handlerContext.ts"
 import { pageRequest, refused } from "../http/paging.ts"
 import { contactFilters } from "./filters.ts"
-import { readContactProfile } from "./profile.ts"
+import { readContactProfileAnswer } from "./profile.ts"
 import { searchContacts } from "./search.ts"
 import { decodeTimelineCursor, readTimeline } from "./timeline.ts"
 
@@ -28,9 +29,9 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
     return handlers
       .handle("get", Effect.fn("Contacts.get")(function*({ params }) {
         const id = yield* contactId(params.contact_id)
-        const profile = yield* readScoped((sql, s) => readContactProfile(sql, s, id))
-        if (profile === undefined) return yield* contactNotFound(params.contact_id)
-        return { success: true as const, data: profile }
+        const answer = yield* readScoped((sql, s) => readContactProfileAnswer(sql, s, id))
+        if (answer === undefined) return yield* contactNotFound(params.contact_id)
+        return jsonAnswer(answer)
       }))
       .handle("list", Effect.fn("Contacts.list")(function*({ query }) {
         const filters = yield* contactFilters(query)

@@ -1,4 +1,5 @@
 import { Effect, Result, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
 import {
   type ApiError, Forbidden, InternalError, NotFound, PayloadTooLarge, statusOf, Unavailable, Unprocessable, ValidationFailed
 } from "../../schemas/errors.ts"
@@ -10,6 +11,12 @@ import { withWarnings } from "./unknownFields.ts"
 
 /** The core success envelope `{ success: true, data }`. */
 export const ok = <A>(data: A) => ({ success: true as const, data })
+
+/**
+ * A 200 whose JSON text is written already (built by PostgreSQL for a hot read): sent as it is, as the schema's
+ * encoding would send it, without decoding and encoding it again. Its shape is pinned by a test, not by the encoder.
+ */
+export const jsonAnswer = (text: string) => HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
 
 /** Seconds a client is told to wait (Retry-After) before retrying a 503. */
 export const RETRY_AFTER_S = 2
