@@ -1,4 +1,6 @@
+import { PROFILE_STATEMENT } from "../../src/contact/profile.ts"
 import { TIMELINE_STATEMENTS } from "../../src/contact/timeline.ts"
+import { type PlanNode, scans } from "./explain.ts"
 import { exchange, Latencies, type PlatformPhase, round } from "./load.ts"
 import { machineCpu, type PhaseObservation, pidsByName, processCpuSeconds, scrapePauses } from "./probes.ts"
 import { type CpuProfile, type ProfileSummary, startProfile, summarise } from "./profiler.ts"
@@ -159,6 +161,14 @@ export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: numb
   const timeline_statement_ms = { planning: round(planned["Planning Time"]), execution: round(planned["Execution Time"]) }
   const timeline_plan = (await o.sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${TIMELINE_STATEMENTS.first}`, [busy[0]!, o.tenantId, false, 51]))
     .map((r) => r["QUERY PLAN"] as string)
+  // The profile's one statement as a prepared statement ends up running it: the generic plan (after five runs), by
+  // index whatever the contact, and what it costs.
+  const profile_statement = await o.sql.begin(async (tx) => {
+    await tx`SET LOCAL plan_cache_mode = force_generic_plan`
+    const [row] = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${PROFILE_STATEMENT}`, [contacts[0]!, o.tenantId, false])
+    const p = (row!["QUERY PLAN"] as Array<{ "Planning Time": number; "Execution Time": number; Plan: PlanNode }>)[0]!
+    return { planning_ms: round(p["Planning Time"]), execution_ms: round(p["Execution Time"]), generic_plan_scans: scans(p.Plan) }
+  })
   const pick = <A>(xs: ReadonlyArray<A>) => xs[Math.floor(Math.random() * xs.length)]!
   const profilePath = () => `/api/v1/contacts/${pick(contacts)}`
   const timelinePath = () => `/api/v1/contacts/${pick(busy)}/timeline?limit=50`
@@ -178,5 +188,5 @@ export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: numb
     const cpu: CpuProfile = await profiling.stop()
     ingress_profile = summarise(cpu, o.watch.profiles.file("reads-ingress"), 15)
   }
-  return { contacts_sampled: contacts.length, seed, analysed_s, timeline_statement_ms, timeline_plan, warm_up_s: WARM_UP_S, profile, timeline, ingress_profile }
+  return { contacts_sampled: contacts.length, seed, analysed_s, profile_statement, timeline_statement_ms, timeline_plan, warm_up_s: WARM_UP_S, profile, timeline, ingress_profile }
 }

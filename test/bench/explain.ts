@@ -27,7 +27,7 @@ interface Captured {
   readonly types: ReadonlyArray<number>
 }
 
-interface PlanNode {
+export interface PlanNode {
   readonly "Node Type": string
   readonly "Relation Name"?: string
   readonly "Index Name"?: string
@@ -35,7 +35,8 @@ interface PlanNode {
   readonly Plans?: ReadonlyArray<PlanNode>
 }
 
-const scans = (node: PlanNode, out: Array<string> = []): Array<string> => {
+/** The scans of a plan (JSON format), depth first: `Index Scan using contacts_pkey on contacts`. */
+export const scans = (node: PlanNode, out: Array<string> = []): Array<string> => {
   if (/Scan/.test(node["Node Type"]) || node["Node Type"] === "ModifyTable") {
     out.push(`${node["Node Type"]}${node["Index Name"] ? ` using ${node["Index Name"]}` : ""}${node["Relation Name"] ? ` on ${node["Relation Name"]}` : ""}`)
   }

@@ -276,6 +276,9 @@ export const renderMarkdown = (r: Json): string => {
         `${n(rd.seed.events_each)} core events each through the API first (${n(rd.seed.seconds, 1)} s; ${statuses(rd.seed.statuses)}), read 50 items a page. ` +
         `Latency from the scheduled instant, after ${n(rd.warm_up_s ?? 0)} s of each route at the rate (not measured: new pool connections prepare their statements).` +
         (rd.timeline_statement_ms ? ` One timeline page's statement, EXPLAIN ANALYZE: planning ${n(rd.timeline_statement_ms.planning, 2)} ms, execution ${n(rd.timeline_statement_ms.execution, 2)} ms.` : "") +
+        (rd.profile_statement ? ` The profile's one statement (its answer's JSON built by PostgreSQL), generic plan, EXPLAIN ANALYZE: planning ` +
+          `${n(rd.profile_statement.planning_ms, 2)} ms, execution ${n(rd.profile_statement.execution_ms, 2)} ms; its scans: ` +
+          `${(rd.profile_statement.generic_plan_scans as Array<string>).join(", ")}.` : "") +
         (rd.analysed_s === undefined ? "" : ` The database was analysed first (ANALYZE, ${n(rd.analysed_s, 1)} s): autovacuum is off on this machine, and production's would have gathered the planner's statistics.`),
       "",
       "| route | offered/s | answered/s | p50 ms | p95 ms | p99 ms | max ms | statuses | short pages / unfinished |",
