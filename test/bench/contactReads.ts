@@ -161,8 +161,8 @@ export const contactReadsPhase = async (o: PlatformPhase & { readonly rate: numb
   const timeline_statement_ms = { planning: round(planned["Planning Time"]), execution: round(planned["Execution Time"]) }
   const timeline_plan = (await o.sql.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${TIMELINE_STATEMENTS.first}`, [busy[0]!, o.tenantId, false, 51]))
     .map((r) => r["QUERY PLAN"] as string)
-  // The profile's one statement as a prepared statement ends up running it: the generic plan (after five runs), by
-  // index whatever the contact, and what it costs.
+  // The profile's one statement under the plan a prepared statement settles on (generic, after five runs): what it
+  // costs, and which scans it makes (by the contact's indexes, whatever the contact).
   const profile_statement = await o.sql.begin(async (tx) => {
     await tx`SET LOCAL plan_cache_mode = force_generic_plan`
     const [row] = await tx.unsafe(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${PROFILE_STATEMENT}`, [contacts[0]!, o.tenantId, false])
