@@ -522,6 +522,10 @@ export const analysis = (r: Json): Array<string> => {
         `p50 ${n(p.observed.probe_pg_commit_ms.p50, 2)} ms (idle: ${n(r.raw?.postgres?.commit_latency_1_in_flight_ms?.p50, 2)} ms) and a JetStream publish ack ` +
         `p50 ${n(p.observed.probe_js_ack_ms.p50, 2)} ms (idle: ${n(r.raw?.jetstream?.ack_latency_1_in_flight_ms?.p50, 2)} ms): both services answer in milliseconds, ` +
         "so neither fsync nor JetStream acks is the limit; the CPU they need is." +
+        (p.observed.pg.checkpoints !== undefined
+          ? ` Checkpoints during the phase: ${n(p.observed.pg.checkpoints)} (writing ${n(p.observed.pg.checkpoint_write_ms)} ms, syncing ` +
+            `${n(p.observed.pg.checkpoint_sync_ms)} ms, ${n(p.observed.pg.checkpoint_buffers)} buffers).`
+          : "") +
         (txn
           ? ` The reservation transaction alone (in-process, ${txn.statements_per_txn} statements) reaches ${n(txn.txn.ops_per_s)} txn/s here, ` +
             `${x(txn.txn.ops_per_s, r.raw_pg_upsert_per_s)} of the raw single-row upsert rate: the per-reservation statement count, not PostgreSQL's row throughput, sets that ceiling.`
