@@ -9,28 +9,34 @@ import { request, type RunningPlatform, type TestTenant } from "../support/platf
 export interface TimelineItem { at: string; kind: string; id: string; summary: string; data: Record<string, any> }
 
 /**
- * The profile and timeline answers are written without the schema's encoder (the profile as PostgreSQL builds it,
- * the timeline as JSON.stringify writes it: src/contact/http.ts), so the tests hold each one to its schema instead:
- * it decodes with no key left over and encodes back to the same JSON. A key missing, added or of another type fails.
+ * The profile's answer is written without the schema's encoder (PostgreSQL builds it: src/contact/profile.ts, ADR
+ * 0037), so the tests hold it to its schema instead: it decodes with no key left over and encodes back to the same
+ * JSON. A key missing, added or of another type fails. The timeline's answers, encoded as usual, are held to the same
+ * check: it is what would catch a page written without the encoder later.
  */
-export const expectSchemaShape = (schema: Schema.Codec<any, any>, body: unknown) => {
+const expectSchemaShape = (schema: Schema.Codec<any, any>, body: unknown) => {
   const decoded = Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown>)(body, { errors: "all", onExcessProperty: "error" })
   expect(decoded._tag, decoded._tag === "Failure" ? String(decoded.failure) : "").toBe("Success")
   if (decoded._tag === "Success") expect(Schema.encodeSync(schema as Schema.Codec<unknown, unknown>)(decoded.success)).toEqual(body)
 }
 
-/** The answer's schema for a contacts read path, where the answer is written without the encoder. */
+/** The schema of a contact's profile or timeline answer, by the path read; undefined for any other path. */
 const shapeOf = (path: string) =>
   /^\/api\/v1\/contacts\/[0-9a-f-]{36}\/timeline(\?|$)/.test(path) ? TimelineResponse
   : /^\/api\/v1\/contacts\/[0-9a-f-]{36}$/.test(path) ? ContactProfileResponse
   : undefined
 
+/** A GET answer of `path` held to its schema (`expectSchemaShape`) when it is a profile or a timeline. */
+export const expectReadShape = (path: string, body: unknown) => {
+  const shape = shapeOf(path)
+  if (shape !== undefined) expectSchemaShape(shape, body)
+}
+
 export const contactReads = (platform: () => RunningPlatform, tenant: () => TestTenant) => {
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await request(platform().baseUrl, method, path, { key: tenant().live_key, ...(body === undefined ? {} : { body }) })
     expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300)
-    const shape = method === "GET" ? shapeOf(path) : undefined
-    if (shape !== undefined) expectSchemaShape(shape, res.body)
+    if (method === "GET") expectReadShape(path, res.body)
     return res.body.data
   }
   const timeline = async (contactId: string, query = ""): Promise<{ items: Array<TimelineItem>; next_cursor: string | null }> =>
