@@ -113,6 +113,9 @@ const own = (table: Readonly<Record<string, string>>, key: string | null | undef
 
 const ENHANCED = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/
 
+/** The catalogues, for the SQL that says the same in a statement (errorMeaningSql.ts, held equal by a differential test). */
+export const ERROR_CATALOGUES = { WHATSAPP, SMTP_ENHANCED, SMTP_REPLY, PLATFORM } as const
+
 /** The enhanced status in an SMTP reply's text (`550 5.1.1 <x@y>: user unknown` → `5.1.1`), if any. */
 export const enhancedStatusOf = (text: string | null): string | undefined => {
   const m = text === null ? null : ENHANCED.exec(text)

@@ -11,7 +11,7 @@ import { pageRequest, refused } from "../http/paging.ts"
 import { contactFilters } from "./filters.ts"
 import { readContactProfileAnswer } from "./profile.ts"
 import { searchContacts } from "./search.ts"
-import { decodeTimelineCursor, readTimeline } from "./timeline.ts"
+import { decodeTimelineCursor, readTimelineAnswer } from "./timeline.ts"
 
 const contactNotFound = (id: string) => NotFound.of(`No contact with id ${JSON.stringify(id)}`, { contact_id: ["not found"] })
 
@@ -43,8 +43,8 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
         const { limit } = yield* pageRequest({ limit: query.limit })
         const after = query.cursor === undefined ? undefined : decodeTimelineCursor(query.cursor)
         if (query.cursor !== undefined && after === undefined) return yield* refused("cursor", "must be a next_cursor this timeline returned")
-        const timeline = yield* readScoped((sql, s) => readTimeline(sql, s, id, { limit, after }))
-        if (timeline === undefined) return yield* contactNotFound(params.contact_id)
-        return { success: true as const, data: timeline }
+        const answer = yield* readScoped((sql, s) => readTimelineAnswer(sql, s, id, { limit, after }))
+        if (answer === undefined) return yield* contactNotFound(params.contact_id)
+        return jsonAnswer(answer)
       }))
   }))

@@ -1,15 +1,10 @@
 import type { Sql } from "../../core/db/Database.ts"
 import { readAsTenant } from "../../core/db/readAsTenant.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-
-/** A timestamp column as the API writes times: ISO 8601, UTC, to the millisecond. */
-export const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+import { isoTime, jsonObject as object } from "./sqlJson.ts"
 
 const HISTORY_MAX = 100
 const CONFLICTS_MAX = 100
-
-/** `json_build_object` of these keys in this order (`json`, not `jsonb`: the answer keeps the schema's key order). */
-const object = (fields: Record<string, string>) => `json_build_object(${Object.entries(fields).map(([k, v]) => `'${k}', ${v}`).join(", ")})`
 
 /** The contact's suppression on one channel, or null: by its email, its phone, and its phone without the "+" (a WhatsApp address). */
 const suppressed = (channel: "email" | "whatsapp") => `(

@@ -4,7 +4,7 @@ import type { ContactSummary } from "../../schemas/contact.ts"
 import { exactTime } from "../http/cursor.ts"
 import { type PageRequest, pageOf } from "../http/paging.ts"
 import type { ContactFilters } from "./filters.ts"
-import { isoTime } from "./profile.ts"
+import { isoTime } from "./sqlJson.ts"
 
 /**
  * One page of the scope's contacts matching every filter given, newest `updated_at` first (keyset on updated_at, id).

@@ -1,11 +1,9 @@
 import type { Sql } from "../../core/db/Database.ts"
 import { readAsTenant } from "../../core/db/readAsTenant.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
-import type { TimelineItem } from "../../schemas/timeline.ts"
 import { exactTime } from "../http/cursor.ts"
-import { isoTime } from "./profile.ts"
-import { errorMeaning } from "../../core/message/errorMeanings.ts"
-import { summaryOf } from "./timelineSummary.ts"
+import { isoTime, jsonObject } from "./sqlJson.ts"
+import { summarySql } from "./timelineSummary.ts"
 import { TIMELINE_SOURCES, type TimelineSource } from "./timelineSources.ts"
 
 /**
@@ -42,47 +40,47 @@ const sourceSelect = (s: TimelineSource, after: boolean) => {
   return `(SELECT * FROM (${inner}) x${keyset} ORDER BY ${ORDER} LIMIT $4)`
 }
 
+const ITEM = jsonObject({ at: isoTime("p.at"), kind: "p.kind", id: "p.id", summary: summarySql("p.kind", "p.data"), data: "p.data" })
+/** The last item shown (the `$4 - 1`th: `$4` is the page size plus one), whose position the next cursor holds. */
+const lastShown = (column: string) => `min(${column}) FILTER (WHERE p.n = $4 - 1)`
+
 /**
- * The statement of one page: each source limited to the page size plus one (`$4`), merged, ordered, limited again.
- * Two texts only (first page, later pages), prepared: planning this many branches costs more than running them.
+ * The statement of one page: each source limited to the page size plus one (`$4`), merged, ordered, limited again,
+ * and written by PostgreSQL as the page's JSON text (ADR 0037) with the last shown item's position and whether more
+ * follow. Two texts only (first page, later pages), prepared: planning this many branches costs more than running them.
  */
 const statement = (after: boolean) => `
-  SELECT ${isoTime("u.at")} AS at_iso, ${exactTime("u.at")} AS position, u.kind, u.id, u.data
-  FROM (${TIMELINE_SOURCES.map((s) => sourceSelect(s, after)).join("\n UNION ALL ")}) u
-  ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")} LIMIT $4`
+  SELECT coalesce(json_agg(${ITEM} ORDER BY p.n) FILTER (WHERE p.n < $4), '[]')::text AS items, count(*) = $4 AS more,
+    ${lastShown(exactTime("p.at"))} AS position, ${lastShown("p.kind")} AS kind, ${lastShown("p.id")} AS id
+  FROM (
+    SELECT row_number() OVER (ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")}) AS n, u.*
+    FROM (${TIMELINE_SOURCES.map((s) => sourceSelect(s, after)).join("\n UNION ALL ")}) u
+    ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")} LIMIT $4) p`
 
 export const TIMELINE_STATEMENTS = { first: statement(false), after: statement(true) } as const
 
-type Row = { at_iso: string; position: string; kind: TimelineItem["kind"]; id: string; data: Record<string, unknown> }
-
-/** A message item's provider error in a sentence (core/message/errorMeanings.ts); other kinds as they are. */
-const withMeaning = (r: Row) => {
-  if (r.kind !== "message") return r.data
-  const d = r.data as { channel: string; error_code: string | null; error_message: string | null }
-  return { ...r.data, error_meaning: errorMeaning(d.channel, d.error_code, d.error_message) }
-}
+type Page = { items: string; more: boolean; position: string | null; kind: string | null; id: string | null }
 
 /**
- * One page of the contact's timeline, newest first, or undefined when the contact is not the scope's: one round trip,
- * one index scan per source (each stops after limit + 1 rows), and one per message shown for its status chain.
+ * One page of the contact's timeline, newest first, as the answer's JSON text (`{"success":true,"data":{"items":[...],
+ * "next_cursor":...}}`, schemas/timeline.ts), or undefined when the contact is not the scope's: one round trip, one
+ * index scan per source (each stops after limit + 1 rows), and one per message shown for its status chain.
  */
-export const readTimeline = async (
+export const readTimelineAnswer = async (
   sql: Sql, scope: TenantScope, contactId: string, page: { readonly limit: number; readonly after: TimelinePosition | undefined }
-): Promise<{ items: Array<TimelineItem>; next_cursor: string | null } | undefined> => {
+): Promise<string | undefined> => {
   const a = page.after
   const params = [contactId, scope.tenant_id, scope.sandbox, page.limit + 1, ...(a === undefined ? [] : [a.at, a.kind, a.id])]
   const text = a === undefined ? TIMELINE_STATEMENTS.first : TIMELINE_STATEMENTS.after
   // The page is dropped when the contact is not the scope's.
-  const [[contact], found] = await readAsTenant(sql, scope.tenant_id, (tx) => [
+  const [[contact], [found]] = await readAsTenant(sql, scope.tenant_id, (tx) => [
     tx`SELECT 1 FROM contacts WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`,
     tx.unsafe(text, params as never, { prepare: true })
   ])
   if (contact === undefined) return undefined
-  const rows = found as unknown as Array<Row>
-  const shown = rows.slice(0, page.limit)
-  const last = shown[shown.length - 1]
-  return {
-    items: shown.map((r) => ({ at: r.at_iso, kind: r.kind, id: r.id, summary: summaryOf(r.kind, r.data), data: withMeaning(r) }) as TimelineItem),
-    next_cursor: rows.length > page.limit && last !== undefined ? encodeTimelineCursor({ at: last.position, kind: last.kind, id: last.id }) : null
-  }
+  const p = found as unknown as Page
+  const next = p.more && p.position !== null && p.kind !== null && p.id !== null
+    ? encodeTimelineCursor({ at: p.position, kind: p.kind, id: p.id })
+    : null
+  return `{"success":true,"data":{"items":${p.items},"next_cursor":${JSON.stringify(next)}}}`
 }

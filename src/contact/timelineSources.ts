@@ -1,10 +1,11 @@
-import { isoTime } from "./profile.ts"
+import { errorMeaningSql } from "../../core/message/errorMeaningSql.ts"
+import { isoTime, jsonObject as obj } from "./sqlJson.ts"
 
 /**
  * The sources of a contact's timeline, each one SELECT giving `(at, kind, id, data)` for the contact `$1` of the
  * scope (`$2` tenant, `$3` sandbox), walked newest first by an index that starts with the contact (migration 025 adds
- * those that were missing). `data` is built here as the kind's typed object (schemas/timeline.ts); times in it are
- * ISO strings.
+ * those that were missing). `data` is built here as the kind's typed object (schemas/timeline.ts), a json value with the
+ * schema's keys in its order; times in it are ISO strings.
  *
  * Sources without a contact_id column (or whose contact_id is not the contact's), and how they are linked:
  * - booking events name the reservation's holder: a companion's are found through reservation_guests;
@@ -28,11 +29,9 @@ export interface TimelineSource {
 }
 
 const t = isoTime
-const obj = (fields: Record<string, string>) =>
-  `jsonb_build_object(${Object.entries(fields).map(([k, v]) => `'${k}', ${v}`).join(", ")})`
 
 /** A message's status chain, oldest first, at most 20 (index message_statuses (message_id, id)). */
-const STATUS_CHAIN = `(SELECT coalesce(jsonb_agg(${obj({ status: "s.status", at: isoTime("s.occurred_at"), error_code: "s.error_code" })} ORDER BY s.id), '[]'::jsonb)
+const STATUS_CHAIN = `(SELECT coalesce(json_agg(${obj({ status: "s.status", at: isoTime("s.occurred_at"), error_code: "s.error_code" })} ORDER BY s.id), '[]'::json)
   FROM (SELECT status, occurred_at, error_code, id FROM message_statuses WHERE message_id = m.id ORDER BY id LIMIT 20) s)`
 
 const JOURNEY_NAME = "(SELECT j.name FROM journey_definitions j WHERE j.id = r.journey_id)"
@@ -90,7 +89,8 @@ export const TIMELINE_SOURCES: ReadonlyArray<TimelineSource> = [
       ELSE ${obj({
         channel: "m.channel", category: "m.category", origin: "m.origin", status: "m.status", skip_reason: "m.skip_reason",
         template_name: "m.template_name", subject: "m.subject", error_code: "m.error_code",
-        error_message: "m.error_message", journey_run_id: "m.journey_run_id",
+        error_message: "m.error_message", error_meaning: errorMeaningSql("m.channel", "m.error_code", "m.error_message"),
+        journey_run_id: "m.journey_run_id",
         statuses: STATUS_CHAIN
       })} END`,
     from: "messages m",

@@ -1,33 +1,55 @@
 import type { TimelineItem } from "../../schemas/timeline.ts"
+import { sqlText } from "./sqlJson.ts"
 
-// The `summary` line of each timeline kind: made from the item's own data, never from a message body, an address or a
-// name (the contact's personal data stays in the profile; a summary may be shown in lists and logs of a console).
+// The `summary` line of each timeline kind, as SQL over the item's `data` (a json value): made from the item's own
+// data, never from a message body, an address or a name (the contact's personal data stays in the profile; a summary
+// may be shown in lists and logs of a console). Written in SQL because PostgreSQL writes the whole page (ADR 0037).
 
-type Data = Record<string, unknown>
-const s = (v: unknown) => (v === null || v === undefined ? "" : String(v))
-const CHANNEL: Record<string, string> = { email: "Email", whatsapp: "WhatsApp" }
-const channel = (v: unknown) => CHANNEL[s(v)] ?? s(v)
-const BOOKING: Record<string, string> = {
+/** A data field as text, "" when absent or null. */
+const f = (d: string, key: string) => `coalesce(${d}->>'${key}', '')`
+/** A data field holding a non-empty text (JavaScript's truthiness of a string). */
+const given = (d: string, key: string) => `${f(d, key)} <> ''`
+const when = (condition: string, text: string) => `CASE WHEN ${condition} THEN ${text} ELSE '' END`
+const cat = (...parts: ReadonlyArray<string>) => `(${parts.join(" || ")})`
+const lit = sqlText
+/** A text field through a table of words, the field itself when the table has none. */
+const mapped = (d: string, key: string, words: Readonly<Record<string, string>>) =>
+  `CASE ${d}->>'${key}' ${Object.entries(words).map(([k, v]) => `WHEN ${lit(k)} THEN ${lit(v)}`).join(" ")} ELSE ${f(d, key)} END`
+
+const CHANNEL = { email: "Email", whatsapp: "WhatsApp" }
+const BOOKING = {
   "booking.created": "created", "booking.updated": "updated", "booking.cancelled": "cancelled",
   "guest.checked_in": "checked in", "guest.checked_out": "checked out"
 }
 
-const SUMMARIES: { readonly [K in TimelineItem["kind"]]: (d: Data) => string } = {
-  reservation: (d) => `Reservation ${s(d.external_reservation_id)} ${BOOKING[s(d.event_type)] ?? s(d.event_type)} (${s(d.status)}, ${s(d.check_in)} to ${s(d.check_out)})`,
-  event: (d) => `Event ${s(d.type)}${d.source ? ` from ${s(d.source)}` : ""}`,
-  website_event: (d) => `Website event ${s(d.event)}`,
-  cdp_event: (d) => `Browser ${s(d.type)}${d.url ? ` on ${s(d.url)}` : ""}`,
+const SUMMARIES: { readonly [K in TimelineItem["kind"]]: (d: string) => string } = {
+  reservation: (d) =>
+    cat(lit("Reservation "), f(d, "external_reservation_id"), lit(" "), mapped(d, "event_type", BOOKING), lit(" ("), f(d, "status"), lit(", "),
+      f(d, "check_in"), lit(" to "), f(d, "check_out"), lit(")")),
+  event: (d) => cat(lit("Event "), f(d, "type"), when(given(d, "source"), cat(lit(" from "), f(d, "source")))),
+  website_event: (d) => cat(lit("Website event "), f(d, "event")),
+  cdp_event: (d) => cat(lit("Browser "), f(d, "type"), when(given(d, "url"), cat(lit(" on "), f(d, "url")))),
   message: (d) =>
-    `${channel(d.channel)} ${d.category ? `${s(d.category)} ` : ""}message ${s(d.status)}${d.skip_reason ? `: ${s(d.skip_reason)}` : ""}`,
-  inbound_message: (d) => `${channel(d.channel)} message received`,
-  journey_entered: (d) => `Entered journey ${s(d.journey_name)}`,
-  journey_step: (d) => `Journey ${s(d.journey_name)}: ${s(d.step_type)} step ${s(d.step_id)} ${s(d.outcome)}${d.reason ? ` (${s(d.reason)})` : ""}`,
-  journey_ended: (d) => `Journey ${s(d.journey_name)} ${s(d.state)}${d.reason ? `: ${s(d.reason)}` : ""}`,
-  call: (d) => `${d.direction ? `${s(d.direction)[0]!.toUpperCase()}${s(d.direction).slice(1)} call` : "Call"} ${s(d.status)}` +
-    (typeof d.duration_seconds === "number" ? `, ${d.duration_seconds} s` : ""),
-  loyalty_movement: (d) => `${Number(d.points) > 0 ? "+" : ""}${s(d.points)} points (${s(d.movement)}), balance ${s(d.balance_after)}`,
-  consent_change: (d) => `${channel(d.channel)} marketing consent ${d.granted ? "granted" : "withdrawn"} (${s(d.source)})`,
-  webhook: (d) => `Webhook ${s(d.event_type)} emitted`
+    cat(mapped(d, "channel", CHANNEL), lit(" "), when(given(d, "category"), cat(f(d, "category"), lit(" "))), lit("message "), f(d, "status"),
+      when(given(d, "skip_reason"), cat(lit(": "), f(d, "skip_reason")))),
+  inbound_message: (d) => cat(mapped(d, "channel", CHANNEL), lit(" message received")),
+  journey_entered: (d) => cat(lit("Entered journey "), f(d, "journey_name")),
+  journey_step: (d) =>
+    cat(lit("Journey "), f(d, "journey_name"), lit(": "), f(d, "step_type"), lit(" step "), f(d, "step_id"), lit(" "), f(d, "outcome"),
+      when(given(d, "reason"), cat(lit(" ("), f(d, "reason"), lit(")")))),
+  journey_ended: (d) => cat(lit("Journey "), f(d, "journey_name"), lit(" "), f(d, "state"), when(given(d, "reason"), cat(lit(": "), f(d, "reason")))),
+  call: (d) =>
+    cat(`CASE WHEN ${given(d, "direction")} THEN upper(left(${d}->>'direction', 1)) || substr(${d}->>'direction', 2) || ' call' ELSE 'Call' END`,
+      lit(" "), f(d, "status"), when(`json_typeof(${d}->'duration_seconds') = 'number'`, cat(lit(", "), f(d, "duration_seconds"), lit(" s")))),
+  loyalty_movement: (d) =>
+    cat(when(`(${d}->>'points')::numeric > 0`, lit("+")), f(d, "points"), lit(" points ("), f(d, "movement"), lit("), balance "),
+      f(d, "balance_after")),
+  consent_change: (d) =>
+    cat(mapped(d, "channel", CHANNEL), lit(" marketing consent "), `CASE WHEN (${d}->>'granted')::boolean THEN 'granted' ELSE 'withdrawn' END`,
+      lit(" ("), f(d, "source"), lit(")")),
+  webhook: (d) => cat(lit("Webhook "), f(d, "event_type"), lit(" emitted"))
 }
 
-export const summaryOf = (kind: TimelineItem["kind"], data: Data): string => SUMMARIES[kind](data)
+/** The SQL of an item's summary, from SQL expressions of its kind and its data. */
+export const summarySql = (kind: string, data: string) =>
+  `CASE ${kind} ${Object.entries(SUMMARIES).map(([k, summary]) => `WHEN ${lit(k)} THEN ${summary(data)}`).join("\n  ")} END`

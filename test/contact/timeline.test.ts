@@ -93,7 +93,12 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
     await sql`INSERT INTO message_statuses (message_id, tenant_id, sandbox, status, error_code, occurred_at, applied)
       VALUES (${chained.id}, ${tenant.tenant_id}, false, 'delivered', NULL, '2030-01-01T00:00:01Z', true),
              (${chained.id}, ${tenant.tenant_id}, false, 'failed', 'x_test', '2030-01-01T00:00:02Z', false)`
-    const chain = (await timeline(contactId, "?limit=100")).items.find((i) => i.id === chained.id)!.data.statuses as Array<unknown>
+    // A provider's error, and what it means: the reply's enhanced status (5.1.1) read before its code. Failed for good,
+    // so no retry of the send (it finds no SMTP server) writes its own error over this one.
+    await sql`UPDATE messages SET status = 'failed', error_code = '550', error_message = '550 5.1.1 <x@example.com>: Recipient address rejected' WHERE id = ${chained.id}`
+    const shown = (await timeline(contactId, "?limit=100")).items.find((i) => i.id === chained.id)!
+    expect(shown.data).toMatchObject({ error_code: "550", error_meaning: "The guest's email address does not exist at their mail provider." })
+    const chain = shown.data.statuses as Array<unknown>
     expect(chain.slice(-2)).toEqual([
       { status: "delivered", at: "2030-01-01T00:00:01.000Z", error_code: null },
       { status: "failed", at: "2030-01-01T00:00:02.000Z", error_code: "x_test" }
@@ -103,6 +108,15 @@ describe("GET /api/v1/contacts/{contact_id}/timeline", () => {
     expect(all.filter((i) => i.kind === "loyalty_movement").map((i) => i.data.points).sort()).toEqual([100, 50])
     expect(all.find((i) => i.kind === "call")!.data).toMatchObject({ provider: "aircall", direction: "inbound" })
     expect(all.find((i) => i.kind === "consent_change")!.data).toMatchObject({ channel: "email", granted: true })
+    // Each kind's one line, made from its data (src/contact/timelineSummary.ts).
+    const summaries = all.map((i) => i.summary)
+    for (const line of [
+      `Reservation ${booked.reservation_id} created (confirmed, ${booked.check_in} to ${booked.check_out})`,
+      `Reservation ${booked.reservation_id} updated (checked_in, ${booked.check_in} to ${booked.check_out})`, `Event ${trigger} from api`,
+      "Email utility message queued", "Entered journey Timeline welcome", "Journey Timeline welcome: email step hello sent",
+      "Journey Timeline welcome: end step done ended", "Journey Timeline welcome completed: completed", "+100 points (opening_balance), balance 100",
+      "+50 points (earn), balance 150", "Inbound call missed, 60 s", "Email marketing consent granted (reservation:pms)"
+    ]) expect(summaries, line).toContain(line)
     // Summaries carry no personal data of the record.
     for (const i of all) {
       expect(i.summary, i.kind).not.toContain(email)

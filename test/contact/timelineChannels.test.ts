@@ -47,6 +47,7 @@ describe("GET /api/v1/contacts/{contact_id}/timeline: channel sources", () => {
       return items.length > 0 ? items : undefined
     })
     expect(webItems[0]!.data).toMatchObject({ event: "cart.abandoned", source_id: source.source_id, hotel_id: tenant.hotel_id })
+    expect(webItems[0]!.summary).toBe("Website event cart.abandoned")
     // The consent claim's evidence, as the website event carried it, in the profile.
     const profile = await api("GET", `/api/v1/contacts/${webContact.contact_id}`)
     expect(profile.consent.email.granted).toBe(true)
