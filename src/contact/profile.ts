@@ -1,6 +1,7 @@
 import type { Sql } from "../../core/db/Database.ts"
 import { readAsTenant } from "../../core/db/readAsTenant.ts"
 import type { TenantScope } from "../../core/TenantScope.ts"
+import { ContactAddress } from "../../schemas/contact.ts"
 import { isoTime, jsonObject as object } from "./sqlJson.ts"
 
 const HISTORY_MAX = 100
@@ -48,6 +49,14 @@ const CONFLICTS = `(
     FROM identity_conflicts i WHERE i.tenant_id = c.tenant_id AND i.sandbox = c.sandbox AND (i.contact_id = c.id OR i.other_contact_id = c.id)
     ORDER BY i.created_at DESC LIMIT ${CONFLICTS_MAX}) x)`
 
+/**
+ * The stored address (a jsonb object, whose keys PostgreSQL keeps sorted by length) rewritten in the schema's key order;
+ * absent parts stay absent (ingestion stores only the schema's parts, as strings).
+ */
+const ADDRESS = `CASE WHEN jsonb_typeof(c.address) = 'object' THEN json_strip_nulls(${
+  object(Object.fromEntries(Object.keys(ContactAddress.fields).map((k) => [k, `c.address->'${k}'`])))
+}) END`
+
 const channel = (granted: string, optedOut: string, name: "email" | "whatsapp") =>
   object({ granted, opted_out_at: isoTime(optedOut), suppressed: suppressed(name) })
 
@@ -65,7 +74,7 @@ export const PROFILE_STATEMENT = `
   data: object({
     contact_id: "c.id", phone: "c.phone", email: "c.email", first_name: "c.first_name", last_name: "c.last_name", language: "c.language",
     date_of_birth: "to_char(c.date_of_birth, 'YYYY-MM-DD')", gender: "c.gender", nationality: "c.nationality",
-    document_type: "c.document_type", document_number: "c.document_number", address: "c.address", source: "c.source",
+    document_type: "c.document_type", document_number: "c.document_number", address: ADDRESS, source: "c.source",
     subscription_status: "c.subscription_status", tags: "c.tags", custom_fields: "c.custom_fields",
     consent: object({
       email: channel("c.email_consent", "c.email_opted_out_at", "email"),

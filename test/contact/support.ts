@@ -9,15 +9,19 @@ import { request, type RunningPlatform, type TestTenant } from "../support/platf
 export interface TimelineItem { at: string; kind: string; id: string; summary: string; data: Record<string, any> }
 
 /**
- * The profile's answer is written without the schema's encoder (PostgreSQL builds it: src/contact/profile.ts, ADR
- * 0037), so the tests hold it to its schema instead: it decodes with no key left over and encodes back to the same
- * JSON. A key missing, added or of another type fails. The timeline's answers, encoded as usual, are held to the same
- * check: it is what would catch a page written without the encoder later.
+ * The profile's and the timeline's answers are written without the schema's encoder (PostgreSQL builds them:
+ * src/contact/profile.ts and src/contact/timeline.ts, ADRs 0037 and 0038), so the tests hold them to their schemas
+ * instead: an answer decodes with no key left over and encodes back to the same JSON. A key missing, added, of another
+ * type or out of the schema's order fails.
  */
 const expectSchemaShape = (schema: Schema.Codec<any, any>, body: unknown) => {
   const decoded = Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown>)(body, { errors: "all", onExcessProperty: "error" })
   expect(decoded._tag, decoded._tag === "Failure" ? String(decoded.failure) : "").toBe("Success")
-  if (decoded._tag === "Success") expect(Schema.encodeSync(schema as Schema.Codec<unknown, unknown>)(decoded.success)).toEqual(body)
+  if (decoded._tag !== "Success") return
+  const encoded = Schema.encodeSync(schema as Schema.Codec<unknown, unknown>)(decoded.success)
+  expect(encoded).toEqual(body)
+  // The same keys in the same order (toEqual ignores the order).
+  expect(JSON.stringify(encoded)).toBe(JSON.stringify(body))
 }
 
 /** The schema of a contact's profile or timeline answer, by the path read; undefined for any other path. */
