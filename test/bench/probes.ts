@@ -231,7 +231,15 @@ export interface ObserverDeps {
   readonly databaseName: string
 }
 
-/** PostgreSQL counters of the bench database and of the WAL (cluster-wide) whose deltas describe a phase. */
+/**
+ * Counters reported as their change over the phase rather than per second: the checkpoints PostgreSQL made
+ * (cluster-wide), few and long. A checkpoint's sync on this machine's disk is a suspect whenever a phase stalls for
+ * seconds (the single phase after the 1,000,000-reservation run, 29 November: p99 3.7 s, 23 MB/s of WAL), and the
+ * record should say whether one ran.
+ */
+const PHASE_TOTALS = ["checkpoints", "checkpoint_write_ms", "checkpoint_sync_ms", "checkpoint_buffers"] as const
+
+/** PostgreSQL counters of the bench database, of the WAL and of the checkpoints (cluster-wide) whose deltas describe a phase. */
 const pgCounters = async (sql: postgres.Sql, db: string): Promise<Record<string, number>> => {
   const [d] = await sql`
     SELECT xact_commit::float8 AS commits, xact_rollback::float8 AS rollbacks, deadlocks::float8 AS deadlocks,
@@ -239,20 +247,11 @@ const pgCounters = async (sql: postgres.Sql, db: string): Promise<Record<string,
       tup_fetched::float8 AS fetched, blks_read::float8 AS blks_read
     FROM pg_stat_database WHERE datname = ${db}`
   const [w] = await sql`SELECT wal_records::float8 AS wal_records, wal_bytes::float8 AS wal_bytes, wal_write::float8 AS wal_writes, wal_sync::float8 AS wal_syncs FROM pg_stat_wal`
-  return { ...(d as unknown as Record<string, number>), ...(w as unknown as Record<string, number>) }
-}
-
-/**
- * The checkpoints PostgreSQL made (cluster-wide), reported as counts and milliseconds over the phase rather than per
- * second: a checkpoint's sync on this machine's disk is a suspect whenever a phase stalls for seconds (the single phase
- * after the 1,000,000-reservation run, 29 November: p99 3.7 s, 23 MB/s of WAL), and the record should say whether one ran.
- */
-const checkpointCounters = async (sql: postgres.Sql): Promise<Record<string, number>> => {
   const [c] = await sql`
     SELECT (checkpoints_timed + checkpoints_req)::float8 AS checkpoints, checkpoint_write_time::float8 AS checkpoint_write_ms,
       checkpoint_sync_time::float8 AS checkpoint_sync_ms, buffers_checkpoint::float8 AS checkpoint_buffers
     FROM pg_stat_bgwriter`
-  return c as unknown as Record<string, number>
+  return { ...(d as unknown as Record<string, number>), ...(w as unknown as Record<string, number>), ...(c as unknown as Record<string, number>) }
 }
 
 /**
@@ -312,7 +311,6 @@ export const observe = (deps: ObserverDeps) => {
   const pgCommit = new Latencies()
   let running = true
   const pgStart = pgCounters(deps.sql, deps.databaseName)
-  const checkpointsStart = checkpointCounters(deps.sql)
   const httpStart = scrapeHttpDurations(deps.ingressUrl)
 
   const memTimer = setInterval(() => {
@@ -364,10 +362,12 @@ export const observe = (deps: ObserverDeps) => {
       const after = await pgCounters(deps.sql, deps.databaseName)
       const seconds = (performance.now() - started) / 1000
       const pg: Record<string, number> = {}
-      for (const k of Object.keys(after)) pg[`${k}_per_s`] = round(((after[k] ?? 0) - (before[k] ?? 0)) / seconds, 1)
+      const totals: ReadonlyArray<string> = PHASE_TOTALS
+      for (const k of Object.keys(after)) {
+        if (!totals.includes(k)) pg[`${k}_per_s`] = round(((after[k] ?? 0) - (before[k] ?? 0)) / seconds, 1)
+      }
       pg.wal_syncs_per_commit = round(((after.wal_syncs ?? 0) - (before.wal_syncs ?? 0)) / Math.max(1, (after.commits ?? 0) - (before.commits ?? 0)), 3)
-      const [c0, c1] = [await checkpointsStart, await checkpointCounters(deps.sql)]
-      for (const k of Object.keys(c1)) pg[k] = round((c1[k] ?? 0) - (c0[k] ?? 0))
+      for (const k of totals) pg[k] = round((after[k] ?? 0) - (before[k] ?? 0))
       const h0 = await httpStart
       const h1 = await scrapeHttpDurations(deps.ingressUrl)
       const server_ms: Record<string, { requests: number; mean_ms: number }> = {}
