@@ -5,7 +5,7 @@ import postgres from "postgres"
 import { inject } from "vitest"
 
 /**
- * patches/postgres+3.4.9.patch (ADR 0038): a prepared statement's signature (types and text) is one string reused per
+ * patches/postgres+3.4.9.patch (ADR 0039): a prepared statement's signature (types and text) is one string reused per
  * text and types, so a long hot statement (a contact's timeline: 20 KB of SQL) is not copied and hashed on every
  * query. What it must keep: one prepared statement per text and types, each answering as before.
  */
