@@ -7,6 +7,3 @@ export const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC'
 /** `json_build_object` of these keys in this order (`json`, not `jsonb`: the answer keeps the schema's key order). */
 export const jsonObject = (fields: Record<string, string>) =>
   `json_build_object(${Object.entries(fields).map(([k, v]) => `'${k}', ${v}`).join(", ")})`
-
-/** A text as an SQL string literal. */
-export const sqlText = (text: string) => `'${text.replaceAll("'", "''")}'`

@@ -31,6 +31,8 @@ export const decodeTimelineCursor = (cursor: string): TimelinePosition | undefin
 
 // One order everywhere, inner and outer: time, then kind and id as plain bytes (COLLATE "C"), all descending.
 const ORDER = `at DESC, kind COLLATE "C" DESC, id COLLATE "C" DESC`
+/** The same order over the merged sources (`u`). */
+const MERGED_ORDER = ORDER.replace(/(^|, )/g, "$1u.")
 
 /** One source's newest `limit` items after the position: its index walks from the contact's newest row backwards. */
 const sourceSelect = (s: TimelineSource, after: boolean) => {
@@ -46,20 +48,22 @@ const lastShown = (column: string) => `min(${column}) FILTER (WHERE p.n = $4 - 1
 
 /**
  * The statement of one page: each source limited to the page size plus one (`$4`), merged, ordered, limited again,
- * and written by PostgreSQL as the page's JSON text (ADR 0037) with the last shown item's position and whether more
- * follow. Two texts only (first page, later pages), prepared: planning this many branches costs more than running them.
+ * and written by PostgreSQL as the page's JSON text (ADR 0038) with the last shown item's position, whether more
+ * follow, and whether the contact is the scope's at all (an aggregate gives its one row even over no items). Two
+ * texts only (first page, later pages), prepared: planning this many branches costs more than running them.
  */
 const statement = (after: boolean) => `
   SELECT coalesce(json_agg(${ITEM} ORDER BY p.n) FILTER (WHERE p.n < $4), '[]')::text AS items, count(*) = $4 AS more,
-    ${lastShown(exactTime("p.at"))} AS position, ${lastShown("p.kind")} AS kind, ${lastShown("p.id")} AS id
+    ${lastShown(exactTime("p.at"))} AS position, ${lastShown("p.kind")} AS kind, ${lastShown("p.id")} AS id,
+    EXISTS (SELECT 1 FROM contacts c WHERE c.id = $1 AND c.tenant_id = $2 AND c.sandbox = $3) AS found
   FROM (
-    SELECT row_number() OVER (ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")}) AS n, u.*
+    SELECT row_number() OVER (ORDER BY ${MERGED_ORDER}) AS n, u.*
     FROM (${TIMELINE_SOURCES.map((s) => sourceSelect(s, after)).join("\n UNION ALL ")}) u
-    ORDER BY ${ORDER.replace(/(^|, )/g, "$1u.")} LIMIT $4) p`
+    ORDER BY ${MERGED_ORDER} LIMIT $4) p`
 
 export const TIMELINE_STATEMENTS = { first: statement(false), after: statement(true) } as const
 
-type Page = { items: string; more: boolean; position: string | null; kind: string | null; id: string | null }
+type Page = { items: string; more: boolean; position: string | null; kind: string | null; id: string | null; found: boolean }
 
 /**
  * One page of the contact's timeline, newest first, as the answer's JSON text (`{"success":true,"data":{"items":[...],
@@ -72,13 +76,10 @@ export const readTimelineAnswer = async (
   const a = page.after
   const params = [contactId, scope.tenant_id, scope.sandbox, page.limit + 1, ...(a === undefined ? [] : [a.at, a.kind, a.id])]
   const text = a === undefined ? TIMELINE_STATEMENTS.first : TIMELINE_STATEMENTS.after
+  const [[row]] = await readAsTenant(sql, scope.tenant_id, (tx) => [tx.unsafe(text, params as never, { prepare: true })])
+  const p = row as unknown as Page
   // The page is dropped when the contact is not the scope's.
-  const [[contact], [found]] = await readAsTenant(sql, scope.tenant_id, (tx) => [
-    tx`SELECT 1 FROM contacts WHERE id = ${contactId} AND tenant_id = ${scope.tenant_id} AND sandbox = ${scope.sandbox}`,
-    tx.unsafe(text, params as never, { prepare: true })
-  ])
-  if (contact === undefined) return undefined
-  const p = found as unknown as Page
+  if (!p.found) return undefined
   const next = p.more && p.position !== null && p.kind !== null && p.id !== null
     ? encodeTimelineCursor({ at: p.position, kind: p.kind, id: p.id })
     : null

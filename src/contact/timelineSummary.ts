@@ -1,9 +1,9 @@
 import type { TimelineItem } from "../../schemas/timeline.ts"
-import { sqlText } from "./sqlJson.ts"
+import { sqlLiteral } from "../../core/db/sqlLiteral.ts"
 
 // The `summary` line of each timeline kind, as SQL over the item's `data` (a json value): made from the item's own
 // data, never from a message body, an address or a name (the contact's personal data stays in the profile; a summary
-// may be shown in lists and logs of a console). Written in SQL because PostgreSQL writes the whole page (ADR 0037).
+// may be shown in lists and logs of a console). Written in SQL because PostgreSQL writes the whole page (ADR 0038).
 
 /** A data field as text, "" when absent or null. */
 const f = (d: string, key: string) => `coalesce(${d}->>'${key}', '')`
@@ -11,7 +11,7 @@ const f = (d: string, key: string) => `coalesce(${d}->>'${key}', '')`
 const given = (d: string, key: string) => `${f(d, key)} <> ''`
 const when = (condition: string, text: string) => `CASE WHEN ${condition} THEN ${text} ELSE '' END`
 const cat = (...parts: ReadonlyArray<string>) => `(${parts.join(" || ")})`
-const lit = sqlText
+const lit = sqlLiteral
 /** A text field through a table of words, the field itself when the table has none. */
 const mapped = (d: string, key: string, words: Readonly<Record<string, string>>) =>
   `CASE ${d}->>'${key}' ${Object.entries(words).map(([k, v]) => `WHEN ${lit(k)} THEN ${lit(v)}`).join(" ")} ELSE ${f(d, key)} END`
