@@ -49,7 +49,9 @@ const accessLine = (
   writeAccessLine({
     request_id: requestId, method: request.method, route: routeLabel(request.url), status,
     duration_ms: Math.round((performance.now() - started) * 10) / 10,
-    bytes: body?._tag === "Uint8Array" ? body.body.length : body?._tag === "Empty" ? 0 : length !== undefined ? Number(length) : null,
+    // contentLength, not body.length: a text body is encoded only when something asks for its bytes, and Node writes
+    // the text itself, so asking here would encode every answer once more for nothing but this number.
+    bytes: body?._tag === "Uint8Array" ? body.contentLength : body?._tag === "Empty" ? 0 : length !== undefined ? Number(length) : null,
     tenant_id: facts.tenant_id, key_prefix: facts.key_prefix
   })
 }

@@ -77,6 +77,9 @@ describe("the access log", () => {
       expect(Object.keys(line).sort()).toEqual(["bytes", "duration_ms", "key_prefix", "level", "method", "msg", "request_id", "route", "status", "tenant_id", "ts"])
       expect(line.tenant_id).toBe(withTenant ? tenant.tenant_id : null)
       expect(line.key_prefix).toBe(prefix ?? null)
+      // The bytes of the body the client was sent (taken from the body's length, never by encoding it again).
+      const length = res.headers.get("content-length")
+      if (length !== null) expect(line.bytes, `${route} bytes`).toBe(Number(length))
     }
     // Nothing the run created or sent as a credential is in any line the platform wrote.
     const all = written.join("")
