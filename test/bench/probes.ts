@@ -201,6 +201,14 @@ export const consumerBacklog = async (jsm: JetStreamManager, namespace: string, 
   return { pending, ack_pending: ackPending }
 }
 
+/** The ingress's own durations of one route's 2xx answers in a phase (its duration histogram). */
+export interface ServerDurations {
+  readonly requests: number
+  readonly mean_ms: number
+  readonly over_10ms: number
+  readonly over_25ms: number
+}
+
 export interface PhaseObservation {
   readonly cpu_cores: Record<string, number>
   /** Main-thread time on CPU and waiting for a CPU, as a share of wall time (postgres: summed over its processes). */
@@ -214,7 +222,7 @@ export interface PhaseObservation {
   readonly probe_pg_commit_ms: ReturnType<Latencies["summary"]>
   readonly pg: Record<string, number>
   /** Mean time inside the ingress per 2xx request, from its own /metrics histogram, by route. */
-  readonly ingress_server_ms: Record<string, { requests: number; mean_ms: number }>
+  readonly ingress_server_ms: Record<string, ServerDurations>
 }
 
 export interface ObserverDeps {
@@ -258,16 +266,25 @@ const pgCounters = async (sql: postgres.Sql, db: string): Promise<Record<string,
  * Sum and count of the ingress's own request-duration histogram (GET /metrics, Prometheus text), per route, for
  * 2xx answers: the time spent inside the server, to compare with what the client measured.
  */
-export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<string, { sum: number; count: number }>> => {
-  const out: Record<string, { sum: number; count: number }> = {}
+/** Bounds (s) of the duration histogram's buckets the report counts answers beyond: the ingress's own view of a tail. */
+const SERVER_BOUNDS = ["0.01", "0.025"] as const
+
+type Durations = { sum: number; count: number; within: Record<string, number> }
+
+export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<string, Durations>> => {
+  const out: Record<string, Durations> = {}
   for (const line of await metricsLines(baseUrl) ?? []) {
-    const m = /^gep_http_request_duration_seconds_(sum|count)\{([^}]*)\}\s+([\d.eE+-]+)$/.exec(line)
+    const m = /^gep_http_request_duration_seconds_(sum|count|bucket)\{([^}]*)\}\s+([\d.eE+-]+)$/.exec(line)
     if (!m) continue
     const route = /route="([^"]*)"/.exec(m[2]!)?.[1] ?? "?"
     const status = /status="([^"]*)"/.exec(m[2]!)?.[1] ?? ""
     if (!status.startsWith("2")) continue
-    const e = (out[route] ??= { sum: 0, count: 0 })
-    e[m[1] as "sum" | "count"] += Number(m[3])
+    const e = (out[route] ??= { sum: 0, count: 0, within: {} })
+    if (m[1] !== "bucket") e[m[1] as "sum" | "count"] += Number(m[3])
+    else {
+      const le = /le="([^"]*)"/.exec(m[2]!)?.[1] ?? ""
+      if ((SERVER_BOUNDS as ReadonlyArray<string>).includes(le)) e.within[le] = (e.within[le] ?? 0) + Number(m[3])
+    }
   }
   return out
 }
@@ -370,10 +387,14 @@ export const observe = (deps: ObserverDeps) => {
       for (const k of totals) pg[k] = round((after[k] ?? 0) - (before[k] ?? 0))
       const h0 = await httpStart
       const h1 = await scrapeHttpDurations(deps.ingressUrl)
-      const server_ms: Record<string, { requests: number; mean_ms: number }> = {}
+      const server_ms: Record<string, ServerDurations> = {}
       for (const [route, e] of Object.entries(h1)) {
         const count = e.count - (h0[route]?.count ?? 0)
-        if (count > 0) server_ms[route] = { requests: count, mean_ms: round((1000 * (e.sum - (h0[route]?.sum ?? 0))) / count) }
+        if (count === 0) continue
+        // Answers the ingress itself took longer than 10 and 25 ms over (from the request's routing to its answer; the
+        // wait in the socket before Node reads it is not in it): beside the client's percentiles, where a tail comes from.
+        const beyond = (le: string) => count - ((e.within[le] ?? 0) - (h0[route]?.within[le] ?? 0))
+        server_ms[route] = { requests: count, mean_ms: round((1000 * (e.sum - (h0[route]?.sum ?? 0))) / count), over_10ms: beyond("0.01"), over_25ms: beyond("0.025") }
       }
       const w1 = memoryOf(deps.workerPid).rss_mb
       const i1 = memoryOf(deps.ingressPid).rss_mb

@@ -290,7 +290,9 @@ export const renderMarkdown = (r: Json): string => {
     for (const [name, x] of [["profile", rd.profile], ["timeline", rd.timeline]] as const) {
       const o = x.observed
       if (!o) continue
-      const inside = Object.entries(o.ingress_server_ms ?? {}).map(([route, e]: [string, Json]) => `${route} ${n(e.mean_ms, 1)} ms`).join(", ")
+      // Older reports have no over_10ms / over_25ms: the mean alone then.
+      const beyond = (e: Json) => (e.over_10ms === undefined ? "" : ` (${n(e.over_10ms)} over 10 ms, ${n(e.over_25ms)} over 25 ms of ${n(e.requests)})`)
+      const inside = Object.entries(o.ingress_server_ms ?? {}).map(([route, e]: [string, Json]) => `${route} ${n(e.mean_ms, 1)} ms${beyond(e)}`).join(", ")
       push(
         `- during the ${name} reads: ${cpu(o.cpu_cores)}; on CPU / waiting: ${sched(o.sched)}; ` +
           `PostgreSQL commit probe p50/p99 ${n(o.probe_pg_commit_ms.p50, 1)}/${n(o.probe_pg_commit_ms.p99, 1)} ms; ` +
