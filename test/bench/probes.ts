@@ -221,7 +221,7 @@ export interface PhaseObservation {
   /** Latency of a one-row autocommit INSERT (one commit + WAL flush), sampled every 50 ms during the phase. */
   readonly probe_pg_commit_ms: ReturnType<Latencies["summary"]>
   readonly pg: Record<string, number>
-  /** Mean time inside the ingress per 2xx request, from its own /metrics histogram, by route. */
+  /** Time inside the ingress per 2xx request (mean, answers over 10 and 25 ms), from its own /metrics histogram, by route. */
   readonly ingress_server_ms: Record<string, ServerDurations>
 }
 
@@ -262,15 +262,16 @@ const pgCounters = async (sql: postgres.Sql, db: string): Promise<Record<string,
   return { ...(d as unknown as Record<string, number>), ...(w as unknown as Record<string, number>), ...(c as unknown as Record<string, number>) }
 }
 
-/**
- * Sum and count of the ingress's own request-duration histogram (GET /metrics, Prometheus text), per route, for
- * 2xx answers: the time spent inside the server, to compare with what the client measured.
- */
 /** Bounds (s) of the duration histogram's buckets the report counts answers beyond: the ingress's own view of a tail. */
 const SERVER_BOUNDS = ["0.01", "0.025"] as const
 
 type Durations = { sum: number; count: number; within: Record<string, number> }
 
+/**
+ * Sum, count and the answers within each of SERVER_BOUNDS of the ingress's own request-duration histogram (GET
+ * /metrics, Prometheus text), per route, for 2xx answers: the time spent inside the server, to compare with what the
+ * client measured.
+ */
 export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<string, Durations>> => {
   const out: Record<string, Durations> = {}
   for (const line of await metricsLines(baseUrl) ?? []) {
