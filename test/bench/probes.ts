@@ -262,8 +262,12 @@ const pgCounters = async (sql: postgres.Sql, db: string): Promise<Record<string,
   return { ...(d as unknown as Record<string, number>), ...(w as unknown as Record<string, number>), ...(c as unknown as Record<string, number>) }
 }
 
-/** Bounds (s) of the duration histogram's buckets the report counts answers beyond: the ingress's own view of a tail. */
-const SERVER_BOUNDS = ["0.01", "0.025"] as const
+/**
+ * The duration histogram's bucket bounds (s, as `le` writes them) the report counts answers beyond, by report key: the
+ * ingress's own view of a tail.
+ */
+const SERVER_BOUNDS = { over_10ms: "0.01", over_25ms: "0.025" } as const
+const BOUND_LABELS: ReadonlyArray<string> = Object.values(SERVER_BOUNDS)
 
 type Durations = { sum: number; count: number; within: Record<string, number> }
 
@@ -284,7 +288,7 @@ export const scrapeHttpDurations = async (baseUrl: string): Promise<Record<strin
     if (m[1] !== "bucket") e[m[1] as "sum" | "count"] += Number(m[3])
     else {
       const le = /le="([^"]*)"/.exec(m[2]!)?.[1] ?? ""
-      if ((SERVER_BOUNDS as ReadonlyArray<string>).includes(le)) e.within[le] = (e.within[le] ?? 0) + Number(m[3])
+      if (BOUND_LABELS.includes(le)) e.within[le] = (e.within[le] ?? 0) + Number(m[3])
     }
   }
   return out
@@ -395,7 +399,7 @@ export const observe = (deps: ObserverDeps) => {
         // Answers the ingress itself took longer than 10 and 25 ms over (from the request's routing to its answer; the
         // wait in the socket before Node reads it is not in it): beside the client's percentiles, where a tail comes from.
         const beyond = (le: string) => count - ((e.within[le] ?? 0) - (h0[route]?.within[le] ?? 0))
-        server_ms[route] = { requests: count, mean_ms: round((1000 * (e.sum - (h0[route]?.sum ?? 0))) / count), over_10ms: beyond("0.01"), over_25ms: beyond("0.025") }
+        server_ms[route] = { requests: count, mean_ms: round((1000 * (e.sum - (h0[route]?.sum ?? 0))) / count), over_10ms: beyond(SERVER_BOUNDS.over_10ms), over_25ms: beyond(SERVER_BOUNDS.over_25ms) }
       }
       const w1 = memoryOf(deps.workerPid).rss_mb
       const i1 = memoryOf(deps.ingressPid).rss_mb
