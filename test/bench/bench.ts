@@ -31,7 +31,7 @@ import postgres from "postgres"
 import { closedLoop, makeAgent, openLoop, round, type Job, type LoadResult, type Target } from "./load.ts"
 import { ReservationStream, reservationBody, type PayloadOptions } from "./payloads.ts"
 import { cleanup, gep, killAllNow, makeEnv, ROOT, serve, stopAll, type ServedProcess } from "./platform.ts"
-import { CpuMeter, memoryOf, observe, waitDrained, type ObserverDeps, type PhaseObservation } from "./probes.ts"
+import { CpuMeter, memoryOf, observe, scrapeAdmission, waitDrained, type ObserverDeps, type PhaseObservation } from "./probes.ts"
 import { inspectMemory, startProfile, summarise, type ProfileSummary } from "./profiler.ts"
 import { actorTransactions, commandsFor, encodeEnvelopes, rawJetStream, rawPostgres } from "./raw.ts"
 import { explainStatements } from "./explain.ts"
@@ -238,6 +238,7 @@ const main = async () => {
   let explain: Awaited<ReturnType<typeof explainStatements>> | undefined
   let overload: OverloadResult | undefined
   let overloadObserved: PhaseObservation | undefined
+  let overloadAdmission: { at_start?: Record<string, number>; at_end?: Record<string, number> } | undefined
   let writes: ReturnType<typeof writesPerReservation> | undefined
 
   if (needPlatform) {
@@ -319,6 +320,8 @@ const main = async () => {
     if (want("overload") && phases.single) {
       await waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
       const overloadAgent = makeAgent(1024)
+      // The limit the flood meets is what the phases before it left: the report shows it, and what the flood left.
+      const admissionAtStart = await scrapeAdmission(ingress.baseUrl)
       const obs = observe(deps)
       overload = await overloadPhase({
         agent: overloadAgent, target, sql, tenantId: tenant.tenant_id, payloads, sustainedPerS: phases.single.load.reservations_per_s,
@@ -327,12 +330,13 @@ const main = async () => {
         drained: () => waitDrained(jsm, env.namespace, settings.partitions, drainCapMs)
       })
       overloadObserved = await obs.stop()
+      overloadAdmission = { at_start: admissionAtStart, at_end: await scrapeAdmission(ingress.baseUrl) }
       overloadAgent.destroy()
       say("overload", {
         offered_per_s: overload.offered_per_s, within_2s: overload.answered_within_2s_share, accepted_per_s: overload.accepted.per_s,
         accepted_p99: overload.accepted.latency_ms.p99, shed: overload.shed.count, shed_p99: overload.shed.latency_ms.p99,
         lost: overload.acknowledged_lost, unavailable_but_stored: overload.unavailable_but_stored, statuses: overload.load.statuses,
-        lag_ms: overload.load.max_schedule_lag_ms, cpu: overloadObserved.cpu_cores
+        lag_ms: overload.load.max_schedule_lag_ms, cpu: overloadObserved.cpu_cores, admission: overloadAdmission
       })
       await sleep(2_000)
     }
@@ -673,7 +677,7 @@ const main = async () => {
     overload_accepted_p99_ms: overload?.accepted.latency_ms.p99 ?? null,
     overload_shed: overload?.shed.count ?? null,
     overload_acknowledged_lost: overload?.acknowledged_lost ?? null,
-    overload: overload ? { ...overload, observed: overloadObserved } : null,
+    overload: overload ? { ...overload, admission: overloadAdmission, observed: overloadObserved } : null,
     p50_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p50 ?? null,
     p95_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p95 ?? null,
     p99_ms_at_sustainable: phases.rate_sustainable?.load.latency_ms.p99 ?? null,

@@ -303,6 +303,18 @@ const metricsLines = async (baseUrl: string): Promise<Array<string> | undefined>
   }
 }
 
+/** The ingress's admission limit now (its `gep_admission` gauge: limit, in_flight, flood); undefined when /metrics does not answer. */
+export const scrapeAdmission = async (baseUrl: string): Promise<Record<string, number> | undefined> => {
+  const lines = await metricsLines(baseUrl)
+  if (lines === undefined) return undefined
+  const out: Record<string, number> = {}
+  for (const line of lines) {
+    const m = /^gep_admission\{measure="(\w+)"\}\s+([\d.eE+-]+)$/.exec(line)
+    if (m) out[m[1]!] = Number(m[2])
+  }
+  return out
+}
+
 /**
  * The ingress's pauses from its default Node metrics: garbage-collection time by kind (cumulative) and the event loop's
  * longest delay since the last scrape (prom-client resets that histogram on each scrape).

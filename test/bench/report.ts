@@ -569,6 +569,7 @@ export const analysis = (r: Json): Array<string> => {
         `${n(ov.accepted.latency_ms.max, 1)} ms; ${n(ov.shed.count)} answered 503 (p99 ${n(ov.shed.latency_ms.p99, 1)} ms), of which ` +
         `${n(ov.unavailable_but_stored)} were stored anyway (queued, not confirmed in time); statuses ${JSON.stringify(l.statuses)}; ` +
         `${n(ov.acknowledged_lost)} acknowledged writes missing; the generator ran at most ${n(l.max_schedule_lag_ms, 1)} ms behind its schedule` +
+        (ov.admission?.at_start ? `; the ingress's admission limit was ${n(ov.admission.at_start.limit)} calls when the flood began and ${n(ov.admission.at_end?.limit)} at its end` : "") +
         (ov.observed ? `; ${ov.observed.cpu_cores.machine_busy} of ${ov.observed.cpu_cores.machine_cores} cores busy.` : ".")
     )
   }
