@@ -11,8 +11,9 @@
  * (nothing answered), it falls to `min`. A closed loop of clients that never reaches the limit and waits less than
  * `QUEUEING` times the target is left alone: it queues no more than its own concurrency. That holds after a stall or
  * a queueing spike too: the limit they cut rises back to where it was, not only to the aim, which a closed loop of
- * 128 on a slow machine (180/s, 711 ms each) exceeds. Per process: each ingress
- * measures its own calls, so the limits add up as ingresses are added.
+ * 128 on a slow machine (180/s, 711 ms each) exceeds. In a window the load does not reach, the limit goes halfway
+ * towards its rest, `initial` (or twice the calls held, if more), so a surge meets a known limit (docs/adr/0040).
+ * Per process: each ingress measures its own calls, so the limits add up as ingresses are added.
  *
  * Fair shares, work-conserving: a tenant alone may use the whole limit; once another tenant has asked within the last
  * `ACTIVE_WINDOWS` windows, each may hold at most `tenantShare` of it. A tenant under its share is let in even when the
@@ -77,6 +78,12 @@ export const DEFAULT_ADMISSION: AdmissionSettings = {
  * window; reaching it on the way up says the limit is low, not that a flood came.
  */
 const AT_AIM = 0.9
+
+/**
+ * A limit the load does not reach rests at this many times the calls it holds (or at `initial`, if higher). Above one,
+ * so that a closed loop, which holds its own number in every window, never meets a limit resting on it.
+ */
+const RESTING_HEADROOM = 2
 
 /** Why a call was refused: this process is at its limit, or the caller's tenant is at its share. */
 export type Refusal = "process" | "tenant"
@@ -221,6 +228,16 @@ export class AdmissionLimit {
       const ordinary = aimAt(this.floodNow ? floodTargetMs : targetMs)
       const aim = this.recovering && !cut ? Math.max(ordinary, this.restoreTo) : ordinary
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
+    } else if (!this.recovering) {
+      // Not reached: the load does not need the limit where an earlier load left it, so it goes halfway towards its
+      // rest (docs/adr/0040). Otherwise the next surge meets whatever the last binding window set: thousands of calls
+      // after a batch feed's bursts of answers (a flood's first second let in 2,371 writes that waited up to 2 s), or
+      // the minimum. At rest, the limit is what a freshly started process has (`initial`). It comes down only to twice
+      // the calls held in the window: a closed loop holds its own number in every window and never meets it. It never
+      // rises above `initial` here: calls held growing window after window are a flood filling up, and a limit kept
+      // ahead of them would never bind.
+      const rest = Math.max(this.settings.initial, Math.min(this.limit, RESTING_HEADROOM * this.peak))
+      this.limit = (this.limit + rest) / 2
     }
     this.windowStart = now
     this.completed = 0

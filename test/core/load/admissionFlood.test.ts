@@ -54,6 +54,48 @@ describe("AdmissionLimit, a flood", () => {
     }
   })
 
+  it("a flood after a quiet spell meets the resting limit, not the thousands an earlier load left: every call let in waits under 1 s", () => {
+    // The bench's overload phase after its batch phase: the batch feed's bursts of answers had aimed the limit at
+    // thousands, and the open loop at half the capacity in between never reached it. The flood's first second then let
+    // in 2,371 writes that waited up to 2 s, before the lagging ingress's flood aim cut the limit.
+    for (const capacity of [300, 800]) {
+      const flood = (now: number) => now >= 10_000
+      const run = simulate({
+        offered: (now) => flood(now) ? 3 * capacity : capacity / 2, lagMs: (now) => flood(now) ? LAGGING : 0,
+        capacity, serviceMs: 20, seconds: 20, startLimit: 2_000, fromMs: 10_000
+      })
+      expect(run.waits[run.waits.length - 1]!, `capacity ${capacity}`).toBeLessThan(1_000)
+      expect(run.throughput, `capacity ${capacity}`).toBeGreaterThan(0.45 * capacity)
+    }
+  })
+
+  it("a limit a lagging batch feed cut low rests at the initial again once nothing reaches it: a closed loop arriving later is never refused", () => {
+    // A batch feed's items piled over the limit while the ingress lagged parsing their bodies, and few were answered in
+    // the window: taken for a flood, the limit was aimed at the minimum. The feed stopped and nothing reached the limit
+    // again, so it stayed low (the bench's overload phase met 32 after the batch phase), and a closed loop of 128
+    // arriving later was refused until it pushed the limit back up.
+    const limit = new AdmissionLimit(settings, 0)
+    limit.loopDelay(LAGGING)
+    limit.enter("feed", 0)
+    for (let i = 1; i < 300; i++) limit.enter("feed", 0, true)
+    for (let i = 0; i < 10; i++) limit.leave("feed", 100, 100, i === 0)
+    limit.loopDelay(LAGGING, settings.windowMs)
+    expect(limit.flooded).toBe(true)
+    expect(Math.floor(limit.limit)).toBe(settings.min)
+    for (let i = 10; i < 300; i++) limit.leave("feed", settings.windowMs + 50, settings.windowMs + 50)
+    for (let now = 2 * settings.windowMs; now <= 2_000; now += settings.windowMs) limit.loopDelay(0, now)
+    expect(limit.limit).toBeGreaterThan(0.9 * settings.initial)
+    const run = closedLoop({ clients: 128, capacity: 386, serviceMs: 20, seconds: 10, startLimit: limit.limit })
+    expect(run.refused).toBe(0)
+  })
+
+  it("a high limit resting on a closed loop stays over it: 400 clients at 1,000/s, started at 2,000, are never refused", () => {
+    const run = closedLoop({ clients: 400, capacity: 1_000, serviceMs: 20, seconds: 20, startLimit: 2_000, lagMs: LAGGING })
+    expect(run.refused).toBe(0)
+    expect(run.limit.limit).toBeGreaterThanOrEqual(400)
+    expect(run.limit.limit).toBeLessThan(2_000)
+  })
+
   it("a flood that ends: the first window the limit is not reached, the ordinary aim is back", () => {
     const limit = new AdmissionLimit(settings, 0)
     limit.loopDelay(LAGGING)

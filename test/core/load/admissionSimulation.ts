@@ -33,21 +33,27 @@ const fifoServer = (capacity: number, serviceMs: number, stall?: Stall) => {
  * after its arrival; `offered` arrivals a second. The accepted calls' waits, the refused count, and the limit seen.
  */
 export const simulate = (o: {
-  offered: number; capacity: number; serviceMs: number; seconds: number; tenants?: number; tenantOf?: (i: number) => string; fromMs?: number
-  /** The ingress's event-loop delay told to the limit (ms): a lagging ingress. */
-  lagMs?: number
+  /** Arrivals a second, or a function of the instant (ms): a quiet spell, then a flood. */
+  offered: number | ((now: number) => number); capacity: number; serviceMs: number; seconds: number; tenants?: number; tenantOf?: (i: number) => string; fromMs?: number
+  /** The ingress's event-loop delay told to the limit (ms), or a function of the instant: a lagging ingress. */
+  lagMs?: number | ((now: number) => number)
+  /** The limit at the start, as an earlier load left it (the settings' `initial` when absent). */
+  startLimit?: number
 }) => {
-  const limit = new AdmissionLimit(settings, 0)
-  limit.loopDelay(o.lagMs ?? 0)
+  const limit = startingAt(o.startLimit)
+  const offered = typeof o.offered === "number" ? () => o.offered as number : o.offered
+  const lagAt = (now: number) => typeof o.lagMs === "function" ? o.lagMs(now) : o.lagMs ?? 0
+  limit.loopDelay(lagAt(0))
   const queue: Array<{ at: number; tenant: string }> = []
   const waits: Array<number> = []
   const acceptedBy = new Map<string, number>()
   const refusedBy = new Map<string, number>()
   const complete = fifoServer(o.capacity, o.serviceMs)
-  let refused = 0, arrivals = 0
+  let refused = 0, arrivals = 0, due = 0
   for (let now = 0; now < o.seconds * 1000; now++) {
-    if (now % settings.windowMs === 0) limit.loopDelay(o.lagMs ?? 0, now)
-    for (; arrivals < ((now + 1) * o.offered) / 1000; arrivals++) {
+    if (now % settings.windowMs === 0) limit.loopDelay(lagAt(now), now)
+    due += offered(now) / 1000
+    for (; arrivals < due; arrivals++) {
       const tenant = o.tenantOf?.(arrivals) ?? `t${arrivals % (o.tenants ?? 1)}`
       const counts = limit.enter(tenant, now) === undefined ? (queue.push({ at: now, tenant }), acceptedBy) : (refused++, refusedBy)
       counts.set(tenant, (counts.get(tenant) ?? 0) + 1)
@@ -61,6 +67,13 @@ export const simulate = (o: {
   return { waits, refused, limit, acceptedBy, refusedBy, p99: waits[Math.floor(waits.length * 0.99)]!, throughput: waits.length / (o.seconds - 2) }
 }
 
+/** A limit as an earlier load left it: `startLimit` calls (the settings' `initial` when absent). */
+const startingAt = (startLimit?: number) => {
+  const limit = new AdmissionLimit(settings, 0)
+  if (startLimit !== undefined) limit.limit = startLimit
+  return limit
+}
+
 /** `clients` each sending its next call as soon as the last is answered (a PMS's connection pool), at `capacity`/s. */
 export const closedLoop = (o: {
   clients: number; capacity: number; serviceMs: number; seconds: number; lagMs?: number; stall?: Stall
@@ -68,8 +81,10 @@ export const closedLoop = (o: {
   lateFromMs?: number
   /** Calls a second of the same partner outside the loop (none waited on): what lets the limit see a stall that the loop's clients, all waiting, cannot. */
   trickle?: number
+  /** The limit at the start, as an earlier load left it. */
+  startLimit?: number
 }) => {
-  const limit = new AdmissionLimit(settings, 0)
+  const limit = startingAt(o.startLimit)
   limit.loopDelay(o.lagMs ?? 0)
   const queue: Array<{ at: number; other?: boolean }> = []
   const complete = fifoServer(o.capacity, o.serviceMs, o.stall)

@@ -57,7 +57,7 @@ export const SECTIONS: ReadonlyArray<Section> = [
       GEP_ADMISSION_TARGET_MS: { meaning: "Load shedding: the wait an overloaded ingress aims its admitted writes at." },
       GEP_ADMISSION_FLOOD_TARGET_MS: { meaning: "Load shedding: the lower wait aimed at during a flood (the limit reached while the ingress's event loop lags)." },
       GEP_ADMISSION_FLOOD_LAG_MS: { meaning: "The event-loop delay (median of a window, ms) from which a reached admission limit is taken for a flood." },
-      GEP_ADMISSION_INITIAL: { meaning: "The admission limit (actor calls waiting at once per ingress) at start." },
+      GEP_ADMISSION_INITIAL: { meaning: "The admission limit (actor calls waiting at once per ingress) at start, and where it rests when the load does not reach it (or at twice the calls held, when more)." },
       GEP_ADMISSION_MIN: { meaning: "Lower bound of the admission limit." },
       GEP_ADMISSION_MAX: { meaning: "Upper bound of the admission limit." },
       GEP_ADMISSION_TENANT_SHARE: { meaning: "The part of the admission limit one tenant may hold while another tenant is active." },
