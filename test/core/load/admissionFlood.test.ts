@@ -65,7 +65,8 @@ describe("AdmissionLimit, a flood", () => {
         capacity, serviceMs: 20, seconds: 20, startLimit: 2_000, fromMs: 10_000
       })
       expect(run.waits[run.waits.length - 1]!, `capacity ${capacity}`).toBeLessThan(1_000)
-      expect(run.throughput, `capacity ${capacity}`).toBeGreaterThan(0.45 * capacity)
+      // The flood's 10 s: the workers kept busy.
+      expect(run.waits.length / 10, `capacity ${capacity}`).toBeGreaterThan(0.95 * capacity)
     }
   })
 
