@@ -55,9 +55,9 @@ describe("AdmissionLimit, a flood", () => {
   })
 
   it("a flood after a quiet spell meets the resting limit, not the thousands an earlier load left: every call let in waits under 1 s", () => {
-    // The bench's overload phase after its batch phase: the batch feed's bursts of answers had aimed the limit at
-    // thousands, and the open loop at half the capacity in between never reached it. The flood's first second then let
-    // in 2,371 writes that waited up to 2 s, before the lagging ingress's flood aim cut the limit.
+    // The bench's overload phase after its batch phase: the batch feed's bursts of answers aim the limit high, and the
+    // open loop at half the capacity in between never reached it. The flood's first second then let in 2,371 writes
+    // (so the limit was well over a thousand) that waited up to 2 s, before the lagging ingress's flood aim cut it.
     for (const capacity of [300, 800]) {
       const flood = (now: number) => now >= 10_000
       const run = simulate({
