@@ -228,9 +228,9 @@ export class AdmissionLimit {
       const ordinary = aimAt(this.floodNow ? floodTargetMs : targetMs)
       const aim = this.recovering && !cut ? Math.max(ordinary, this.restoreTo) : ordinary
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
-    } else if (!this.recovering) {
-      // Not reached: the load does not need the limit where an earlier load left it, so it goes halfway towards its
-      // rest (docs/adr/0040). Otherwise the next surge meets whatever the last binding window set: thousands of calls
+    } else {
+      // Not reached (which ended any recovery above, the limit first put back where it was): the load does not need
+      // the limit where an earlier load left it, so it goes halfway towards its rest (docs/adr/0040). Otherwise the next surge meets whatever the last binding window set: thousands of calls
       // after a batch feed's bursts of answers (a flood's first second let in 2,371 writes that waited up to 2 s), or
       // the minimum. At rest, the limit is what a freshly started process has (`initial`). It comes down only to twice
       // the calls held in the window: a closed loop holds its own number in every window and never meets it. It never
