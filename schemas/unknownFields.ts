@@ -36,10 +36,57 @@ const leavesOf = (alternatives: ReadonlyArray<SchemaAST.AST>): Array<Leaf> => {
   return out
 }
 
+/** What a value may be, by the kinds of node the walk looks into. */
+interface Shape {
+  /** Some alternative takes any value: nothing under it is unknown. */
+  readonly free: boolean
+  readonly arrays: ReadonlyArray<SchemaAST.Arrays>
+  readonly objects: ReadonlyArray<SchemaAST.Objects>
+}
+
+const shapeOfLeaves = (leaves: ReadonlyArray<Leaf>): Shape => ({
+  free: leaves.some(isFreeForm),
+  arrays: leaves.filter((l): l is SchemaAST.Arrays => l._tag === "Arrays"),
+  objects: leaves.filter((l): l is SchemaAST.Objects => l._tag === "Objects")
+})
+
+// The walk runs on every write request's body, item by item in a batch: what it learns of a schema node (its shape,
+// an object's keys) is kept per node, so a body costs a lookup per key rather than a scan of the schema per key.
+const shapes = new WeakMap<SchemaAST.AST, Shape>()
+
+const shapeOf = (alternatives: ReadonlyArray<SchemaAST.AST>): Shape => {
+  if (alternatives.length !== 1) return shapeOfLeaves(leavesOf(alternatives))
+  const ast = alternatives[0]!
+  let shape = shapes.get(ast)
+  if (shape === undefined) shapes.set(ast, shape = shapeOfLeaves(leavesOf(alternatives)))
+  return shape
+}
+
+/** An object node's declared keys, and what any other key may hold (its index signatures). */
+interface Keys {
+  readonly properties: ReadonlyMap<PropertyKey, SchemaAST.AST>
+  readonly other: ReadonlyArray<SchemaAST.AST>
+}
+
+const keysCache = new WeakMap<SchemaAST.Objects, Keys>()
+
+const keysOf = (member: SchemaAST.Objects): Keys => {
+  let keys = keysCache.get(member)
+  if (keys === undefined) {
+    const properties = new Map<PropertyKey, SchemaAST.AST>()
+    // The first signature of a name wins, as a scan in declaration order found it.
+    for (const p of member.propertySignatures) if (!properties.has(p.name)) properties.set(p.name, p.type)
+    keys = { properties, other: member.indexSignatures.filter((s) => s.parameter._tag !== "Symbol").map((s) => s.type) }
+    keysCache.set(member, keys)
+  }
+  return keys
+}
+
 const isPlainObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** A union of objects told apart by a literal (`type: "points"`): only the members the value's literals match. */
 const matchingMembers = (members: ReadonlyArray<SchemaAST.Objects>, value: Record<string, unknown>) => {
+  if (members.length === 1) return members
   const matching = members.filter((m) =>
     m.propertySignatures.every((p) =>
       p.type._tag !== "Literal" || !Object.hasOwn(value, p.name) || value[p.name as string] === p.type.literal
@@ -49,33 +96,49 @@ const matchingMembers = (members: ReadonlyArray<SchemaAST.Objects>, value: Recor
 }
 
 /** What the key may hold in each object alternative that declares it (a property, else an index signature). */
-const typesOfKey = (members: ReadonlyArray<SchemaAST.Objects>, key: string): Array<SchemaAST.AST> =>
-  members.flatMap((m) => {
-    const property = m.propertySignatures.find((p) => p.name === key)
-    if (property !== undefined) return [property.type]
-    return m.indexSignatures.filter((s) => s.parameter._tag !== "Symbol").map((s) => s.type)
+const typesOfKey = (members: ReadonlyArray<SchemaAST.Objects>, key: string): ReadonlyArray<SchemaAST.AST> => {
+  if (members.length === 1) {
+    const keys = keysOf(members[0]!)
+    const property = keys.properties.get(key)
+    return property === undefined ? keys.other : [property]
+  }
+  return members.flatMap((m) => {
+    const keys = keysOf(m)
+    const property = keys.properties.get(key)
+    return property === undefined ? keys.other : [property]
   })
+}
 
-const walk = (alternatives: ReadonlyArray<SchemaAST.AST>, value: unknown, path: BodyPath, found: (path: BodyPath) => void): void => {
+/** What an array's item at `index` may be, in each array alternative. */
+const typesOfItem = (arrays: ReadonlyArray<SchemaAST.Arrays>, index: number): ReadonlyArray<SchemaAST.AST> =>
+  arrays.length === 1 && index >= arrays[0]!.elements.length
+    ? arrays[0]!.rest
+    : arrays.flatMap((a) => (index < a.elements.length ? [a.elements[index]!] : a.rest))
+
+/** `path` is the walk's own stack (pushed and popped around each step down): `found` gets a copy. */
+const walk = (alternatives: ReadonlyArray<SchemaAST.AST>, value: unknown, path: Array<string | number>, found: (path: BodyPath) => void): void => {
   if (typeof value !== "object" || value === null) return
-  const leaves = leavesOf(alternatives)
-  if (leaves.some(isFreeForm)) return
+  const shape = shapeOf(alternatives)
+  if (shape.free) return
   if (Array.isArray(value)) {
-    const arrays = leaves.filter((l): l is SchemaAST.Arrays => l._tag === "Arrays")
-    if (arrays.length === 0) return
-    value.forEach((item, i) => {
-      const types = arrays.flatMap((a) => (i < a.elements.length ? [a.elements[i]!] : a.rest))
-      if (types.length > 0) walk(types, item, [...path, i], found)
-    })
+    if (shape.arrays.length === 0) return
+    for (let i = 0; i < value.length; i++) {
+      const types = typesOfItem(shape.arrays, i)
+      if (types.length === 0) continue
+      path.push(i)
+      walk(types, value[i], path, found)
+      path.pop()
+    }
     return
   }
-  const objects = leaves.filter((l): l is SchemaAST.Objects => l._tag === "Objects")
-  if (objects.length === 0 || !isPlainObject(value)) return
-  const members = matchingMembers(objects, value)
+  if (shape.objects.length === 0 || !isPlainObject(value)) return
+  const members = matchingMembers(shape.objects, value)
   for (const key of Object.keys(value)) {
     const types = typesOfKey(members, key)
-    if (types.length === 0) found([...path, key])
-    else walk(types, value[key], [...path, key], found)
+    path.push(key)
+    if (types.length === 0) found([...path])
+    else walk(types, value[key], path, found)
+    path.pop()
   }
 }
 

@@ -7,6 +7,7 @@ import { ReservationRequest } from "../../schemas/reservation.ts"
 import { fieldPath } from "../../schemas/text.ts"
 import { MAX_UNKNOWN_FIELD_WARNINGS, unknownFieldWarnings, unknownKeys } from "../../schemas/unknownFields.ts"
 import { CreateWebhookRequest } from "../../schemas/webhook.ts"
+import { referenceUnknownKeys } from "./unknownFieldsReference.ts"
 
 /** Bodies holding every field their schema declares, down to the nested ones: the walk must know all of them. */
 const fullReservation = {
@@ -110,6 +111,38 @@ describe("unknownKeys: the keys of a body its payload schema does not declare", 
       }), { numRuns: 300 })
     })
   }
+
+  it("finds what the direct walk (the reference) finds, key for key, in any body", () => {
+    const Tagged = Schema.Struct({
+      items: Schema.Array(Schema.Union([
+        Schema.Struct({ kind: Schema.Literal("a"), only_a: Schema.optionalKey(Schema.Struct({ deep: Schema.String })) }),
+        Schema.Struct({ kind: Schema.Literal("b"), only_b: Schema.optionalKey(Schema.String) }),
+        Schema.Tuple([Schema.String, Schema.Struct({ t: Schema.Number })])
+      ])),
+      map: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({ v: Schema.Number })))
+    })
+    const tagged = { items: [{ kind: "a", only_a: { deep: "x" } }, { kind: "b", only_b: "y" }, ["s", { t: 1 }]], map: { k: { v: 1 } } }
+    for (const { schema, body } of [...cases, { schema: Tagged as Schema.Top, body: tagged }]) {
+      const cached = unknownKeys(schema)
+      const reference = referenceUnknownKeys(schema)
+      const places = objectsOf(body)
+      const key = fc.oneof(unknownName, fc.constantFrom(...new Set(places.flatMap((p) => Object.keys(at(body, p))))))
+      // Each change puts a key (unknown, or one the schema knows, with any value) somewhere in the body.
+      const change = fc.tuple(fc.nat({ max: places.length - 1 }), key, fc.jsonValue({ maxDepth: 3 }))
+      fc.assert(fc.property(fc.array(change, { maxLength: 6 }), (changes) => {
+        const copy = clone(body)
+        for (const [i, k, value] of changes) {
+          // An earlier change may have replaced a parent of this place: then there is nowhere to put it.
+          const target = places[i]!.reduce<any>((o, step) => (typeof o === "object" && o !== null ? o[step] : undefined), copy)
+          if (typeof target === "object" && target !== null) Object.defineProperty(target, k, { value, enumerable: true, configurable: true, writable: true })
+        }
+        expect(cached(copy)).toEqual(reference(copy))
+      }), { numRuns: 300 })
+      fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        expect(cached(value)).toEqual(reference(value))
+      }), { numRuns: 200 })
+    }
+  })
 
   it("names the walk-through's keys in body order, with the path syntax of the validation errors", () => {
     const body = { ...clone(fullReservation), room: "101" }
