@@ -13,7 +13,7 @@
  * BENCH_OVERVIEW_RESERVATIONS (the overview and console phases' account, default 1,000,000; filled by SQL in about 9 minutes),
  * BENCH_PRIVACY_CONTACTS (guests of the privacy phase's account, default 100,000), BENCH_PRIVACY_SUPPRESSIONS (suppress requests timed, 20),
  * BENCH_OVERLOAD_COLD=1 (the overload phase's clients open their connections during the flood), BENCH_JOURNEYS (runs of the journeys phase, default 5,000), BENCH_MESSAGES (email sends of the messages phase, default
- * 5,000), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
+ * 5,000), BENCH_PROFILE_MESSAGES=1 (a CPU profile of the worker over the messages phase's sends: slows them, so off in a record), BENCH_LOYALTY_MEMBERS (default 10,000), BENCH_LOYALTY_OPS (earns and redemptions of the loyalty phase, default
  * 20,000), BENCH_INBOX_RETENTION_MS (the platform's inbox retention window, default 60 s: the memory part waits it out
  * and reports what stays), NATS_URL, DATABASE_URL.
  *
@@ -451,7 +451,13 @@ const main = async () => {
     if (want("messages") && sink) {
       messages = await messagesPhase({
         sql, agent: singleAgent, target, tenantId: tenant.tenant_id, sink, runId,
-        total: num("BENCH_MESSAGES", quick ? 500 : 5_000), concurrency: 64, observe: () => observe(deps)
+        total: num("BENCH_MESSAGES", quick ? 500 : 5_000), concurrency: 64, observe: () => observe(deps),
+        ...(process.env.BENCH_PROFILE_MESSAGES === "1" && worker.inspectorUrl ? {
+          profileWorker: {
+            start: () => startProfile(worker!.inspectorUrl!),
+            file: `${RESULTS}profiles/${startedAt.toISOString().replace(/[:.]/g, "-")}-messages-worker.cpuprofile`
+          }
+        } : {})
       })
       say("messages", messages)
       if (!want("newsletter") && !want("broadcast")) await sink.close()

@@ -3,6 +3,7 @@ import type postgres from "postgres"
 import type { SmtpSink } from "../support/smtpSink.ts"
 import { closedLoop, createContacts, round, type LoadResult, type Target } from "./load.ts"
 import type { PhaseObservation } from "./probes.ts"
+import { type CpuProfile, type ProfileSummary, summarise } from "./profiler.ts"
 
 /**
  * Sends per second through the email path: POST /api/v1/messages (utility, so no consent gate skips it) → message
@@ -20,6 +21,11 @@ export const messagesPhase = async (o: {
   readonly runId: string
   /** CPU and probes of the platform from now until `stop` (test/bench/probes.ts): the sends, first request to last mail. */
   readonly observe: () => { readonly stop: () => Promise<PhaseObservation> }
+  /**
+   * A CPU profile of the worker over the sends, saved to `file` (absent: not profiled). Off in a record: sampling
+   * slows the worker, and this phase's figure is a target.
+   */
+  readonly profileWorker?: { readonly start: () => Promise<{ readonly stop: () => Promise<CpuProfile> }>; readonly file: string }
 }) => {
   await o.sql`INSERT INTO channel_email (tenant_id, sandbox, from_address, from_name, send_rate_per_minute)
     VALUES (${o.tenantId}, false, 'bench@hotelexample.com', 'Bench Hotel', 100000000) ON CONFLICT DO NOTHING`
@@ -27,6 +33,7 @@ export const messagesPhase = async (o: {
   o.sink.clear()
   let next = 0
   const observer = o.observe()
+  const profiling = await o.profileWorker?.start()
   const started = Date.now()
   const load: LoadResult = await closedLoop({
     agent: o.agent, target: o.target, concurrency: o.concurrency,
@@ -40,6 +47,7 @@ export const messagesPhase = async (o: {
   const caught = await o.sink.waitFor(accepted, 300_000).then((m) => m.length, () => o.sink.mails.length)
   const elapsedS = (Date.now() - started) / 1000
   const observed = await observer.stop()
+  const workerProfile: ProfileSummary | null = profiling === undefined ? null : summarise(await profiling.stop(), o.profileWorker!.file, 25)
   const [latency] = await o.sql`
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p50,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p99,
@@ -60,6 +68,7 @@ export const messagesPhase = async (o: {
     sent_in_db: latency!.sent as number,
     cpu_cores: observed.cpu_cores,
     sched: observed.sched,
-    pg: observed.pg
+    pg: observed.pg,
+    ...(workerProfile === null ? {} : { worker_profile: workerProfile })
   }
 }
