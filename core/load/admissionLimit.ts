@@ -230,9 +230,9 @@ export class AdmissionLimit {
       this.limit = aim < this.limit ? aim : (this.limit + aim) / 2
     } else {
       // Not reached (which ended any recovery above, the limit first put back where it was): the load does not need
-      // the limit where an earlier load left it, so it goes halfway towards its rest (docs/adr/0040). Otherwise the next surge meets whatever the last binding window set: thousands of calls
-      // after a batch feed's bursts of answers (a flood's first second let in 2,371 writes that waited up to 2 s), or
-      // the minimum. At rest, the limit is what a freshly started process has (`initial`). It comes down only to twice
+      // the limit where an earlier load left it, so it goes halfway towards its rest (docs/adr/0040). Otherwise the
+      // next surge meets whatever the last binding window set: thousands of calls after a batch feed's bursts of
+      // answers (a flood's first second let in 2,371 writes that waited up to 2 s), or the minimum. At rest, the limit is what a freshly started process has (`initial`). It comes down only to twice
       // the calls held in the window: a closed loop holds its own number in every window and never meets it. It never
       // rises above `initial` here: calls held growing window after window are a flood filling up, and a limit kept
       // ahead of them would never bind.
