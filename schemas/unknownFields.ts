@@ -95,19 +95,16 @@ const matchingMembers = (members: ReadonlyArray<SchemaAST.Objects>, value: Recor
   return matching.length > 0 ? matching : members
 }
 
-/** What the key may hold in each object alternative that declares it (a property, else an index signature). */
-const typesOfKey = (members: ReadonlyArray<SchemaAST.Objects>, key: string): ReadonlyArray<SchemaAST.AST> => {
-  if (members.length === 1) {
-    const keys = keysOf(members[0]!)
-    const property = keys.properties.get(key)
-    return property === undefined ? keys.other : [property]
-  }
-  return members.flatMap((m) => {
-    const keys = keysOf(m)
-    const property = keys.properties.get(key)
-    return property === undefined ? keys.other : [property]
-  })
+/** What the key may hold in one object alternative: its property's type, else what its index signatures take. */
+const typesOfKeyIn = (member: SchemaAST.Objects, key: string): ReadonlyArray<SchemaAST.AST> => {
+  const keys = keysOf(member)
+  const property = keys.properties.get(key)
+  return property === undefined ? keys.other : [property]
 }
+
+/** What the key may hold in each object alternative that declares it (a property, else an index signature). */
+const typesOfKey = (members: ReadonlyArray<SchemaAST.Objects>, key: string): ReadonlyArray<SchemaAST.AST> =>
+  members.length === 1 ? typesOfKeyIn(members[0]!, key) : members.flatMap((m) => typesOfKeyIn(m, key))
 
 /** What an array's item at `index` may be, in each array alternative. */
 const typesOfItem = (arrays: ReadonlyArray<SchemaAST.Arrays>, index: number): ReadonlyArray<SchemaAST.AST> =>
@@ -116,7 +113,9 @@ const typesOfItem = (arrays: ReadonlyArray<SchemaAST.Arrays>, index: number): Re
     : arrays.flatMap((a) => (index < a.elements.length ? [a.elements[index]!] : a.rest))
 
 /** `path` is the walk's own stack (pushed and popped around each step down): `found` gets a copy. */
-const walk = (alternatives: ReadonlyArray<SchemaAST.AST>, value: unknown, path: Array<string | number>, found: (path: BodyPath) => void): void => {
+const walk = (
+  alternatives: ReadonlyArray<SchemaAST.AST>, value: unknown, path: Array<string | number>, found: (path: BodyPath) => void
+): void => {
   if (typeof value !== "object" || value === null) return
   const shape = shapeOf(alternatives)
   if (shape.free) return
