@@ -47,7 +47,8 @@ export const messagesPhase = async (o: {
   const caught = await o.sink.waitFor(accepted, 300_000).then((m) => m.length, () => o.sink.mails.length)
   const elapsedS = (Date.now() - started) / 1000
   const observed = await observer.stop()
-  const workerProfile: ProfileSummary | null = profiling === undefined ? null : summarise(await profiling.stop(), o.profileWorker!.file, 25)
+  const workerProfile: ProfileSummary | null =
+    profiling === undefined ? null : summarise(await profiling.stop(), o.profileWorker!.file, 25)
   const [latency] = await o.sql`
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p50,
            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)) * 1000 AS p99,
